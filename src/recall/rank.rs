@@ -1,0 +1,189 @@
+//! The legacy query-aware rerank, with two deliberate fixes:
+//! - CJK queries get a lexical boost too: runs of Han / kana / Hangul become character
+//!   bigrams (particles such as 的 了 吗 の は dropped), ASCII words stay `[a-z0-9]{2,}`;
+//! - the intent cues match whole words (`likely`, `Monday`, `update` no longer count as
+//!   "like", "day", "date").
+//!
+//! `rank = score + 0.12·[level 2] + 0.10·[temporal query ∧ events] + 0.08·[preference query ∧
+//! preferences] + min(0.2, matched / min(tokens, 4) · 0.2)`, matched counted over the first 8
+//! query tokens found in `uri + " " + abstract`.
+
+use crate::recall::candidate::SearchItem;
+use crate::text::is_cjk;
+use serde::Serialize;
+
+const STOPWORDS: &[&str] = &[
+    "what", "when", "where", "which", "who", "whom", "whose", "why", "how", "did", "does", "is", "are", "was",
+    "were", "the", "and", "for", "with", "from", "that", "this", "your", "you",
+];
+
+/// CJK characters that carry no topic on their own (particles, pronouns, question words).
+const CJK_STOP_CHARS: &str = "的了吗呢吧啊呀是在和与及或我你您他她它们这那哪么什怎谁个也都就还又把被给对从到之其有没不很请吧嗎嘛呢哦の は が を に で と も へ や か ね よ な だ です ます した この その あの 이 가 은 는 을 를 에 의 도 로 와 과 요";
+
+const PREFERENCE_WORDS: &[&str] =
+    &["prefer", "prefers", "preferred", "preference", "preferences", "favorite", "favourite", "favorites", "favourites", "like", "likes"];
+const PREFERENCE_CJK: &[&str] = &["偏好", "喜欢", "爱好", "更倾向", "好み", "선호"];
+const TEMPORAL_WORDS: &[&str] =
+    &["when", "date", "day", "days", "week", "month", "year", "yesterday", "today", "tomorrow", "last", "next"];
+const TEMPORAL_CJK: &[&str] = &[
+    "什么时候", "何时", "哪天", "几月", "几年", "昨天", "今天", "明天", "上周", "下周", "上个月", "下个月", "去年", "明年",
+    "いつ", "언제",
+];
+
+/// What the rerank needs to know about the query, computed once per recall.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QueryProfile {
+    /// The first 8 distinct lexical tokens.
+    pub tokens: Vec<String>,
+    pub wants_temporal: bool,
+    pub wants_preference: bool,
+}
+
+/// The components of one candidate's rank, shown in explain records.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RankParts {
+    pub score: f64,
+    pub level_boost: f64,
+    pub temporal_boost: f64,
+    pub preference_boost: f64,
+    pub lexical_boost: f64,
+    /// How many query tokens the candidate's uri + abstract contain.
+    pub matched_tokens: usize,
+    pub total: f64,
+}
+
+fn ascii_words(lower: &str) -> impl Iterator<Item = &str> {
+    lower.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty())
+}
+
+fn is_cjk_stop(c: char) -> bool {
+    CJK_STOP_CHARS.contains(c)
+}
+
+/// Lexical tokens of a query, in order of appearance, without duplicates.
+pub fn query_tokens(query: &str) -> Vec<String> {
+    let lower = query.to_lowercase();
+    let mut tokens: Vec<String> = Vec::new();
+    let push = |t: String, tokens: &mut Vec<String>| {
+        if !tokens.contains(&t) {
+            tokens.push(t);
+        }
+    };
+    let mut ascii = String::new();
+    let mut run: Vec<char> = Vec::new();
+    let flush_ascii = |ascii: &mut String, tokens: &mut Vec<String>| {
+        if ascii.len() >= 2 && !STOPWORDS.contains(&ascii.as_str()) {
+            let t = std::mem::take(ascii);
+            push(t, tokens);
+        }
+        ascii.clear();
+    };
+    let flush_run = |run: &mut Vec<char>, tokens: &mut Vec<String>| {
+        if run.len() == 1 && !is_cjk_stop(run[0]) && !matches!(run[0], '\u{3040}'..='\u{30FF}') {
+            push(run[0].to_string(), tokens);
+        }
+        for pair in run.windows(2) {
+            if !is_cjk_stop(pair[0]) && !is_cjk_stop(pair[1]) {
+                push(pair.iter().collect(), tokens);
+            }
+        }
+        run.clear();
+    };
+    for c in lower.chars() {
+        if c.is_ascii_alphanumeric() {
+            flush_run(&mut run, &mut tokens);
+            ascii.push(c);
+        } else if is_cjk(c) {
+            flush_ascii(&mut ascii, &mut tokens);
+            run.push(c);
+        } else {
+            flush_ascii(&mut ascii, &mut tokens);
+            flush_run(&mut run, &mut tokens);
+        }
+    }
+    flush_ascii(&mut ascii, &mut tokens);
+    flush_run(&mut run, &mut tokens);
+    tokens
+}
+
+pub fn profile_query(query: &str) -> QueryProfile {
+    let lower = query.to_lowercase();
+    let has_word = |list: &[&str]| ascii_words(&lower).any(|w| list.contains(&w));
+    let wants_temporal =
+        has_word(TEMPORAL_WORDS) || lower.contains("what time") || TEMPORAL_CJK.iter().any(|p| lower.contains(p));
+    let wants_preference = has_word(PREFERENCE_WORDS) || PREFERENCE_CJK.iter().any(|p| lower.contains(p));
+    let mut tokens = query_tokens(query);
+    tokens.truncate(8);
+    QueryProfile { tokens, wants_temporal, wants_preference }
+}
+
+fn in_category(item: &SearchItem, name: &str) -> bool {
+    item.category.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(name)) || item.uri.contains(&format!("/{name}/"))
+}
+
+/// Ranks one candidate against the query profile.
+pub fn rank(item: &SearchItem, q: &QueryProfile) -> RankParts {
+    let score = item.score;
+    let level_boost = if item.level == Some(2) { 0.12 } else { 0.0 };
+    let temporal_boost = if q.wants_temporal && in_category(item, "events") { 0.10 } else { 0.0 };
+    let preference_boost = if q.wants_preference && in_category(item, "preferences") { 0.08 } else { 0.0 };
+    let (lexical_boost, matched_tokens) = if q.tokens.is_empty() {
+        (0.0, 0)
+    } else {
+        let hay = format!("{} {}", item.uri, item.abstract_text).to_lowercase();
+        let matched = q.tokens.iter().filter(|t| hay.contains(t.as_str())).count();
+        let denom = q.tokens.len().min(4) as f64;
+        ((matched as f64 / denom * 0.2).min(0.2), matched)
+    };
+    let total = score + level_boost + temporal_boost + preference_boost + lexical_boost;
+    RankParts { score, level_boost, temporal_boost, preference_boost, lexical_boost, matched_tokens, total }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use super::*;
+
+    fn item(uri: &str, score: f64, abs: &str, cat: &str) -> SearchItem {
+        SearchItem {
+            uri: uri.into(),
+            level: Some(2),
+            score,
+            abstract_text: abs.into(),
+            category: Some(cat.into()),
+            malformed: None,
+        }
+    }
+
+    #[test]
+    fn legacy_worked_example_holds() {
+        // From the legacy doc: the events item outranks the preferences item.
+        let q = profile_query("What is my favorite coffee?");
+        assert!(q.wants_preference);
+        let ev = rank(&item("viking://user/a/memories/events/e1.md", 0.55, "Went to a coffee tasting last week", "events"), &q);
+        let pr = rank(&item("viking://user/a/memories/preferences/p1.md", 0.40, "User's favorite coffee is flat white", "preferences"), &q);
+        assert!((ev.total - 0.7367).abs() < 1e-3, "{}", ev.total);
+        assert!((pr.total - 0.7333).abs() < 1e-3, "{}", pr.total);
+        assert!(ev.total > pr.total);
+    }
+
+    #[test]
+    fn cjk_queries_get_a_lexical_boost() {
+        let q = profile_query("之前给我的数据库慢查询优化建议是什么？");
+        assert!(q.tokens.contains(&"数据".to_string()));
+        assert!(q.tokens.contains(&"查询".to_string()));
+        let hit = rank(&item("viking://user/a/memories/entities/db.md", 0.4, "慢查询优化：给 orders.user_id 加索引", "entities"), &q);
+        assert!(hit.lexical_boost > 0.0);
+    }
+
+    #[test]
+    fn intent_cues_need_whole_words() {
+        assert!(!profile_query("this is likely an update on monday").wants_preference);
+        assert!(!profile_query("this is likely an update on monday").wants_temporal);
+        assert!(profile_query("what did we decide last week").wants_temporal);
+        assert!(profile_query("我上周说过喜欢什么").wants_preference);
+    }
+}

@@ -1,0 +1,139 @@
+//! Removes what the engine or the host injected into user text, so it is neither used as a
+//! recall query nor captured back into memory: legacy `<relevant-memories>` blocks,
+//! "Conversation info / Sender (…)" metadata blocks, ```json blocks of host metadata, a
+//! leading `[timestamp]` prefix, NULs.
+//!
+//! Deliberate fix of a legacy quirk: the timestamp prefix is removed only when it looks like
+//! a date or time, so a `[user]` speaker tag survives (and `/new` behind it is still seen as a
+//! command).
+
+use crate::text::collapse_whitespace;
+
+/// Result of sanitising one text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sanitized {
+    pub text: String,
+    /// True if the text held an injected block (recall or metadata) that was removed.
+    pub had_injected: bool,
+}
+
+const METADATA_KEYS: &[&str] = &[
+    "session", "sessionid", "sessionkey", "conversationid", "channel", "sender", "userid", "agentid",
+    "timestamp", "timezone",
+];
+
+/// Removes every `<tag>…</tag>` block (an unterminated one runs to the end).
+fn strip_tag_blocks(text: &str, open: &str, close: &str, removed: &mut bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find(open) {
+        *removed = true;
+        out.push_str(&rest[..start]);
+        match rest[start..].find(close) {
+            Some(end) => rest = &rest[start + end + close.len()..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Removes fenced blocks that the host adds around a message: a line such as
+/// `Conversation info (untrusted metadata):` or `Sender (…):` followed by a ``` fence, and any
+/// ```json fence whose body names 3 or more host metadata keys.
+fn strip_metadata_fences(text: &str, removed: &mut bool) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    loop {
+        let Some(fence) = rest.find("```") else {
+            out.push_str(rest);
+            break;
+        };
+        let body_start = fence + 3;
+        let Some(close_rel) = rest[body_start..].find("```") else {
+            out.push_str(rest);
+            break;
+        };
+        let close = body_start + close_rel;
+        let body = &rest[body_start..close];
+        // The line before the fence (a "Conversation info (…):" / "Sender (…):" header?)
+        let before = rest[..fence].trim_end_matches([' ', '\t', '\r', '\n']);
+        let line_start = before.rfind('\n').map(|i| i + 1).unwrap_or(0);
+        let header = before[line_start..].trim();
+        let lower_header = header.to_ascii_lowercase();
+        let is_header = header.ends_with(':')
+            && (lower_header.starts_with("conversation info") || lower_header.starts_with("conversation metadata")
+                || lower_header.starts_with("sender"));
+        let lower_body = body.to_ascii_lowercase();
+        let is_json_meta = lower_body.starts_with("json")
+            && METADATA_KEYS.iter().filter(|k| lower_body.contains(&format!("\"{k}\""))).count() >= 3;
+        if is_header || is_json_meta {
+            *removed = true;
+            let cut_from = if is_header { line_start } else { fence };
+            out.push_str(&rest[..cut_from]);
+        } else {
+            out.push_str(&rest[..close + 3]);
+        }
+        rest = &rest[close + 3..];
+    }
+    out
+}
+
+/// Does `inner` (the text between `[` and `]`) look like a date or time?
+fn looks_like_timestamp(inner: &str) -> bool {
+    let digits = inner.chars().filter(char::is_ascii_digit).count();
+    digits >= 4 && (inner.contains(':') || inner.contains('-') || inner.contains('/'))
+}
+
+fn strip_timestamp_prefix(text: &str) -> &str {
+    let t = text.trim_start();
+    if let Some(rest) = t.strip_prefix('[') {
+        if let Some(end) = rest.find(']') {
+            if end <= 64 && looks_like_timestamp(&rest[..end]) {
+                return rest[end + 1..].trim_start();
+            }
+        }
+    }
+    t
+}
+
+/// Sanitises one user or assistant text.
+pub fn sanitize(text: &str) -> Sanitized {
+    let mut had_injected = false;
+    let no_nul: String = text.chars().filter(|&c| c != '\0').collect();
+    let t = strip_tag_blocks(&no_nul, "<relevant-memories>", "</relevant-memories>", &mut had_injected);
+    let t = strip_metadata_fences(&t, &mut had_injected);
+    let t = strip_timestamp_prefix(&t);
+    Sanitized { text: collapse_whitespace(t), had_injected }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use super::*;
+
+    #[test]
+    fn removes_relevant_memories_block() {
+        let s = sanitize("<relevant-memories>\n- [preferences] dark mode\n</relevant-memories>\nWhat theme do I use?");
+        assert_eq!(s.text, "What theme do I use?");
+        assert!(s.had_injected);
+    }
+
+    #[test]
+    fn removes_host_metadata_fences_but_keeps_code() {
+        let s = sanitize("Conversation info (untrusted metadata):\n```json\n{\"channel\":\"cli\"}\n```\nfix this:\n```rust\nfn main() {}\n```");
+        assert_eq!(s.text, "fix this: ```rust fn main() {} ```");
+        let j = sanitize("```json\n{\"sessionId\":\"a\",\"channel\":\"b\",\"timestamp\":1}\n```\nhello there");
+        assert_eq!(j.text, "hello there");
+    }
+
+    #[test]
+    fn timestamp_prefix_goes_but_speaker_tag_stays() {
+        assert_eq!(sanitize("[2026-11-30 10:00] /new").text, "/new");
+        assert_eq!(sanitize("[user] /new").text, "[user] /new");
+    }
+}

@@ -1,0 +1,110 @@
+//! The JS surface. Each export: decode → core → encode.
+
+use super::codec::{decode, encode, to_js_error};
+use crate::auto_recall::{auto_recall, RecallRequest};
+use crate::config::{parse_config, Config, Env};
+use crate::input::as_object;
+use crate::messages::role;
+use crate::recall::query::build_query;
+use crate::tokens::estimate_tokens;
+use serde_json::Value;
+use wasm_bindgen::prelude::*;
+
+fn read_env(v: &JsValue) -> Result<Env, JsValue> {
+    let value = decode("env", v).map_err(to_js_error)?;
+    let mut env = Env::new();
+    if let Value::Object(m) = value {
+        for (k, v) in m {
+            if let Value::String(s) = v {
+                env.insert(k, s);
+            }
+        }
+    }
+    Ok(env)
+}
+
+/// The engine version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    crate::VERSION.to_string()
+}
+
+/// Estimated tokens of a text (o200k-calibrated; honest for CJK and code).
+#[wasm_bindgen(js_name = estimateTokens)]
+pub fn estimate_tokens_js(text: &str) -> usize {
+    estimate_tokens(text)
+}
+
+/// Parses a plugin configuration: every key resolved, or an `INVALID_CONFIG` error naming the key.
+#[wasm_bindgen(js_name = parseConfig, unchecked_return_type = "ParsedConfig")]
+pub fn parse_config_js(
+    #[wasm_bindgen(unchecked_param_type = "PluginConfig | null | undefined")] raw: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, string | undefined> | undefined")] env: JsValue,
+) -> Result<JsValue, JsValue> {
+    let raw = decode("(config)", &raw).map_err(to_js_error)?;
+    encode(&parse_config(&raw, &read_env(&env)?).map_err(to_js_error)?)
+}
+
+/// The engine, holding one parsed configuration.
+#[wasm_bindgen]
+pub struct Engine {
+    config: Config,
+    warnings: Vec<String>,
+}
+
+#[wasm_bindgen]
+impl Engine {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "PluginConfig | null | undefined")] raw: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, string | undefined> | undefined")] env: JsValue,
+    ) -> Result<Engine, JsValue> {
+        let raw = decode("(config)", &raw).map_err(to_js_error)?;
+        let parsed = parse_config(&raw, &read_env(&env)?).map_err(to_js_error)?;
+        Ok(Engine { config: parsed.config, warnings: parsed.warnings })
+    }
+
+    /// The resolved configuration.
+    #[wasm_bindgen(getter, unchecked_return_type = "ResolvedConfig")]
+    pub fn config(&self) -> Result<JsValue, JsValue> {
+        encode(&self.config)
+    }
+
+    /// The user-facing config keys, as they go under `plugins.entries.openviking.config`.
+    #[wasm_bindgen(js_name = configSnippet, unchecked_return_type = "PluginConfig")]
+    pub fn config_snippet(&self) -> Result<JsValue, JsValue> {
+        encode(&self.config.to_user_json())
+    }
+
+    /// Warnings from parsing the configuration (clamped values, ignored keys).
+    #[wasm_bindgen(getter)]
+    pub fn warnings(&self) -> Vec<String> {
+        self.warnings.clone()
+    }
+
+    /// How the recall query is built from the current input and recent user turns.
+    #[wasm_bindgen(js_name = buildRecallQuery, unchecked_return_type = "RecallQuery")]
+    pub fn build_recall_query(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ prompt?: string; messages?: AgentMessage[] }")] input: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = decode("(input)", &input).map_err(to_js_error)?;
+        let o = as_object("", &v).map_err(to_js_error)?;
+        let prompt = o.opt_str("prompt").map_err(to_js_error)?;
+        let messages = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default();
+        let messages: Vec<Value> = messages.into_iter().filter(|m| role(m).is_some()).collect();
+        encode(&build_query(prompt, &messages, self.config.assemble_recall_window))
+    }
+
+    /// One turn's automatic recall: query, pipeline with explain records, and the messages
+    /// with the synthetic `memory_recall_auto` pair injected (idempotently).
+    #[wasm_bindgen(js_name = autoRecall, unchecked_return_type = "AutoRecall")]
+    pub fn auto_recall_js(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "RecallRequest")] request: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = decode("(request)", &request).map_err(to_js_error)?;
+        let req = RecallRequest::from_json(&v).map_err(to_js_error)?;
+        encode(&auto_recall(&self.config, req).map_err(to_js_error)?)
+    }
+}

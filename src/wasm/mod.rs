@@ -1,0 +1,9 @@
+//! The only code that touches wasm-bindgen. Every export is thin: decode the JS value,
+//! call the core, encode the result. Errors become JS `Error`s with a stable `code` and the
+//! offending `field`.
+
+mod codec;
+mod exports;
+mod types;
+
+pub use codec::{decode, encode, to_js_error};
