@@ -3,7 +3,7 @@
 //! offending `field`.
 
 mod codec;
-mod exports;
+pub mod exports;
 mod types;
 
 pub use codec::{decode, encode, to_js_error};

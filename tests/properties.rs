@@ -1,0 +1,177 @@
+//! Property tests for the invariants the engine promises: the recall budget is never
+//! exceeded, dedupe and injection are idempotent, truncation never breaks a character, every
+//! tool call keeps its result, and no input — however malformed — panics.
+#![cfg(not(target_arch = "wasm32"))]
+
+use openviking_context_engine::auto_recall::{auto_recall, RecallRequest};
+use openviking_context_engine::config::{parse_config, Config, Env};
+use openviking_context_engine::messages::estimate_message_tokens;
+use openviking_context_engine::messages::synthetic::{inject_recall, recall_pair, RecalledMemory};
+use openviking_context_engine::messages::{role, tool_call_ids};
+use openviking_context_engine::recall::candidate::SearchItem;
+use openviking_context_engine::recall::{recall, RecallSettings};
+use openviking_context_engine::text::{truncate_with_ellipsis, utf16_len};
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, HashSet};
+
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("database ".to_string()),
+            Just("慢查询".to_string()),
+            Just("😀".to_string()),
+            Just("fn main() { }\n".to_string()),
+            Just("偏好深色主题".to_string()),
+            Just("Dark theme, please. ".to_string()),
+            "[a-zA-Z ]{1,12}",
+            "\\PC{1,6}",
+        ],
+        0..40,
+    )
+    .prop_map(|v| v.concat())
+}
+
+fn item() -> impl Strategy<Value = SearchItem> {
+    (0u8..40, prop::option::of(0i64..3), -0.5f64..1.5, text(), prop::option::of(prop_oneof![
+        Just("preferences".to_string()), Just("events".to_string()), Just("entities".to_string()), Just("cases".to_string())
+    ]))
+        .prop_map(|(n, level, score, abstract_text, category)| SearchItem {
+            uri: format!("viking://user/u/memories/x/{n}.md"),
+            level,
+            score: score.clamp(0.0, 1.0),
+            abstract_text,
+            category,
+            malformed: None,
+        })
+}
+
+fn settings() -> impl Strategy<Value = RecallSettings> {
+    (1usize..12, 0.0f64..0.6, 50usize..800, any::<bool>(), 100usize..3000).prop_map(|(limit, t, chars, pa, budget)| {
+        RecallSettings { limit, score_threshold: t, max_content_chars: chars, prefer_abstract: pa, token_budget: budget }
+    })
+}
+
+fn json_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        (-1e9f64..1e9).prop_map(|f| json!(f)),
+        "\\PC{0,12}".prop_map(Value::String),
+        prop_oneof![Just("user"), Just("assistant"), Just("toolResult"), Just("prompt"), Just("messages"),
+                    Just("search"), Just("memories"), Just("uri"), Just("level"), Just("content")]
+            .prop_map(|s| Value::String(s.to_string())),
+    ];
+    leaf.prop_recursive(4, 64, 8, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::btree_map(
+                prop_oneof![Just("role"), Just("content"), Just("prompt"), Just("messages"), Just("search"),
+                            Just("user"), Just("agent"), Just("memories"), Just("uri"), Just("level"), Just("score"),
+                            Just("abstract"), Just("contents"), Just("nowMs"), Just("recallLimit"), Just("type"),
+                            Just("text"), Just("id"), Just("name"), Just("toolCallId")]
+                    .prop_map(str::to_string),
+                inner,
+                0..6
+            )
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// A conversation in which every tool call has its result.
+fn conversation() -> impl Strategy<Value = Vec<Value>> {
+    prop::collection::vec((0u8..3, "[a-z ]{0,20}"), 0..12).prop_map(|turns| {
+        let mut out = Vec::new();
+        for (i, (kind, t)) in turns.into_iter().enumerate() {
+            match kind {
+                0 => out.push(json!({"role": "user", "content": t})),
+                1 => out.push(json!({"role": "assistant", "content": [{"type": "text", "text": t}]})),
+                _ => {
+                    let id = format!("call_{i}");
+                    out.push(json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": "exec", "arguments": {}}]}));
+                    out.push(json!({"role": "toolResult", "toolCallId": id, "toolName": "exec", "content": [], "isError": false}));
+                }
+            }
+        }
+        out
+    })
+}
+
+fn calls_have_results(msgs: &[Value]) -> bool {
+    let calls: HashSet<&str> = msgs.iter().flat_map(tool_call_ids).collect();
+    let results: HashSet<&str> = msgs
+        .iter()
+        .filter(|m| role(m) == Some("toolResult"))
+        .filter_map(|m| m.get("toolCallId").and_then(Value::as_str))
+        .collect();
+    calls == results
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn recall_never_exceeds_its_budget(user in prop::collection::vec(item(), 0..30),
+                                       agent in prop::collection::vec(item(), 0..10),
+                                       s in settings(), q in text()) {
+        let out = recall(&q, user, agent, &BTreeMap::new(), &s, 7);
+        let measured: usize = out.messages.iter().map(estimate_message_tokens).sum();
+        prop_assert!(out.tokens <= s.token_budget, "{} > {}", out.tokens, s.token_budget);
+        prop_assert_eq!(measured, out.tokens);
+        prop_assert!(out.memories.len() <= s.limit);
+        prop_assert!(out.memories.is_empty() == out.messages.is_empty());
+        for m in &out.memories {
+            prop_assert!(utf16_len(&m.content) <= s.max_content_chars);
+        }
+        prop_assert!(calls_have_results(&out.messages));
+    }
+
+    #[test]
+    fn dedupe_is_idempotent(user in prop::collection::vec(item(), 0..30), s in settings(), q in text()) {
+        let s = RecallSettings { token_budget: 50_000, ..s };
+        let first = recall(&q, user.clone(), vec![], &BTreeMap::new(), &s, 0);
+        let kept: HashSet<String> = first.memories.iter().map(|m| m.uri.clone()).collect();
+        let survivors: Vec<SearchItem> = user.into_iter().filter(|i| kept.contains(&i.uri)).collect();
+        let mut seen = HashSet::new();
+        let survivors: Vec<SearchItem> = survivors.into_iter().filter(|i| seen.insert(i.uri.clone())).collect();
+        let second = recall(&q, survivors, vec![], &BTreeMap::new(), &s, 0);
+        let again: HashSet<String> = second.memories.iter().map(|m| m.uri.clone()).collect();
+        prop_assert_eq!(kept, again);
+    }
+
+    #[test]
+    fn injection_is_idempotent_and_keeps_tool_pairs(msgs in conversation(), q in "[a-z ]{1,30}", separate in any::<bool>()) {
+        let mem = vec![RecalledMemory { uri: "viking://user/u/memories/a.md".into(), category: "entities".into(), content: "x".into(), score: 0.5 }];
+        let once = inject_recall(msgs.clone(), Some(recall_pair(&q, &mem, 1)), separate);
+        let twice = inject_recall(once.clone(), Some(recall_pair(&q, &mem, 1)), separate);
+        prop_assert_eq!(&once, &twice);
+        prop_assert_eq!(once.len(), msgs.len() + 2);
+        prop_assert!(calls_have_results(&once));
+        let removed = inject_recall(once, None, separate);
+        prop_assert_eq!(removed, msgs);
+    }
+
+    #[test]
+    fn truncation_never_breaks_a_character(s in "\\PC{0,80}", n in 3usize..60) {
+        let t = truncate_with_ellipsis(&s, n);
+        prop_assert!(utf16_len(&t) <= n.max(utf16_len(&s).min(n)));
+        if t != s {
+            let kept = t.strip_suffix("...").unwrap();
+            prop_assert!(s.starts_with(kept));
+        }
+    }
+
+    #[test]
+    fn config_parsing_never_panics(v in json_value()) {
+        let _ = parse_config(&v, &Env::new());
+    }
+
+    #[test]
+    fn auto_recall_never_panics(v in json_value()) {
+        if let Ok(req) = RecallRequest::from_json(&v) {
+            let _ = auto_recall(&Config::default(), req);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! The JS surface under garbage: every bad input comes back as a JS `Error` with a stable
+//! `code` and the offending `field` — never a panic (a panic would abort the wasm instance).
+#![cfg(target_arch = "wasm32")]
+
+use js_sys::{Array, BigInt, Function, Object, Reflect, Symbol};
+use openviking_context_engine::wasm::exports::{estimate_tokens_js, parse_config_js, Engine};
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(feature = "browser-tests")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+fn code_and_field(err: JsValue) -> (String, Option<String>) {
+    assert!(err.is_instance_of::<js_sys::Error>(), "not an Error: {err:?}");
+    let code = Reflect::get(&err, &"code".into()).unwrap().as_string().unwrap();
+    let field = Reflect::get(&err, &"field".into()).unwrap().as_string();
+    (code, field)
+}
+
+fn obj(pairs: &[(&str, JsValue)]) -> JsValue {
+    let o = Object::new();
+    for (k, v) in pairs {
+        Reflect::set(&o, &(*k).into(), v).unwrap();
+    }
+    o.into()
+}
+
+fn engine() -> Engine {
+    Engine::new(JsValue::UNDEFINED, JsValue::UNDEFINED).expect("defaults construct")
+}
+
+#[test]
+fn config_garbage_is_an_error_with_code_and_field() {
+    let cases: Vec<(JsValue, &str)> = vec![
+        (JsValue::from_f64(5.0), "(config)"),
+        (JsValue::from_str("recallLimit=5"), "(config)"),
+        (obj(&[("recallLimit", JsValue::from_str("5"))]), "recallLimit"),
+        (obj(&[("nope", JsValue::TRUE)]), "nope"),
+    ];
+    for (raw, field) in cases {
+        let err = Engine::new(raw.clone(), JsValue::UNDEFINED).err().expect("must fail");
+        assert_eq!(code_and_field(err), ("INVALID_CONFIG".to_string(), Some(field.to_string())));
+        let err = parse_config_js(raw, JsValue::UNDEFINED).err().expect("must fail");
+        assert_eq!(code_and_field(err).0, "INVALID_CONFIG");
+    }
+}
+
+#[test]
+fn values_json_cannot_hold_are_input_errors() {
+    let e = engine();
+    let big: JsValue = BigInt::from(5u32).into();
+    let cyclic = Object::new();
+    Reflect::set(&cyclic, &"self".into(), &cyclic).unwrap();
+    for bad in [obj(&[("prompt", big)]), cyclic.into()] {
+        let err = e.auto_recall_js(bad).err().expect("must fail");
+        assert_eq!(code_and_field(err), ("INVALID_INPUT".to_string(), Some("(request)".to_string())));
+    }
+}
+
+#[test]
+fn wrong_shapes_name_the_field() {
+    let e = engine();
+    let err = e.auto_recall_js(JsValue::from_f64(1.0)).err().unwrap();
+    assert_eq!(code_and_field(err).0, "INVALID_INPUT");
+    let err = e.auto_recall_js(obj(&[("messages", JsValue::from_str("x"))])).err().unwrap();
+    assert_eq!(code_and_field(err), ("INVALID_INPUT".to_string(), Some("messages".to_string())));
+    let msgs = Array::of2(&JsValue::NULL, &JsValue::from_f64(3.0));
+    let err = e.auto_recall_js(obj(&[("messages", msgs.into())])).err().unwrap();
+    assert_eq!(code_and_field(err).1.as_deref(), Some("messages[0]"));
+}
+
+#[test]
+fn functions_and_symbols_read_as_absent() {
+    let e = engine();
+    let f = Function::new_no_args("return 1");
+    let out = e.auto_recall_js(obj(&[("prompt", f.into()), ("nowMs", Symbol::for_("x").into())])).expect("ok");
+    let recall = Reflect::get(&out, &"recall".into()).unwrap();
+    assert!(recall.is_null());
+}
+
+#[test]
+fn a_full_recall_crosses_the_boundary() {
+    let e = engine();
+    let item = obj(&[
+        ("uri", "viking://user/u/memories/preferences/theme.md".into()),
+        ("level", JsValue::from_f64(2.0)),
+        ("score", JsValue::from_f64(0.7)),
+        ("abstract", "Prefers a dark theme".into()),
+    ]);
+    let search = obj(&[("user", Array::of1(&item).into())]);
+    let req = obj(&[("prompt", "which theme do I like?".into()), ("search", search), ("nowMs", JsValue::from_f64(1.0))]);
+    let out = e.auto_recall_js(req).expect("ok");
+    let messages: Array = Reflect::get(&out, &"messages".into()).unwrap().into();
+    assert_eq!(messages.length(), 2);
+    assert!(estimate_tokens_js("数据库慢查询") >= 4);
+}
