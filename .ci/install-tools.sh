@@ -45,7 +45,7 @@ core() {
   fi
   if [ ! -d js-glue/node_modules ] || [ js-glue/package.json -nt js-glue/node_modules ]; then
     log "npm install (js-glue)"
-    (cd js-glue && npm install --no-audit --no-fund --loglevel=error && touch node_modules)
+    (cd js-glue && npm ci --no-audit --no-fund --loglevel=error && touch node_modules)
   fi
 }
 

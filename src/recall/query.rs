@@ -100,8 +100,9 @@ pub fn skip_reason(raw: &str) -> (String, Option<SkipReason>) {
 /// Builds the recall query from the current input (`prompt`, or the last user message when
 /// the host passes none) and the previous user turns, newest first, `window` turns in all.
 pub fn build_query(prompt: Option<&str>, messages: &[Value], window: usize) -> RecallQuery {
-    let mut texts: Vec<(String, &'static str)> = Vec::new();
-    let user_texts = messages.iter().rev().filter(|m| role(m) == Some("user")).map(text_of);
+    let window = window.max(1);
+    let mut texts: Vec<(String, &'static str)> = Vec::with_capacity(window);
+    let user_texts = messages.iter().rev().filter(|m| role(m) == Some("user")).take(window).map(text_of);
     match prompt {
         Some(p) => {
             texts.push((p.to_string(), "prompt"));
@@ -115,7 +116,7 @@ pub fn build_query(prompt: Option<&str>, messages: &[Value], window: usize) -> R
             }
         }
     }
-    texts.truncate(window.max(1));
+    texts.truncate(window);
 
     let mut parts = Vec::with_capacity(texts.len());
     let mut query = String::new();

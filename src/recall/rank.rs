@@ -6,7 +6,8 @@
 //!
 //! `rank = score + 0.12·[level 2] + 0.10·[temporal query ∧ events] + 0.08·[preference query ∧
 //! preferences] + min(0.2, matched / min(tokens, 4) · 0.2)`, matched counted over the first 8
-//! query tokens found in `uri + " " + abstract`.
+//! query tokens found in `uri + " " + abstract`. A CJK bigram counts as half a token (two
+//! overlapping bigrams ≈ one word), so a CJK query looks at its first 16 bigrams.
 
 use crate::recall::candidate::SearchItem;
 use crate::text::is_cjk;
@@ -34,7 +35,7 @@ const TEMPORAL_CJK: &[&str] = &[
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QueryProfile {
-    /// The first 8 distinct lexical tokens.
+    /// The first distinct lexical tokens, 8 tokens' worth (a CJK bigram weighs ½).
     pub tokens: Vec<String>,
     pub wants_temporal: bool,
     pub wants_preference: bool,
@@ -62,49 +63,52 @@ fn is_cjk_stop(c: char) -> bool {
     CJK_STOP_CHARS.contains(c)
 }
 
-/// Lexical tokens of a query, in order of appearance, without duplicates.
-pub fn query_tokens(query: &str) -> Vec<String> {
-    let lower = query.to_lowercase();
+/// Lexical tokens of a query, in order of appearance, without duplicates, up to
+/// `max_weight` tokens' worth (a CJK bigram weighs ½). Stops reading the query there.
+pub fn query_tokens(query: &str, max_weight: f64) -> Vec<String> {
     let mut tokens: Vec<String> = Vec::new();
-    let push = |t: String, tokens: &mut Vec<String>| {
-        if !tokens.contains(&t) {
-            tokens.push(t);
+    let mut weight = 0.0;
+    // Adds a token; false once the weight is used up.
+    let mut push = |t: String, tokens: &mut Vec<String>| -> bool {
+        if tokens.contains(&t) {
+            return true;
         }
+        let w = token_weight(&t);
+        if weight + w > max_weight {
+            return false;
+        }
+        weight += w;
+        tokens.push(t);
+        true
     };
     let mut ascii = String::new();
     let mut run: Vec<char> = Vec::new();
-    let flush_ascii = |ascii: &mut String, tokens: &mut Vec<String>| {
-        if ascii.len() >= 2 && !STOPWORDS.contains(&ascii.as_str()) {
-            let t = std::mem::take(ascii);
-            push(t, tokens);
+    let mut open = true;
+    for c in query.chars().flat_map(char::to_lowercase).chain(std::iter::once(' ')) {
+        if !open {
+            break;
         }
-        ascii.clear();
-    };
-    let flush_run = |run: &mut Vec<char>, tokens: &mut Vec<String>| {
-        if run.len() == 1 && !is_cjk_stop(run[0]) && !matches!(run[0], '\u{3040}'..='\u{30FF}') {
-            push(run[0].to_string(), tokens);
-        }
-        for pair in run.windows(2) {
-            if !is_cjk_stop(pair[0]) && !is_cjk_stop(pair[1]) {
-                push(pair.iter().collect(), tokens);
-            }
-        }
-        run.clear();
-    };
-    for c in lower.chars() {
         if c.is_ascii_alphanumeric() {
-            flush_run(&mut run, &mut tokens);
             ascii.push(c);
-        } else if is_cjk(c) {
-            flush_ascii(&mut ascii, &mut tokens);
-            run.push(c);
+        } else if ascii.len() >= 2 && !STOPWORDS.contains(&ascii.as_str()) {
+            open = push(std::mem::take(&mut ascii), &mut tokens);
         } else {
-            flush_ascii(&mut ascii, &mut tokens);
-            flush_run(&mut run, &mut tokens);
+            ascii.clear();
+        }
+        if is_cjk(c) {
+            run.push(c);
+            let n = run.len();
+            if n >= 2 && !is_cjk_stop(run[n - 2]) && !is_cjk_stop(run[n - 1]) {
+                open = open && push(run[n - 2..].iter().collect(), &mut tokens);
+            }
+        } else if !run.is_empty() {
+            // a lone ideograph carries a topic on its own (茶, 猫); a lone kana does not
+            if run.len() == 1 && !is_cjk_stop(run[0]) && !matches!(run[0], '\u{3040}'..='\u{30FF}') {
+                open = open && push(run[0].to_string(), &mut tokens);
+            }
+            run.clear();
         }
     }
-    flush_ascii(&mut ascii, &mut tokens);
-    flush_run(&mut run, &mut tokens);
     tokens
 }
 
@@ -114,9 +118,19 @@ pub fn profile_query(query: &str) -> QueryProfile {
     let wants_temporal =
         has_word(TEMPORAL_WORDS) || lower.contains("what time") || TEMPORAL_CJK.iter().any(|p| lower.contains(p));
     let wants_preference = has_word(PREFERENCE_WORDS) || PREFERENCE_CJK.iter().any(|p| lower.contains(p));
-    let mut tokens = query_tokens(query);
-    tokens.truncate(8);
+    let tokens = query_tokens(query, MAX_TOKEN_WEIGHT);
     QueryProfile { tokens, wants_temporal, wants_preference }
+}
+
+const MAX_TOKEN_WEIGHT: f64 = 8.0;
+
+/// A CJK bigram weighs ½, anything else 1.
+fn token_weight(t: &str) -> f64 {
+    let mut chars = t.chars();
+    match (chars.next(), chars.next(), chars.next()) {
+        (Some(a), Some(b), None) if is_cjk(a) && is_cjk(b) => 0.5,
+        _ => 1.0,
+    }
 }
 
 fn in_category(item: &SearchItem, name: &str) -> bool {
@@ -133,9 +147,10 @@ pub fn rank(item: &SearchItem, q: &QueryProfile) -> RankParts {
         (0.0, 0)
     } else {
         let hay = format!("{} {}", item.uri, item.abstract_text).to_lowercase();
-        let matched = q.tokens.iter().filter(|t| hay.contains(t.as_str())).count();
-        let denom = q.tokens.len().min(4) as f64;
-        ((matched as f64 / denom * 0.2).min(0.2), matched)
+        let matched: Vec<&String> = q.tokens.iter().filter(|t| hay.contains(t.as_str())).collect();
+        let matched_weight: f64 = matched.iter().map(|t| token_weight(t)).sum();
+        let total_weight: f64 = q.tokens.iter().map(|t| token_weight(t)).sum();
+        ((matched_weight / total_weight.min(4.0) * 0.2).min(0.2), matched.len())
     };
     let total = score + level_boost + temporal_boost + preference_boost + lexical_boost;
     RankParts { score, level_boost, temporal_boost, preference_boost, lexical_boost, matched_tokens, total }

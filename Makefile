@@ -1,0 +1,38 @@
+# The two commands a newcomer runs (see README):
+#   make run    install what is missing, build pkg/, run the bundled samples through the engine
+#   make test   install what is missing, build, run every test
+SHELL := /bin/bash
+export PATH := $(CURDIR)/js-glue/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+export CHROMEDRIVER := /usr/bin/chromedriver
+export GECKODRIVER := $(HOME)/.cargo/bin/geckodriver
+
+PKG := pkg/openviking_context_engine_bg.wasm
+SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
+
+.PHONY: run test setup setup-core build test-rust test-wasm test-js bench clean
+
+run: setup-core build
+	node js-glue/bin/sample.mjs
+
+test: setup build
+	bash tests/run-all.sh
+
+setup-core:
+	.ci/install-tools.sh core
+
+setup: setup-core
+	.ci/install-tools.sh browsers
+
+build: $(PKG)
+
+$(PKG): $(SOURCES)
+	wasm-pack build --release --target web --out-dir pkg --no-pack
+	@touch $(PKG)
+
+bench: setup-core build
+	cargo bench --bench recall
+	node tests/bench/recall-wasm.mjs
+	node tests/bench/tokens.mjs
+
+clean:
+	rm -rf pkg target

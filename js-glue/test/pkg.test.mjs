@@ -1,0 +1,55 @@
+// The built package itself: it loads in Node, its TypeScript declarations have no `any` in
+// exported signatures, errors are JS Errors with a stable code, and it survives garbage.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { findPkg, loadEngine } from "../wasm.js";
+
+const pkg = findPkg();
+const engine = await loadEngine();
+
+test("the declarations have no `any` outside wasm-bindgen's InitOutput table", () => {
+  const dts = readFileSync(join(pkg, "openviking_context_engine.d.ts"), "utf8");
+  const publicPart = dts.split(/export type InitInput|export interface InitOutput/)[0];
+  const anys = publicPart.split("\n").filter((l) => /\bany\b/.test(l) && !l.trim().startsWith("*") && !l.trim().startsWith("//"));
+  assert.deepEqual(anys, []);
+  for (const name of ["class Engine", "function parseConfig", "function estimateTokens", "interface AutoRecall", "interface ExplainRecord"]) {
+    assert.ok(dts.includes(name), `missing ${name}`);
+  }
+});
+
+test("errors are Error instances with code and field", () => {
+  assert.throws(() => new engine.Engine({ recallLimit: "6" }), (e) => e instanceof Error && e.code === "INVALID_CONFIG" && e.field === "recallLimit");
+  const e = new engine.Engine({}, {});
+  assert.throws(() => e.autoRecall({ search: { agent: 3 } }), (err) => err.code === "INVALID_INPUT" && err.field === "search.agent");
+});
+
+test("garbage never crashes the instance", () => {
+  const e = new engine.Engine({}, {});
+  const garbage = [undefined, null, 0, -1, NaN, "x", [], [[]], { messages: [null] }, { prompt: 5 }, { search: [] },
+    { search: { user: [1, "a", null, { uri: 5 }] }, prompt: "database tips please" }, { nowMs: 1e300 }, { contents: [] },
+    { messages: [{ role: "user", content: { nested: true } }], prompt: "" }, 10n];
+  for (const g of garbage) {
+    try {
+      e.autoRecall(g);
+    } catch (err) {
+      assert.ok(err instanceof Error, `non-Error thrown for ${String(g)}`);
+      assert.ok(["INVALID_INPUT", "INVALID_CONFIG"].includes(err.code), `code ${err.code}`);
+    }
+  }
+  // still alive and correct afterwards
+  assert.ok(engine.estimateTokens("数据库慢查询优化") >= 5);
+  const ok = e.autoRecall({ prompt: "which theme do I like?", search: { user: [{ uri: "viking://user/u/memories/preferences/t.md", level: 2, score: 0.9, abstract: "dark theme" }] } });
+  assert.equal(ok.messages.length, 2);
+});
+
+test("config snippet round-trips through the parser", () => {
+  const e = new engine.Engine({ recallLimit: 9, recallScoreThreshold: 0.3, apiKey: "secret" }, {});
+  const snippet = e.configSnippet();
+  assert.equal(snippet.apiKey, undefined, "the snippet never carries the API key");
+  const again = engine.parseConfig(JSON.parse(JSON.stringify(snippet)), {});
+  assert.equal(again.config.recallLimit, 9);
+  assert.equal(again.config.recallScoreThreshold, 0.3);
+  assert.deepEqual(again.warnings, []);
+});

@@ -1,0 +1,58 @@
+// Runs the shared JSON vectors (tests/vectors/*.json, see its README) against the built
+// wasm package, through the same JS surface the plugin and the demo use.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
+import { loadEngine } from "../wasm.js";
+
+const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "tests", "vectors");
+const { Engine, parseConfig } = await loadEngine();
+
+function run(c) {
+  const env = c.env ?? {};
+  try {
+    if (c.call === "parseConfig") return parseConfig(c.input ?? null, env);
+    if (c.call === "autoRecall") return withDerived(new Engine(c.config ?? null, env).autoRecall(c.input ?? null));
+  } catch (e) {
+    return { error: { code: e.code, field: e.field, message: e.message } };
+  }
+  throw new Error(`unknown call ${c.call}`);
+}
+
+function withDerived(out) {
+  const byUri = {};
+  for (const r of out.recall?.explain ?? []) {
+    if (!(r.uri in byUri)) byUri[r.uri] = r.decision === "kept" ? "kept" : r.reason;
+  }
+  return { ...out, explainByUri: byUri, messageRoles: out.messages.map((m) => m.role) };
+}
+
+function matches(exp, act, path) {
+  if (exp === "absent") {
+    assert.ok(act === undefined || act === null, `${path}: expected absent, got ${JSON.stringify(act)}`);
+  } else if (Array.isArray(exp)) {
+    assert.ok(Array.isArray(act), `${path}: expected an array, got ${JSON.stringify(act)}`);
+    assert.equal(act.length, exp.length, `${path}: length`);
+    exp.forEach((e, i) => matches(e, act[i], `${path}[${i}]`));
+  } else if (exp !== null && typeof exp === "object") {
+    for (const [k, v] of Object.entries(exp)) matches(v, act?.[k] ?? null, `${path}.${k}`);
+  } else if (typeof exp === "number") {
+    assert.ok(typeof act === "number" && Math.abs(act - exp) < 1e-9, `${path}: expected ${exp}, got ${act}`);
+  } else {
+    assert.deepEqual(act, exp, path);
+  }
+}
+
+const files = readdirSync(dir).filter((f) => f.endsWith(".json")).sort();
+assert.ok(files.length >= 2);
+for (const file of files) {
+  for (const c of JSON.parse(readFileSync(join(dir, file), "utf8"))) {
+    test(`${file}: ${c.name}`, () => {
+      const out = run(c);
+      matches(c.expect, out, "");
+      for (const s of c.errorMessageExcludes ?? []) assert.ok(!out.error?.message?.includes(s), "error leaks a secret");
+    });
+  }
+}

@@ -1,0 +1,130 @@
+//! Native benchmark of one turn's automatic recall (`cargo bench --bench recall`).
+//!
+//! Workloads: 10 / 200 / 1000 / 5000 candidates in total (half per scope) plus 40 raw turns,
+//! as one JSON-shaped request, generated deterministically. Each workload is also written to
+//! `tests/artifacts/bench/workload-N.json` so the wasm benchmark (`recall-wasm.mjs`) times
+//! exactly the same input. Reports the median of 7 runs, each the mean over a batch.
+
+use openviking_context_engine::auto_recall::{auto_recall, RecallRequest};
+use openviking_context_engine::config::Config;
+use serde_json::{json, Value};
+use std::time::Instant;
+
+const TOPICS: &[&str] = &[
+    "Postgres connection pool sizing for the staging cluster",
+    "prefers dark editor themes and large fonts",
+    "decided to move deploys to blue-green with Argo Rollouts",
+    "慢查询优化：给 orders 表加联合索引",
+    "用户偏好在凌晨低峰期执行数据库变更",
+    "on-call handoff happens every Monday at 10:00",
+    "the billing service runs on MySQL 8 with a read replica",
+    "likes flat white coffee, no sugar",
+];
+
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 >> 33
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() % 10_000) as f64 / 10_000.0
+    }
+}
+
+pub fn workload(n: usize) -> Value {
+    let mut rng = Lcg(n as u64 + 7);
+    let cats = ["preferences", "entities", "events", "profile"];
+    let mut scope = |prefix: &str, count: usize, rng: &mut Lcg| -> Value {
+        let items: Vec<Value> = (0..count)
+            .map(|i| {
+                let cat = cats[i % cats.len()];
+                let topic = TOPICS[(rng.next() as usize) % TOPICS.len()];
+                json!({
+                    "context_type": "memory",
+                    "uri": format!("{prefix}/{cat}/item-{i}.md"),
+                    "level": if i % 9 == 0 { 1 } else { 2 },
+                    "score": rng.unit(),
+                    "abstract": format!("{topic} (note {})", i % 37),
+                    "overview": null,
+                    "category": cat,
+                    "tags": [format!("memory_type={cat}")],
+                    "match_reason": "",
+                    "relations": []
+                })
+            })
+            .collect();
+        json!({"memories": items, "resources": [], "skills": [], "total": count})
+    };
+    let user = scope("viking://user/alice/memories", n / 2, &mut rng);
+    let agent = scope("viking://agent/default/memories", n - n / 2, &mut rng);
+    let messages: Vec<Value> = (0..40)
+        .map(|i| {
+            if i % 2 == 0 {
+                json!({"role": "user", "content": format!("Turn {i}: {} — what should we do next about it?", TOPICS[i % TOPICS.len()]), "timestamp": 1_764_000_000_000u64 + i as u64})
+            } else {
+                json!({"role": "assistant", "content": [{"type": "text", "text": format!("Here is my take on turn {i}. ").repeat(6)}],
+                       "api": "openai-completions", "provider": "fake", "model": "m", "stopReason": "stop", "timestamp": 1_764_000_000_000u64 + i as u64})
+            }
+        })
+        .collect();
+    json!({
+        "prompt": "What did we decide about the staging pool size, and how do I like DB changes to be run?",
+        "messages": messages,
+        "search": {"user": user, "agent": agent},
+        "nowMs": 1_764_000_100_000u64
+    })
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.total_cmp(b));
+    v[v.len() / 2]
+}
+
+fn time_per_call<F: FnMut()>(mut f: F) -> f64 {
+    // pick a batch size that runs ~50 ms, then median of 7 batches
+    let t = Instant::now();
+    f();
+    let one = t.elapsed().as_secs_f64().max(1e-7);
+    let batch = ((0.05 / one) as usize).clamp(1, 100_000);
+    let runs: Vec<f64> = (0..7)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..batch {
+                f();
+            }
+            t.elapsed().as_secs_f64() / batch as f64
+        })
+        .collect();
+    median(runs)
+}
+
+fn main() {
+    let config = Config::default();
+    let out_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/artifacts/bench");
+    std::fs::create_dir_all(out_dir).expect("create tests/artifacts/bench");
+    println!("native auto_recall (median of 7 batches, µs per call)");
+    println!("{:>6}  {:>12}  {:>12}  {:>12}", "cands", "from JSON text", "from Value", "pipeline only");
+    let mut results = Vec::new();
+    for n in [10usize, 200, 1000, 5000] {
+        let w = workload(n);
+        let text = serde_json::to_string(&w).unwrap();
+        std::fs::write(format!("{out_dir}/workload-{n}.json"), &text).unwrap();
+        let from_text = time_per_call(|| {
+            let v: Value = serde_json::from_str(&text).unwrap();
+            let out = auto_recall(&config, RecallRequest::from_json(&v).unwrap()).unwrap();
+            std::hint::black_box(serde_json::to_string(&out).unwrap());
+        });
+        let from_value = time_per_call(|| {
+            let out = auto_recall(&config, RecallRequest::from_json(&w).unwrap()).unwrap();
+            std::hint::black_box(out);
+        });
+        let req = RecallRequest::from_json(&w).unwrap();
+        let pipeline = time_per_call(|| {
+            std::hint::black_box(auto_recall(&config, req.clone()).unwrap());
+        });
+        println!("{n:>6}  {:>12.1}  {:>12.1}  {:>12.1}", from_text * 1e6, from_value * 1e6, pipeline * 1e6);
+        results.push(json!({"candidates": n, "fromJsonTextUs": from_text * 1e6, "fromValueUs": from_value * 1e6, "pipelineUs": pipeline * 1e6}));
+    }
+    std::fs::write(format!("{out_dir}/native.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
+}

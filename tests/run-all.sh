@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every test suite of the project, in order, and prints one closing line
+# "N passed, M failed". Called by `make test` (after set-up and build) and by .ci/run.
+# Each suite's full output goes to tests/artifacts/logs/<suite>.log.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/js-glue/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+export CHROMEDRIVER="${CHROMEDRIVER:-/usr/bin/chromedriver}"
+export GECKODRIVER="${GECKODRIVER:-$HOME/.cargo/bin/geckodriver}"
+logs=tests/artifacts/logs
+mkdir -p "$logs"
+
+total_pass=0
+total_fail=0
+failed_suites=()
+
+# Sums "test result: ok. N passed; M failed" (cargo / wasm-bindgen-test) and "# pass N" /
+# "# fail M" (node --test) from a log.
+count() {
+  local log=$1 p f
+  p=$(grep -Eo 'test result: [A-Za-z]+\. [0-9]+ passed' "$log" | grep -Eo '[0-9]+ passed' | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null)
+  f=$(grep -Eo '[0-9]+ failed;' "$log" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null)
+  local np nf
+  np=$(grep -E '^# pass [0-9]+' "$log" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null)
+  nf=$(grep -E '^# fail [0-9]+' "$log" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null)
+  echo "$(( ${p:-0} + ${np:-0} )) $(( ${f:-0} + ${nf:-0} ))"
+}
+
+# suite NAME MUST_MATCH COMMAND… — runs a suite; it fails if the command fails, if it ran
+# no test, or if its log lacks MUST_MATCH (e.g. proof that a browser really ran the tests).
+suite() {
+  local name=$1 must=$2; shift 2
+  local log="$logs/$name.log" start=$SECONDS
+  printf '── %-22s ' "$name"
+  "$@" >"$log" 2>&1
+  local rc=$?
+  read -r p f < <(count "$log")
+  # a suite that is a plain program (no test runner) counts as one test
+  if [ "$p" -eq 0 ] && [ "$f" -eq 0 ] && [ $rc -eq 0 ] && [ -n "$must" ] && grep -q -- "$must" "$log"; then p=1; fi
+  local ok=1
+  [ $rc -eq 0 ] || ok=0
+  [ "$p" -gt 0 ] || ok=0
+  if [ -n "$must" ] && ! grep -q -- "$must" "$log"; then ok=0; fi
+  # a browser suite must not have fallen back to another browser
+  case "$name" in
+    wasm-chrome) ! grep -q "tests in Firefox" "$log" || ok=0 ;;
+    wasm-firefox) ! grep -q "tests in Chrome" "$log" || ok=0 ;;
+  esac
+  total_pass=$((total_pass + p))
+  total_fail=$((total_fail + f))
+  if [ $ok -eq 1 ]; then
+    printf '%4d passed  (%ds)\n' "$p" $((SECONDS - start))
+  else
+    [ "$f" -gt 0 ] || total_fail=$((total_fail + 1))
+    failed_suites+=("$name")
+    printf 'FAILED (exit %d, %d passed, %d failed; log %s)\n' $rc "$p" "$f" "$log"
+    tail -n 40 "$log" | sed 's/^/   │ /'
+  fi
+}
+
+suite rust-native "" cargo test --all-targets
+suite wasm-node "" wasm-pack test --node
+suite wasm-chrome "Running headless tests in Chrome" env -u GECKODRIVER wasm-pack test --headless --chrome -- --features browser-tests
+suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-pack test --headless --firefox -- --features browser-tests
+suite js-pkg "" node --test js-glue/test/
+suite tokens-reference "# pass" node --test tests/bench/tokens-reference.test.mjs
+suite sample "kept #1" node js-glue/bin/sample.mjs
+
+echo
+if [ ${#failed_suites[@]} -gt 0 ]; then
+  echo "failed suites: ${failed_suites[*]}"
+fi
+echo "$total_pass passed, $total_fail failed"
+[ ${#failed_suites[@]} -eq 0 ]
