@@ -22,6 +22,7 @@ setup-core:
 
 setup: setup-core
 	.ci/install-tools.sh browsers
+	.ci/install-tools.sh openviking
 
 build: $(PKG)
 

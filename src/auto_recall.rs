@@ -29,38 +29,51 @@ pub struct RecallRequest {
 
 impl RecallRequest {
     pub fn from_json(v: &Value) -> Result<Self> {
-        let o = as_object("", v)?;
-        let messages = o.opt_array("messages")?.cloned().unwrap_or_default();
-        for (i, m) in messages.iter().enumerate() {
-            if !m.is_object() {
-                return Err(EngineError::input(format!("messages[{i}]"), "expected an object (an AgentMessage)"));
-            }
-        }
-        let (user, agent) = match o.opt_object("search")? {
-            None => (Value::Null, Value::Null),
-            Some(s) => (s.get("user").cloned().unwrap_or(Value::Null), s.get("agent").cloned().unwrap_or(Value::Null)),
-        };
-        let mut contents = BTreeMap::new();
-        if let Some(c) = o.opt_object("contents")? {
-            for (k, v) in c {
-                match v {
-                    Value::String(s) => {
-                        contents.insert(k.clone(), s.clone());
+        Self::from_value(v.clone())
+    }
+
+    /// Reads a request, taking the (possibly large) messages and search results out of `v`
+    /// without copying them.
+    pub fn from_value(mut v: Value) -> Result<Self> {
+        let (prompt, query, now_ms) = {
+            let o = as_object("", &v)?;
+            if let Some(messages) = o.opt_array("messages")? {
+                for (i, m) in messages.iter().enumerate() {
+                    if !m.is_object() {
+                        return Err(EngineError::input(format!("messages[{i}]"), "expected an object (an AgentMessage)"));
                     }
-                    Value::Null => {}
-                    _ => return Err(EngineError::input(join("contents", k), "expected a string (the memory's text)")),
                 }
             }
-        }
-        Ok(RecallRequest {
-            prompt: o.opt_str("prompt")?.map(str::to_string),
-            messages,
-            query: o.opt_str("query")?.map(str::to_string),
-            user,
-            agent,
-            contents,
-            now_ms: o.opt_u64("nowMs")?.unwrap_or(0),
-        })
+            o.opt_object("search")?;
+            if let Some(c) = o.opt_object("contents")? {
+                for (k, v) in c {
+                    if !matches!(v, Value::String(_) | Value::Null) {
+                        return Err(EngineError::input(join("contents", k), "expected a string (the memory's text)"));
+                    }
+                }
+            }
+            (o.opt_str("prompt")?.map(str::to_string), o.opt_str("query")?.map(str::to_string), o.opt_u64("nowMs")?.unwrap_or(0))
+        };
+        let Value::Object(map) = &mut v else { unreachable!("checked by as_object") };
+        let messages = match map.remove("messages") {
+            Some(Value::Array(a)) => a,
+            _ => Vec::new(),
+        };
+        let (user, agent) = match map.remove("search") {
+            Some(Value::Object(mut s)) => (s.remove("user").unwrap_or(Value::Null), s.remove("agent").unwrap_or(Value::Null)),
+            _ => (Value::Null, Value::Null),
+        };
+        let contents = match map.remove("contents") {
+            Some(Value::Object(c)) => c
+                .into_iter()
+                .filter_map(|(k, v)| match v {
+                    Value::String(s) => Some((k, s)),
+                    _ => None,
+                })
+                .collect(),
+            _ => BTreeMap::new(),
+        };
+        Ok(RecallRequest { prompt, messages, query, user, agent, contents, now_ms })
     }
 }
 

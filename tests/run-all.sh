@@ -23,7 +23,15 @@ count() {
   local np nf
   np=$(grep -E '^# pass [0-9]+' "$log" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null)
   nf=$(grep -E '^# fail [0-9]+' "$log" | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null)
-  echo "$(( ${p:-0} + ${np:-0} )) $(( ${f:-0} + ${nf:-0} ))"
+  # python unittest: "Ran N tests" then "OK" or "FAILED (failures=F, errors=E)"
+  local up=0 uf=0
+  if grep -qE '^Ran [0-9]+ tests? in' "$log"; then
+    local ran; ran=$(grep -Eo '^Ran [0-9]+' "$log" | grep -Eo '[0-9]+' | paste -sd+ | bc)
+    uf=$(grep -E '^FAILED \(' "$log" | grep -Eo '(failures|errors)=[0-9]+' | grep -Eo '[0-9]+' | paste -sd+ | bc 2>/dev/null)
+    uf=${uf:-0}
+    up=$(( ran - uf ))
+  fi
+  echo "$(( ${p:-0} + ${np:-0} + up )) $(( ${f:-0} + ${nf:-0} + uf ))"
 }
 
 # suite NAME MUST_MATCH COMMAND… — runs a suite; it fails if the command fails, if it ran
@@ -65,6 +73,7 @@ suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-
 suite js-pkg "" node --test js-glue/test/
 suite tokens-reference "# pass" node --test tests/bench/tokens-reference.test.mjs
 suite sample "kept #1" node js-glue/bin/sample.mjs
+suite openviking-smoke "" python3 -m unittest -v tests/openviking/smoke_test.py
 
 echo
 if [ ${#failed_suites[@]} -gt 0 ]; then

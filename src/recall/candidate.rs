@@ -29,6 +29,17 @@ pub struct SearchItem {
     pub malformed: Option<String>,
 }
 
+impl SearchItem {
+    /// Lowercased `uri + " " + abstract`, what the lexical rerank searches.
+    pub fn haystack(&self) -> String {
+        let mut h = String::with_capacity(self.uri.len() + self.abstract_text.len() + 1);
+        h.push_str(&self.uri);
+        h.push(' ');
+        h.push_str(&self.abstract_text);
+        h.to_lowercase()
+    }
+}
+
 pub fn clamp01(x: f64) -> f64 {
     if x.is_nan() {
         0.0

@@ -133,20 +133,21 @@ fn token_weight(t: &str) -> f64 {
     }
 }
 
-fn in_category(item: &SearchItem, name: &str) -> bool {
-    item.category.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(name)) || item.uri.contains(&format!("/{name}/"))
+/// In category `name`, by its category or by a `/<name>/` folder in its uri (`dir` = "/<name>/").
+fn in_category(item: &SearchItem, name: &str, dir: &str) -> bool {
+    item.category.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(name)) || item.uri.contains(dir)
 }
 
 /// Ranks one candidate against the query profile.
 pub fn rank(item: &SearchItem, q: &QueryProfile) -> RankParts {
     let score = item.score;
     let level_boost = if item.level == Some(2) { 0.12 } else { 0.0 };
-    let temporal_boost = if q.wants_temporal && in_category(item, "events") { 0.10 } else { 0.0 };
-    let preference_boost = if q.wants_preference && in_category(item, "preferences") { 0.08 } else { 0.0 };
+    let temporal_boost = if q.wants_temporal && in_category(item, "events", "/events/") { 0.10 } else { 0.0 };
+    let preference_boost = if q.wants_preference && in_category(item, "preferences", "/preferences/") { 0.08 } else { 0.0 };
     let (lexical_boost, matched_tokens) = if q.tokens.is_empty() {
         (0.0, 0)
     } else {
-        let hay = format!("{} {}", item.uri, item.abstract_text).to_lowercase();
+        let hay = item.haystack();
         let matched: Vec<&String> = q.tokens.iter().filter(|t| hay.contains(t.as_str())).collect();
         let matched_weight: f64 = matched.iter().map(|t| token_weight(t)).sum();
         let total_weight: f64 = q.tokens.iter().map(|t| token_weight(t)).sum();

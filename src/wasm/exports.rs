@@ -104,7 +104,7 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "RecallRequest")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
         let v = decode("(request)", &request).map_err(to_js_error)?;
-        let req = RecallRequest::from_json(&v).map_err(to_js_error)?;
+        let req = RecallRequest::from_value(v).map_err(to_js_error)?;
         encode(&auto_recall(&self.config, req).map_err(to_js_error)?)
     }
 }
