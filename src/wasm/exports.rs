@@ -35,6 +35,19 @@ pub fn estimate_tokens_js(text: &str) -> usize {
     estimate_tokens(text)
 }
 
+/// Estimated tokens of each message as a model receives it (text, tool calls, tool results,
+/// framing), in order.
+#[wasm_bindgen(js_name = estimateMessageTokens, unchecked_return_type = "number[]")]
+pub fn estimate_message_tokens_js(
+    #[wasm_bindgen(unchecked_param_type = "AgentMessage[]")] messages: JsValue,
+) -> Result<JsValue, JsValue> {
+    let v = decode("messages", &messages).map_err(to_js_error)?;
+    let Value::Array(items) = v else {
+        return Err(to_js_error(crate::EngineError::input("messages", "expected an array of AgentMessages")));
+    };
+    encode(&items.iter().map(crate::messages::estimate_message_tokens).collect::<Vec<usize>>())
+}
+
 /// Parses a plugin configuration: every key resolved, or an `INVALID_CONFIG` error naming the key.
 #[wasm_bindgen(js_name = parseConfig, unchecked_return_type = "ParsedConfig")]
 pub fn parse_config_js(
