@@ -31,6 +31,9 @@
 //! - `wasm` (wasm32 only) — the only code that touches wasm-bindgen
 
 pub mod auto_recall;
+pub mod capture;
+pub mod checkpoint;
+pub mod commit_guard;
 pub mod config;
 pub mod error;
 pub mod input;
@@ -38,7 +41,10 @@ pub mod messages;
 pub mod recall;
 pub mod sanitize;
 pub mod text;
+pub mod time;
+pub mod triggers;
 pub mod tokens;
+pub mod turn;
 
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

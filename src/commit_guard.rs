@@ -1,0 +1,194 @@
+//! Protection around commits (the design leaves §3.2 "保护机制" empty; this defines it):
+//!
+//! - **one commit in flight per session**: a commit is `archiving` from the request until
+//!   OpenViking answers (phase 1: archive and clear the live messages), then `extracting`
+//!   while its task (summary + memory extraction) runs;
+//! - **minimum spacing** of [`MIN_AUTO_SPACING_MS`] between automatic commits;
+//! - **back-off** after a failed commit: 30 s, doubling per consecutive failure, at most
+//!   15 min; a success resets it;
+//! - `compact()` (forced) ignores spacing and back-off but never runs two commits at once: it
+//!   waits for the one in flight;
+//! - **turns arriving while a commit runs** go into the same OpenViking session: while
+//!   `archiving` they are held and written as soon as the commit call returns (so they are
+//!   never archived half-way); while `extracting` they are written at once — in OpenViking
+//!   0.5.x the archive is already cut, so they belong to the next window.
+//!
+//! Pure data + transitions; serializable, so a pending task survives the process.
+
+use serde::{Deserialize, Serialize};
+
+pub const MIN_AUTO_SPACING_MS: u64 = 60_000;
+pub const BACKOFF_BASE_MS: u64 = 30_000;
+pub const BACKOFF_MAX_MS: u64 = 15 * 60_000;
+/// An `archiving` phase older than this is taken as lost (process died mid-call).
+pub const ARCHIVING_STALE_MS: u64 = 5 * 60_000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(tag = "phase", rename_all = "snake_case")]
+pub enum CommitPhase {
+    #[default]
+    Idle,
+    Archiving { since_ms: u64, forced: bool },
+    Extracting { since_ms: u64, task_id: String, archive_uri: String, start_sequence: u64, end_sequence: u64 },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+pub struct CommitGuard {
+    pub phase: CommitPhase,
+    pub last_auto_commit_at_ms: Option<u64>,
+    pub consecutive_failures: u32,
+    pub backoff_until_ms: Option<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "blocked", rename_all = "snake_case")]
+pub enum Admission {
+    Start,
+    InFlight,
+    Spacing { until_ms: u64 },
+    BackingOff { until_ms: u64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnRouting {
+    WriteNow,
+    HoldUntilArchived,
+}
+
+pub fn backoff_ms(failures: u32) -> u64 {
+    if failures == 0 {
+        return 0;
+    }
+    BACKOFF_BASE_MS.saturating_mul(1u64 << (failures - 1).min(20)).min(BACKOFF_MAX_MS)
+}
+
+impl CommitGuard {
+    fn in_flight(&self, now_ms: u64) -> bool {
+        match self.phase {
+            CommitPhase::Idle => false,
+            CommitPhase::Archiving { since_ms, .. } => now_ms.saturating_sub(since_ms) < ARCHIVING_STALE_MS,
+            CommitPhase::Extracting { .. } => true,
+        }
+    }
+
+    /// May a commit start now? `forced` is `compact()`; otherwise a trigger.
+    pub fn admit(&self, now_ms: u64, forced: bool) -> Admission {
+        if self.in_flight(now_ms) {
+            return Admission::InFlight;
+        }
+        if forced {
+            return Admission::Start;
+        }
+        if let Some(until) = self.backoff_until_ms.filter(|u| *u > now_ms) {
+            return Admission::BackingOff { until_ms: until };
+        }
+        if let Some(last) = self.last_auto_commit_at_ms {
+            let until = last + MIN_AUTO_SPACING_MS;
+            if now_ms < until {
+                return Admission::Spacing { until_ms: until };
+            }
+        }
+        Admission::Start
+    }
+
+    /// Where a turn arriving now goes.
+    pub fn route_turn(&self, now_ms: u64) -> TurnRouting {
+        match self.phase {
+            CommitPhase::Archiving { since_ms, .. } if now_ms.saturating_sub(since_ms) < ARCHIVING_STALE_MS => {
+                TurnRouting::HoldUntilArchived
+            }
+            _ => TurnRouting::WriteNow,
+        }
+    }
+
+    pub fn on_commit_requested(&mut self, now_ms: u64, forced: bool) {
+        self.phase = CommitPhase::Archiving { since_ms: now_ms, forced };
+        if !forced {
+            self.last_auto_commit_at_ms = Some(now_ms);
+        }
+    }
+
+    /// OpenViking accepted the commit: the archive is cut, the task runs.
+    pub fn on_commit_accepted(&mut self, now_ms: u64, task_id: String, archive_uri: String, start_sequence: u64, end_sequence: u64) {
+        self.phase = CommitPhase::Extracting { since_ms: now_ms, task_id, archive_uri, start_sequence, end_sequence };
+    }
+
+    /// OpenViking had nothing to archive.
+    pub fn on_commit_skipped(&mut self) {
+        self.phase = CommitPhase::Idle;
+    }
+
+    /// The commit call or its task failed: the raw session is intact; back off.
+    pub fn on_failure(&mut self, now_ms: u64) {
+        self.phase = CommitPhase::Idle;
+        self.consecutive_failures = self.consecutive_failures.saturating_add(1);
+        self.backoff_until_ms = Some(now_ms + backoff_ms(self.consecutive_failures));
+    }
+
+    /// The task completed.
+    pub fn on_task_completed(&mut self) {
+        self.phase = CommitPhase::Idle;
+        self.consecutive_failures = 0;
+        self.backoff_until_ms = None;
+    }
+
+    /// The task being followed, if any.
+    pub fn pending_task(&self) -> Option<&str> {
+        match &self.phase {
+            CommitPhase::Extracting { task_id, .. } => Some(task_id),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use super::*;
+
+    #[test]
+    fn one_commit_at_a_time_spacing_and_backoff() {
+        let mut g = CommitGuard::default();
+        assert_eq!(g.admit(0, false), Admission::Start);
+        g.on_commit_requested(0, false);
+        assert_eq!(g.admit(1, true), Admission::InFlight, "even compact() waits");
+        assert_eq!(g.route_turn(1), TurnRouting::HoldUntilArchived);
+        g.on_commit_accepted(10, "t1".into(), "a".into(), 0, 4);
+        assert_eq!(g.route_turn(11), TurnRouting::WriteNow);
+        assert_eq!(g.pending_task(), Some("t1"));
+        g.on_task_completed();
+        assert_eq!(g.admit(30_000, false), Admission::Spacing { until_ms: 60_000 });
+        assert_eq!(g.admit(30_000, true), Admission::Start);
+        assert_eq!(g.admit(60_000, false), Admission::Start);
+        g.on_commit_requested(60_000, false);
+        g.on_failure(61_000);
+        assert_eq!(g.admit(62_000, false), Admission::BackingOff { until_ms: 91_000 });
+        g.on_commit_requested(200_000, false);
+        g.on_failure(200_000);
+        assert_eq!(g.backoff_until_ms, Some(260_000), "doubles");
+        g.on_commit_requested(300_000, true);
+        g.on_commit_accepted(300_001, "t2".into(), "a2".into(), 5, 9);
+        g.on_task_completed();
+        assert_eq!(g.consecutive_failures, 0);
+        assert_eq!(backoff_ms(30), BACKOFF_MAX_MS);
+    }
+
+    #[test]
+    fn a_stale_archiving_phase_does_not_block_forever() {
+        let mut g = CommitGuard::default();
+        g.on_commit_requested(0, true);
+        assert_eq!(g.admit(ARCHIVING_STALE_MS + 1, true), Admission::Start);
+        assert_eq!(g.route_turn(ARCHIVING_STALE_MS + 1), TurnRouting::WriteNow);
+    }
+
+    #[test]
+    fn state_round_trips_as_json() {
+        let mut g = CommitGuard::default();
+        g.on_commit_accepted(5, "task-9".into(), "viking://x/history/archive_002".into(), 3, 7);
+        let back: CommitGuard = serde_json::from_str(&serde_json::to_string(&g).unwrap()).unwrap();
+        assert_eq!(back, g);
+    }
+}
