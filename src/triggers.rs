@@ -37,6 +37,8 @@ pub struct SessionState {
     pub next_sequence: u64,
     /// Sequence of the first turn not yet covered by a commit.
     pub window_start_sequence: u64,
+    /// Why the last commit was started (a trigger's reason, or "compact()").
+    pub last_commit_reason: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

@@ -272,7 +272,7 @@ fn tool_output_text(result: &Value) -> String {
 pub fn to_openviking_messages(env: &TurnEnvelope) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     let mut context_done = env.used_context_uris.is_empty();
-    let mut push_part = |out: &mut Vec<Value>, role: &str, part: Value| {
+    let push_part = |out: &mut Vec<Value>, role: &str, part: Value| {
         let same = out.last().and_then(|m| m.get("role")).and_then(Value::as_str) == Some(role);
         if !same {
             out.push(json!({"role": role, "parts": []}));

@@ -1,0 +1,216 @@
+//! Commits: the OpenViking side of compaction (design §3.4). A commit archives the session's
+//! live messages at once (phase 1, done when the call returns) and runs summary + memory
+//! extraction as a task. The engine follows the task — in this process, or in the next one
+//! after a CLI turn ended, since the pending task id is durable — and on completion records
+//! a `CompactCheckpoint` (locally and as JSON in OpenViking).
+
+use super::record::{outbox_key, SessionRecord};
+use super::Engine;
+use crate::checkpoint::{archive_index_from_uri, checkpoint_id, checkpoint_uri, extracted_memory_uris, CompactCheckpoint, TurnRange};
+use crate::commit_guard::{Admission, CommitPhase};
+use crate::host::{CommitAnswer, Host, HostResult, TaskAnswer};
+use crate::triggers::record_commit;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// How often a running commit task is polled.
+pub const TASK_POLL_MS: u64 = 1000;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommitOutcome {
+    /// The session's live messages were archived (the working context changes).
+    pub compacted: bool,
+    /// Why nothing was compacted, or what is still pending.
+    pub reason: Option<String>,
+    /// The checkpoint, once the task completed.
+    pub checkpoint: Option<CompactCheckpoint>,
+    /// The task is still running (followed later, also by a later process).
+    pub task_pending: bool,
+}
+
+fn outcome(compacted: bool, reason: impl Into<Option<String>>) -> CommitOutcome {
+    CommitOutcome { compacted, reason: reason.into(), checkpoint: None, task_pending: false }
+}
+
+impl<H: Host> Engine<H> {
+    /// Runs a commit for an OpenViking session. `forced` is `compact()` (ignores spacing and
+    /// back-off, waits for a commit already in flight); `wait_until_ms` bounds how long the
+    /// task is followed (`None`: not at all — it is followed later).
+    pub async fn run_commit(&self, ov_id: &str, forced: bool, reason: &str, wait_until_ms: Option<u64>) -> HostResult<CommitOutcome> {
+        let now = self.host.now_ms();
+        let rec = self.load_record(ov_id, "").await?;
+        let mut followed = None;
+        match rec.guard.admit(now, forced) {
+            Admission::Start => {}
+            Admission::InFlight if forced => {
+                followed = self.follow_task(ov_id, wait_until_ms.unwrap_or(now)).await?;
+                let rec = self.load_record(ov_id, "").await?;
+                if rec.guard.admit(self.host.now_ms(), true) != Admission::Start {
+                    return Ok(CommitOutcome { compacted: true, reason: Some("a commit is in flight".into()), checkpoint: followed, task_pending: true });
+                }
+            }
+            blocked => return Ok(outcome(false, format!("not started: {blocked:?}"))),
+        }
+        let mut rec = self.load_record(ov_id, "").await?;
+        let outbox = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
+        if rec.state.turns_since_commit == 0 && outbox == 0 {
+            if let Some(cp) = followed {
+                return Ok(CommitOutcome { compacted: true, reason: None, checkpoint: Some(cp), task_pending: false });
+            }
+            return Ok(outcome(false, "no new turns since the last commit".to_string()));
+        }
+        // Everything the session holds must be in OpenViking before it is archived.
+        if outbox > 0 {
+            self.flush(ov_id).await?;
+            if self.host.outbox_read(&outbox_key(ov_id)).await?.len() > 0 {
+                rec = self.load_record(ov_id, "").await?;
+                rec.guard.on_failure(self.host.now_ms());
+                self.save_record(&rec).await?;
+                return Ok(outcome(false, "OpenViking is unreachable; turns are kept in the outbox".to_string()));
+            }
+            rec = self.load_record(ov_id, "").await?;
+        }
+        if !rec.created {
+            self.ensure_session(&mut rec).await?;
+        }
+        rec.guard.on_commit_requested(self.host.now_ms(), forced);
+        self.save_record(&rec).await?;
+
+        let answer = self.host.commit(ov_id, json!({"enable_working_memory": true})).await;
+        let mut rec = self.load_record(ov_id, "").await?;
+        let now = self.host.now_ms();
+        match answer {
+            Err(e) => {
+                rec.guard.on_failure(now);
+                self.save_record(&rec).await?;
+                self.host.warn(&format!("commit of {ov_id} failed ({e}); the raw session is intact"));
+                Ok(outcome(false, format!("commit failed: {e}")))
+            }
+            Ok(CommitAnswer::Skipped { reason }) => {
+                rec.guard.on_commit_skipped();
+                self.save_record(&rec).await?;
+                Ok(outcome(false, format!("nothing to compact ({reason})")))
+            }
+            Ok(CommitAnswer::Accepted { task_id, archive_uri }) => {
+                let start = rec.state.window_start_sequence;
+                let end = rec.state.next_sequence.saturating_sub(1).max(start);
+                record_commit(&mut rec.state, now);
+                rec.guard.on_commit_accepted(now, task_id, archive_uri, start, end);
+                self.pending_reason(&mut rec, reason);
+                self.save_record(&rec).await?;
+                // turns held while archiving go in now, into the next window
+                let _ = self.flush(ov_id).await;
+                let cp = match wait_until_ms {
+                    Some(until) => self.follow_task(ov_id, until).await?,
+                    None => None,
+                };
+                let pending = cp.is_none() && self.load_record(ov_id, "").await?.guard.pending_task().is_some();
+                Ok(CommitOutcome { compacted: true, reason: None, checkpoint: cp, task_pending: pending })
+            }
+        }
+    }
+
+    fn pending_reason(&self, rec: &mut SessionRecord, reason: &str) {
+        rec.state.last_commit_reason = Some(reason.to_string());
+    }
+
+    /// Follows the session's pending commit task until it ends or `until_ms` passes.
+    /// Returns the checkpoint when the task completed (or failed after archiving).
+    pub async fn follow_task(&self, ov_id: &str, until_ms: u64) -> HostResult<Option<CompactCheckpoint>> {
+        loop {
+            let rec = self.load_record(ov_id, "").await?;
+            let CommitPhase::Extracting { task_id, archive_uri, start_sequence, end_sequence, .. } = rec.guard.phase.clone() else {
+                return Ok(None);
+            };
+            let answer = match self.host.task(&task_id).await {
+                Ok(a) => a,
+                Err(e) if e.retryable() => {
+                    if self.host.now_ms() >= until_ms {
+                        return Ok(None);
+                    }
+                    self.host.sleep(TASK_POLL_MS).await;
+                    continue;
+                }
+                Err(e) => TaskAnswer::Failed { error: e.to_string() },
+            };
+            match answer {
+                TaskAnswer::Completed { result } => {
+                    let cp = self.record_checkpoint(ov_id, &task_id, &archive_uri, start_sequence, end_sequence, Some(&result)).await?;
+                    let mut rec = self.load_record(ov_id, "").await?;
+                    rec.guard.on_task_completed();
+                    rec.checkpoints.upsert(cp.clone());
+                    self.save_record(&rec).await?;
+                    return Ok(Some(cp));
+                }
+                TaskAnswer::Failed { error } => {
+                    // The archive was cut in phase 1; only summary/extraction failed.
+                    self.host.warn(&format!("commit task {task_id} of {ov_id} failed: {error}"));
+                    let cp = self.record_checkpoint(ov_id, &task_id, &archive_uri, start_sequence, end_sequence, None).await?;
+                    let mut rec = self.load_record(ov_id, "").await?;
+                    rec.guard.on_failure(self.host.now_ms());
+                    rec.checkpoints.upsert(cp.clone());
+                    self.save_record(&rec).await?;
+                    return Ok(Some(cp));
+                }
+                TaskAnswer::Pending | TaskAnswer::Running => {
+                    if self.host.now_ms() >= until_ms {
+                        return Ok(None);
+                    }
+                    self.host.sleep(TASK_POLL_MS).await;
+                }
+            }
+        }
+    }
+
+    async fn record_checkpoint(
+        &self,
+        ov_id: &str,
+        task_id: &str,
+        archive_uri: &str,
+        start: u64,
+        end: u64,
+        result: Option<&Value>,
+    ) -> HostResult<CompactCheckpoint> {
+        let rec = self.load_record(ov_id, "").await?;
+        let archive_index = archive_index_from_uri(archive_uri).unwrap_or(0);
+        let archive_id = archive_uri.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string();
+        let mut extracted = Vec::new();
+        if let Some(diff_uri) = result.and_then(|r| r.get("memory_diff_uri")).and_then(Value::as_str) {
+            match self.host.read_json(diff_uri).await {
+                Ok(diff) => extracted = extracted_memory_uris(&diff),
+                Err(e) => self.host.warn(&format!("could not read {diff_uri}: {e}")),
+            }
+        }
+        let summary = match self.host.archive(ov_id, &archive_id).await {
+            Ok(a) => a.get("overview").and_then(Value::as_str).map(str::to_string).filter(|s| !s.trim().is_empty()),
+            Err(e) => {
+                self.host.warn(&format!("could not read archive {archive_id} of {ov_id}: {e}"));
+                None
+            }
+        };
+        let cp = CompactCheckpoint {
+            checkpoint_id: checkpoint_id(ov_id, archive_index),
+            session_id: ov_id.to_string(),
+            committed_at: crate::time::iso8601(self.host.now_ms()),
+            archive_index,
+            source_turn_range: TurnRange { start_sequence: start, end_sequence: end },
+            summary_uri: summary.as_ref().map(|_| format!("{archive_uri}/.overview.md")),
+            extracted_memory_uris: extracted,
+            archive_uri: archive_uri.to_string(),
+            task_id: Some(task_id.to_string()),
+            reason: rec.state.last_commit_reason.clone().unwrap_or_else(|| "commit".into()),
+            summary,
+        };
+        match self.user_id() {
+            Some(uid) => {
+                let uri = checkpoint_uri(&uid, &self.config.agent_id, ov_id, archive_index);
+                if let Err(e) = self.host.write_json(&uri, serde_json::to_value(&cp).unwrap_or(Value::Null)).await {
+                    self.host.warn(&format!("checkpoint {} kept locally; writing it to OpenViking failed: {e}", cp.checkpoint_id));
+                }
+            }
+            None => self.host.warn("checkpoint kept locally only: the OpenViking user id is not known yet"),
+        }
+        Ok(cp)
+    }
+}

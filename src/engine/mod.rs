@@ -1,0 +1,66 @@
+//! The lifecycle orchestrator: one async engine over a [`Host`], shared by every host
+//! generation. It owns no I/O: OpenViking calls, durable state and time all go through the
+//! host. Decisions come from the pure modules (`turn`, `capture`, `triggers`,
+//! `commit_guard`, `checkpoint`).
+//!
+//! - [`Engine::write_turn`] — the lossless write path (`commitTurn`, `afterTurn`): envelope,
+//!   capture decision, write or outbox, trigger evaluation. Never waits for a commit.
+//! - [`Engine::run_commit`] — a commit (automatic or `compact()`), followed to its checkpoint.
+//! - [`Engine::flush`] — replays the outbox in order.
+//!
+//! Per-session state lives in [`SessionRecord`]s saved through the host after every change,
+//! so a process per turn behaves exactly like a long-lived gateway.
+
+mod commit;
+mod record;
+mod write;
+
+pub use commit::CommitOutcome;
+pub use record::SessionRecord;
+pub use write::{TurnWrite, WriteOutcome, WriteStatus};
+
+use crate::config::Config;
+use crate::host::Host;
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+pub struct Engine<H: Host> {
+    pub config: Config,
+    pub host: H,
+    /// The OpenViking user id (from `GET /api/v1/system/status`), needed for user-scope URIs.
+    user_id: RefCell<Option<String>>,
+    /// Records loaded in this process, by OpenViking session id.
+    records: RefCell<HashMap<String, SessionRecord>>,
+    /// Sessions whose outage was already reported (one warning per outage, not per turn).
+    warned: RefCell<std::collections::HashSet<String>>,
+}
+
+impl<H: Host> Engine<H> {
+    pub fn new(config: Config, host: H) -> Self {
+        Engine {
+            config,
+            host,
+            user_id: RefCell::new(None),
+            records: RefCell::new(HashMap::new()),
+            warned: RefCell::new(Default::default()),
+        }
+    }
+
+    pub fn set_user_id(&self, user_id: &str) {
+        *self.user_id.borrow_mut() = Some(user_id.to_string());
+    }
+
+    pub fn user_id(&self) -> Option<String> {
+        self.user_id.borrow().clone()
+    }
+
+    fn warn_once(&self, key: &str, message: &str) {
+        if self.warned.borrow_mut().insert(key.to_string()) {
+            self.host.warn(message);
+        }
+    }
+
+    fn outage_over(&self, key: &str) {
+        self.warned.borrow_mut().remove(key);
+    }
+}

@@ -1,0 +1,97 @@
+//! What the engine keeps per OpenViking session, durably (one JSON document in the host's
+//! state store, key `session/<ov session id>`), plus the `sessionKey` → current session map.
+
+use super::Engine;
+use crate::checkpoint::CheckpointIndex;
+use crate::commit_guard::CommitGuard;
+use crate::host::{Host, HostErrorKind, HostResult};
+use crate::triggers::SessionState;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+/// How many advancement keys are remembered per session for idempotency.
+pub const APPLIED_KEYS_KEPT: usize = 512;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SessionRecord {
+    pub ov_session_id: String,
+    /// OpenClaw's `sessionId` (a transcript).
+    pub session_id: String,
+    /// OpenClaw's `sessionKey` (a conversation; survives `/new`).
+    pub session_key: Option<String>,
+    /// The OpenViking session has been created.
+    pub created: bool,
+    pub state: SessionState,
+    pub guard: CommitGuard,
+    /// Advancement keys already written, oldest first.
+    pub applied_keys: Vec<String>,
+    pub checkpoints: CheckpointIndex,
+}
+
+pub fn state_key(ov_session_id: &str) -> String {
+    format!("session/{ov_session_id}")
+}
+
+pub fn outbox_key(ov_session_id: &str) -> String {
+    format!("outbox/{ov_session_id}")
+}
+
+pub fn session_key_key(agent_id: &str, session_key: &str) -> String {
+    format!("key/{}/{}", crate::session_map::safe_segment(agent_id), crate::session_map::safe_segment(session_key))
+}
+
+impl SessionRecord {
+    pub fn remember_key(&mut self, key: &str) {
+        self.applied_keys.push(key.to_string());
+        let excess = self.applied_keys.len().saturating_sub(APPLIED_KEYS_KEPT);
+        self.applied_keys.drain(..excess);
+    }
+}
+
+impl<H: Host> Engine<H> {
+    /// The record of a session: from this process's cache, else the state store, else new.
+    pub async fn load_record(&self, ov_session_id: &str, session_id: &str) -> HostResult<SessionRecord> {
+        if let Some(r) = self.records.borrow().get(ov_session_id) {
+            return Ok(r.clone());
+        }
+        let stored = self.host.load_state(&state_key(ov_session_id)).await?;
+        let rec = match stored.map(serde_json::from_value::<SessionRecord>) {
+            Some(Ok(r)) => r,
+            Some(Err(e)) => {
+                self.host.warn(&format!("session state for {ov_session_id} was unreadable ({e}); starting it afresh"));
+                SessionRecord { ov_session_id: ov_session_id.into(), session_id: session_id.into(), ..Default::default() }
+            }
+            None => SessionRecord { ov_session_id: ov_session_id.into(), session_id: session_id.into(), ..Default::default() },
+        };
+        self.records.borrow_mut().insert(ov_session_id.to_string(), rec.clone());
+        Ok(rec)
+    }
+
+    /// Saves a record (cache first, then durably).
+    pub async fn save_record(&self, rec: &SessionRecord) -> HostResult<()> {
+        self.records.borrow_mut().insert(rec.ov_session_id.clone(), rec.clone());
+        let v = serde_json::to_value(rec).unwrap_or(Value::Null);
+        self.host.save_state(&state_key(&rec.ov_session_id), v).await
+    }
+
+    /// Creates the OpenViking session once: working-memory summaries on; with
+    /// `autoCapture: false`, long-term memory extraction off (turns are still recorded).
+    pub async fn ensure_session(&self, rec: &mut SessionRecord) -> HostResult<()> {
+        if rec.created {
+            return Ok(());
+        }
+        let mut policy = json!({"working_memory": {"enabled": true}});
+        if !self.config.auto_capture {
+            policy["self"] = json!({"enabled": false});
+            policy["peer"] = json!({"enabled": false});
+        }
+        match self.host.create_session(&rec.ov_session_id, policy).await {
+            Ok(()) => {}
+            Err(e) if e.kind == HostErrorKind::Conflict => {}
+            Err(e) => return Err(e),
+        }
+        rec.created = true;
+        Ok(())
+    }
+}

@@ -1,0 +1,266 @@
+//! The lossless write path. Every turn is stored — written to OpenViking, or, when that is
+//! not possible right now, appended to the durable outbox and replayed in order later. The
+//! turn itself never fails because OpenViking is down or slow.
+
+use super::record::{outbox_key, session_key_key, SessionRecord};
+use super::Engine;
+use crate::capture::{capture_decision, CaptureReason};
+use crate::commit_guard::{Admission, TurnRouting};
+use crate::error::{EngineError, ErrorCode, Result};
+use crate::host::{Host, HostError};
+use crate::input::as_object;
+use crate::messages::estimate_message_tokens;
+use crate::messages::synthetic::is_synthetic;
+use crate::session_map::ov_session_id;
+use crate::triggers::{evaluate, record_turn, Trigger};
+use crate::turn::{build_envelope, to_openviking_messages, TurnMeta};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// One finished turn, as the host hands it over (`commitTurn` / `afterTurn`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TurnWrite {
+    pub session_id: String,
+    pub session_key: Option<String>,
+    /// Exactly the turn's messages (the host's slice), synthetic pairs may be included.
+    pub messages: Vec<Value>,
+    /// `commitTurn`'s idempotency key; `None` for `afterTurn`.
+    pub advancement_key: Option<String>,
+    pub token_budget: Option<u64>,
+    /// Estimated tokens of the context the model saw this turn (from `assemble`).
+    pub context_tokens: Option<u64>,
+    /// Memory URIs `assemble` injected for this turn.
+    pub used_context_uris: Vec<String>,
+    pub is_heartbeat: bool,
+}
+
+impl TurnWrite {
+    /// Reads `{sessionId, sessionKey?, messages, advancementKey?, tokenBudget?, contextTokens?,
+    /// usedContextUris?, isHeartbeat?}`.
+    pub fn from_value(v: &Value) -> Result<Self> {
+        let o = as_object("", v)?;
+        let session_id = o.req_str("sessionId")?.to_string();
+        if session_id.trim().is_empty() {
+            return Err(EngineError::input("sessionId", "must not be empty"));
+        }
+        let messages = o.opt_array("messages")?.cloned().unwrap_or_default();
+        for (i, m) in messages.iter().enumerate() {
+            if !m.is_object() {
+                return Err(EngineError::input(format!("messages[{i}]"), "expected an object (an AgentMessage)"));
+            }
+        }
+        let used = match o.opt_array("usedContextUris")? {
+            None => Vec::new(),
+            Some(a) => a
+                .iter()
+                .enumerate()
+                .map(|(i, u)| {
+                    u.as_str().map(str::to_string).ok_or_else(|| EngineError::input(format!("usedContextUris[{i}]"), "expected a string"))
+                })
+                .collect::<Result<_>>()?,
+        };
+        Ok(TurnWrite {
+            session_id,
+            session_key: o.opt_str("sessionKey")?.map(str::to_string),
+            messages,
+            advancement_key: o.opt_str("advancementKey")?.map(str::to_string),
+            token_budget: o.opt_u64("tokenBudget")?,
+            context_tokens: o.opt_u64("contextTokens")?,
+            used_context_uris: used,
+            is_heartbeat: o.opt_bool("isHeartbeat")?.unwrap_or(false),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WriteStatus {
+    Committed,
+    Duplicate,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteOutcome {
+    pub status: WriteStatus,
+    pub ov_session_id: String,
+    pub sequence: Option<u64>,
+    /// The turn is in the outbox (OpenViking unreachable, or a commit is archiving).
+    pub queued: bool,
+    /// Turns still waiting in the outbox after this call.
+    pub outbox_len: usize,
+    pub counted: bool,
+    pub capture_reason: Option<CaptureReason>,
+    /// The trigger that fired, if any.
+    pub trigger: Option<Trigger>,
+    /// A commit should start now (trigger fired and protection admits it); the host runs
+    /// `runCommit` without awaiting it.
+    pub commit_due: bool,
+    /// `/new` or `/reset` moved this `sessionKey` to a new transcript: the previous
+    /// OpenViking session that should get its final commit.
+    pub previous_ov_session_id: Option<String>,
+}
+
+fn host_err(e: HostError) -> EngineError {
+    let code = if e.kind == crate::host::HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
+    EngineError::new(code, e.message)
+}
+
+impl<H: Host> Engine<H> {
+    /// Writes one turn (lossless), updates the trigger state, and says whether a commit is due.
+    pub async fn write_turn(&self, req: TurnWrite) -> Result<WriteOutcome> {
+        let now = self.host.now_ms();
+        let ov_id = ov_session_id(&self.config.agent_id, &req.session_id);
+        let mut rec = self.load_record(&ov_id, &req.session_id).await.map_err(host_err)?;
+        if rec.session_key.is_none() {
+            rec.session_key = req.session_key.clone();
+        }
+        let previous = self.track_session_key(&req, &ov_id).await;
+
+        if let Some(key) = &req.advancement_key {
+            if rec.applied_keys.iter().any(|k| k == key) {
+                let outbox_len = self.host.outbox_read(&outbox_key(&ov_id)).await.map(|v| v.len()).unwrap_or(0);
+                return Ok(WriteOutcome {
+                    status: WriteStatus::Duplicate,
+                    ov_session_id: ov_id,
+                    sequence: None,
+                    queued: false,
+                    outbox_len,
+                    counted: false,
+                    capture_reason: None,
+                    trigger: None,
+                    commit_due: false,
+                    previous_ov_session_id: previous,
+                });
+            }
+        }
+
+        let sequence = rec.state.next_sequence;
+        let turn_id = req.advancement_key.clone().unwrap_or_else(|| format!("{ov_id}:{sequence}"));
+        let meta = TurnMeta {
+            turn_id: turn_id.clone(),
+            session_id: ov_id.clone(),
+            sequence,
+            now_ms: now,
+            used_context_uris: req.used_context_uris.clone(),
+            compact_checkpoint_id: rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()),
+        };
+        let env = build_envelope(&req.messages, meta)?;
+        let decision = capture_decision(&env, self.config.capture_mode, self.config.capture_max_length);
+        let counts = decision.counts && !req.is_heartbeat;
+        let tokens: u64 = req.messages.iter().filter(|m| !is_synthetic(m)).map(|m| estimate_message_tokens(m) as u64).sum();
+        let ov_messages = to_openviking_messages(&env);
+        let entry = json!({"sequence": sequence, "turnId": turn_id, "messages": ov_messages});
+
+        // Durable first: write now, or queue. Order is kept: once anything is queued, later
+        // turns queue behind it until the outbox drains.
+        let okey = outbox_key(&ov_id);
+        let pending = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
+        let routing = rec.guard.route_turn(now);
+        let mut queued = false;
+        if routing == TurnRouting::HoldUntilArchived || pending > 0 {
+            self.host.outbox_append(&okey, entry.clone()).await.map_err(host_err)?;
+            queued = true;
+        } else {
+            match self.send(&mut rec, ov_messages.clone()).await {
+                Ok(()) => self.outage_over(&ov_id),
+                Err(e) => {
+                    if !e.retryable() {
+                        self.host.warn(&format!("OpenViking refused turn {sequence} of {ov_id} ({e}); kept in the outbox"));
+                    } else {
+                        self.warn_once(&ov_id, &format!("OpenViking unavailable ({e}); turns are kept in the outbox and replayed when it is back"));
+                    }
+                    self.host.outbox_append(&okey, entry).await.map_err(host_err)?;
+                    queued = true;
+                }
+            }
+        }
+
+        record_turn(&mut rec.state, tokens, counts, now);
+        if let Some(b) = req.token_budget {
+            rec.state.token_budget = Some(b);
+        }
+        if let Some(t) = req.context_tokens {
+            rec.state.context_tokens = t;
+        }
+        if let Some(key) = &req.advancement_key {
+            rec.remember_key(key);
+        }
+        self.save_record(&rec).await.map_err(host_err)?;
+
+        if queued && routing == TurnRouting::WriteNow {
+            let _ = self.flush(&ov_id).await;
+        }
+        let outbox_len = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
+        let trigger = evaluate(&rec.state, &self.config, now);
+        let commit_due = trigger.is_some() && rec.guard.admit(now, false) == Admission::Start;
+        Ok(WriteOutcome {
+            status: WriteStatus::Committed,
+            ov_session_id: ov_id,
+            sequence: Some(sequence),
+            queued,
+            outbox_len,
+            counted: counts,
+            capture_reason: Some(decision.reason),
+            trigger,
+            commit_due,
+            previous_ov_session_id: previous,
+        })
+    }
+
+    /// Creates the session if needed and appends the messages.
+    async fn send(&self, rec: &mut SessionRecord, messages: Vec<Value>) -> std::result::Result<(), HostError> {
+        self.ensure_session(rec).await?;
+        if messages.is_empty() {
+            return Ok(());
+        }
+        self.host.add_messages(&rec.ov_session_id, messages).await
+    }
+
+    /// Replays the outbox in order; stops at the first failure. Returns how many were written.
+    pub async fn flush(&self, ov_id: &str) -> std::result::Result<usize, HostError> {
+        let okey = outbox_key(ov_id);
+        let entries = self.host.outbox_read(&okey).await?;
+        if entries.is_empty() {
+            return Ok(0);
+        }
+        let mut rec = self.load_record(ov_id, "").await?;
+        let mut written = 0;
+        for e in entries {
+            let msgs = e.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+            let was_created = rec.created;
+            match self.send(&mut rec, msgs).await {
+                Ok(()) => {
+                    // one drop per entry: a crash replays at most the entry in hand
+                    self.host.outbox_drop(&okey, 1).await?;
+                    written += 1;
+                }
+                Err(e) => {
+                    if rec.created != was_created {
+                        self.save_record(&rec).await?;
+                    }
+                    self.warn_once(ov_id, &format!("OpenViking unavailable ({e}); turns are kept in the outbox"));
+                    return Ok(written);
+                }
+            }
+            if rec.created != was_created {
+                self.save_record(&rec).await?;
+            }
+        }
+        self.outage_over(ov_id);
+        Ok(written)
+    }
+
+    /// Keeps `sessionKey` → current transcript. When the key arrives with a new `sessionId`
+    /// (`/new`, `/reset`), returns the previous OpenViking session (for its final commit).
+    async fn track_session_key(&self, req: &TurnWrite, ov_id: &str) -> Option<String> {
+        let key = req.session_key.as_deref()?;
+        let k = session_key_key(&self.config.agent_id, key);
+        let prev = self.host.load_state(&k).await.ok().flatten();
+        let prev_id = prev.as_ref().and_then(|v| v.get("ovSessionId")).and_then(Value::as_str).map(str::to_string);
+        if prev_id.as_deref() != Some(ov_id) {
+            let _ = self.host.save_state(&k, json!({"sessionId": req.session_id, "ovSessionId": ov_id})).await;
+        }
+        prev_id.filter(|p| p != ov_id)
+    }
+}

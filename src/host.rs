@@ -1,0 +1,112 @@
+//! The `Host`: every piece of I/O the engine needs — OpenViking calls, durable local state,
+//! the outbox, time and sleeping — done by the embedder. In the plugin it is JS (`fetch`,
+//! files in the state dir) behind imported async callbacks (`wasm::js_host`); in native tests
+//! an in-memory fake. Futures are not `Send` (JS promises are not).
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::fmt;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HostErrorKind {
+    /// Connection refused/reset, DNS: the server is not there.
+    Unreachable,
+    /// No answer within the timeout.
+    Timeout,
+    /// The server answered 5xx.
+    ServerError,
+    /// The answer was not the expected JSON.
+    BadResponse,
+    /// 404 / NOT_FOUND.
+    NotFound,
+    /// 409 / ALREADY_EXISTS or CONFLICT.
+    Conflict,
+    /// Any other 4xx: the request was refused (permission, invalid argument).
+    Rejected,
+    /// Local state (files in the state dir) could not be read or written.
+    Local,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostError {
+    pub kind: HostErrorKind,
+    pub message: String,
+}
+
+impl HostError {
+    pub fn new(kind: HostErrorKind, message: impl Into<String>) -> Self {
+        HostError { kind, message: message.into() }
+    }
+
+    /// Worth retrying later (the server may come back); the turn goes to the outbox.
+    pub fn retryable(&self) -> bool {
+        matches!(self.kind, HostErrorKind::Unreachable | HostErrorKind::Timeout | HostErrorKind::ServerError | HostErrorKind::BadResponse)
+    }
+}
+
+impl fmt::Display for HostError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}: {}", self.kind, self.message)
+    }
+}
+
+pub type HostResult<T> = Result<T, HostError>;
+
+/// `GET /api/v1/sessions/{id}` as far as the engine uses it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct SessionMeta {
+    pub message_count: u64,
+    pub commit_count: u64,
+    pub pending_tokens: u64,
+}
+
+/// `POST /api/v1/sessions/{id}/commit`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum CommitAnswer {
+    Accepted { task_id: String, archive_uri: String },
+    Skipped { reason: String },
+}
+
+/// `GET /api/v1/tasks/{id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum TaskAnswer {
+    Pending,
+    Running,
+    Completed { result: Value },
+    Failed { error: String },
+}
+
+#[allow(async_fn_in_trait)]
+pub trait Host {
+    /// Session meta, or `None` when the session does not exist.
+    async fn session_meta(&self, ov_session_id: &str) -> HostResult<Option<SessionMeta>>;
+    /// Creates a session; an existing one is not an error (`Conflict` is handled by the engine).
+    async fn create_session(&self, ov_session_id: &str, memory_policy: Value) -> HostResult<()>;
+    /// Appends messages (`{role, parts}`) in order.
+    async fn add_messages(&self, ov_session_id: &str, messages: Vec<Value>) -> HostResult<()>;
+    async fn commit(&self, ov_session_id: &str, body: Value) -> HostResult<CommitAnswer>;
+    async fn task(&self, task_id: &str) -> HostResult<TaskAnswer>;
+    /// `GET …/archives/{archive_id}` → `{archive_id, abstract, overview, messages}`.
+    async fn archive(&self, ov_session_id: &str, archive_id: &str) -> HostResult<Value>;
+    /// Reads a JSON file (e.g. `memory_diff.json`, a checkpoint).
+    async fn read_json(&self, uri: &str) -> HostResult<Value>;
+    /// Writes (creates or replaces) a JSON file.
+    async fn write_json(&self, uri: &str, value: Value) -> HostResult<()>;
+
+    /// Durable local state (the plugin's state dir), one JSON document per key.
+    async fn load_state(&self, key: &str) -> HostResult<Option<Value>>;
+    async fn save_state(&self, key: &str, value: Value) -> HostResult<()>;
+    /// The outbox: an ordered, durable (fsync'd) queue per key.
+    async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()>;
+    async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>>;
+    /// Removes the first `count` entries.
+    async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()>;
+
+    fn now_ms(&self) -> u64;
+    async fn sleep(&self, ms: u64);
+    fn warn(&self, message: &str);
+}

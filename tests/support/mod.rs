@@ -1,0 +1,199 @@
+//! Test support: an in-memory OpenViking + state dir behind the `Host` trait, with failure
+//! injection and a fake clock, and a tiny executor (the fake's futures are always ready).
+#![allow(dead_code)]
+
+use openviking_context_engine::host::{CommitAnswer, Host, HostError, HostErrorKind, HostResult, SessionMeta, TaskAnswer};
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::future::Future;
+use std::pin::pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+/// Runs a future whose awaits all complete immediately.
+pub fn block_on<F: Future>(f: F) -> F::Output {
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut f = pin!(f);
+    for _ in 0..1_000_000 {
+        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+    panic!("future did not complete");
+}
+
+#[derive(Default)]
+pub struct FakeSession {
+    pub policy: Value,
+    pub live: Vec<Value>,
+    pub archives: Vec<Vec<Value>>,
+}
+
+#[derive(Default)]
+pub struct World {
+    pub now: u64,
+    pub sessions: BTreeMap<String, FakeSession>,
+    /// task id → (polls before completion, result, fails)
+    pub tasks: HashMap<String, (u32, Value, bool)>,
+    pub files: HashMap<String, Value>,
+    pub state: HashMap<String, Value>,
+    pub outbox: HashMap<String, Vec<Value>>,
+    /// OpenViking is down: every OpenViking call fails with this.
+    pub down: Option<HostErrorKind>,
+    /// The next OpenViking calls fail with these, in order.
+    pub fail_next: VecDeque<HostErrorKind>,
+    pub task_polls: u32,
+    pub fail_tasks: bool,
+    pub warnings: Vec<String>,
+    pub calls: Vec<String>,
+    pub sleeps: u64,
+}
+
+/// A handle on a shared world: two handles are two processes on one machine and server.
+#[derive(Clone, Default)]
+pub struct FakeHost(pub Rc<RefCell<World>>);
+
+impl FakeHost {
+    pub fn new() -> Self {
+        let h = FakeHost::default();
+        h.0.borrow_mut().task_polls = 2;
+        h.0.borrow_mut().now = 1_764_000_000_000;
+        h
+    }
+    pub fn world(&self) -> std::cell::RefMut<'_, World> {
+        self.0.borrow_mut()
+    }
+    fn ov(&self, what: &str) -> HostResult<()> {
+        let mut w = self.0.borrow_mut();
+        w.calls.push(what.to_string());
+        if let Some(k) = w.down {
+            return Err(HostError::new(k, format!("{what}: fake outage")));
+        }
+        if let Some(k) = w.fail_next.pop_front() {
+            return Err(HostError::new(k, format!("{what}: injected failure")));
+        }
+        Ok(())
+    }
+    /// Every message OpenViking holds for a session, archived and live, in order.
+    pub fn all_messages(&self, ov_id: &str) -> Vec<Value> {
+        let w = self.0.borrow();
+        let s = &w.sessions[ov_id];
+        s.archives.iter().flatten().chain(s.live.iter()).cloned().collect()
+    }
+}
+
+impl Host for FakeHost {
+    async fn session_meta(&self, id: &str) -> HostResult<Option<SessionMeta>> {
+        self.ov("session_meta")?;
+        let w = self.0.borrow();
+        Ok(w.sessions.get(id).map(|s| SessionMeta { message_count: s.live.len() as u64, commit_count: s.archives.len() as u64, pending_tokens: 0 }))
+    }
+    async fn create_session(&self, id: &str, policy: Value) -> HostResult<()> {
+        self.ov("create_session")?;
+        let mut w = self.0.borrow_mut();
+        if w.sessions.contains_key(id) {
+            return Err(HostError::new(HostErrorKind::Conflict, "ALREADY_EXISTS"));
+        }
+        w.sessions.insert(id.to_string(), FakeSession { policy, ..Default::default() });
+        Ok(())
+    }
+    async fn add_messages(&self, id: &str, messages: Vec<Value>) -> HostResult<()> {
+        self.ov("add_messages")?;
+        let mut w = self.0.borrow_mut();
+        let s = w.sessions.get_mut(id).ok_or_else(|| HostError::new(HostErrorKind::NotFound, "no session"))?;
+        s.live.extend(messages);
+        Ok(())
+    }
+    async fn commit(&self, id: &str, _body: Value) -> HostResult<CommitAnswer> {
+        self.ov("commit")?;
+        let mut w = self.0.borrow_mut();
+        let polls = w.task_polls;
+        let fails = w.fail_tasks;
+        let s = w.sessions.get_mut(id).ok_or_else(|| HostError::new(HostErrorKind::NotFound, "no session"))?;
+        if s.live.is_empty() {
+            return Ok(CommitAnswer::Skipped { reason: "no_messages".into() });
+        }
+        let live = std::mem::take(&mut s.live);
+        s.archives.push(live);
+        let n = s.archives.len();
+        let archive_uri = format!("viking://user/alice/sessions/{id}/history/archive_{n:03}");
+        let task_id = format!("task-{id}-{n}");
+        let diff_uri = format!("{archive_uri}/memory_diff.json");
+        w.files.insert(diff_uri.clone(), json!({"operations": {"adds": [{"uri": format!("viking://user/alice/memories/events/{id}-{n}.md")}], "updates": [], "deletes": []}}));
+        w.tasks.insert(task_id.clone(), (polls, json!({"archive_uri": archive_uri, "memory_diff_uri": diff_uri}), fails));
+        Ok(CommitAnswer::Accepted { task_id, archive_uri })
+    }
+    async fn task(&self, task_id: &str) -> HostResult<TaskAnswer> {
+        self.ov("task")?;
+        let mut w = self.0.borrow_mut();
+        let t = w.tasks.get_mut(task_id).ok_or_else(|| HostError::new(HostErrorKind::NotFound, "no task"))?;
+        if t.0 > 0 {
+            t.0 -= 1;
+            return Ok(TaskAnswer::Running);
+        }
+        if t.2 {
+            return Ok(TaskAnswer::Failed { error: "parse_error".into() });
+        }
+        Ok(TaskAnswer::Completed { result: t.1.clone() })
+    }
+    async fn archive(&self, id: &str, archive_id: &str) -> HostResult<Value> {
+        self.ov("archive")?;
+        let w = self.0.borrow();
+        let n: usize = archive_id.trim_start_matches("archive_").parse().unwrap_or(0);
+        let s = w.sessions.get(id).ok_or_else(|| HostError::new(HostErrorKind::NotFound, "no session"))?;
+        let msgs = s.archives.get(n.wrapping_sub(1)).cloned().unwrap_or_default();
+        Ok(json!({"archive_id": archive_id, "abstract": "# Working Memory", "overview": format!("# Working Memory\n\n## Current State\n{} messages archived", msgs.len()), "messages": msgs}))
+    }
+    async fn read_json(&self, uri: &str) -> HostResult<Value> {
+        self.ov("read_json")?;
+        self.0.borrow().files.get(uri).cloned().ok_or_else(|| HostError::new(HostErrorKind::NotFound, "no file"))
+    }
+    async fn write_json(&self, uri: &str, value: Value) -> HostResult<()> {
+        self.ov("write_json")?;
+        self.0.borrow_mut().files.insert(uri.to_string(), value);
+        Ok(())
+    }
+    async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
+        Ok(self.0.borrow().state.get(key).cloned())
+    }
+    async fn save_state(&self, key: &str, value: Value) -> HostResult<()> {
+        self.0.borrow_mut().state.insert(key.to_string(), value);
+        Ok(())
+    }
+    async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()> {
+        self.0.borrow_mut().outbox.entry(key.to_string()).or_default().push(entry);
+        Ok(())
+    }
+    async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>> {
+        Ok(self.0.borrow().outbox.get(key).cloned().unwrap_or_default())
+    }
+    async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()> {
+        if let Some(v) = self.0.borrow_mut().outbox.get_mut(key) {
+            let n = count.min(v.len());
+            v.drain(..n);
+        }
+        Ok(())
+    }
+    fn now_ms(&self) -> u64 {
+        self.0.borrow().now
+    }
+    async fn sleep(&self, ms: u64) {
+        let mut w = self.0.borrow_mut();
+        w.now += ms;
+        w.sleeps += 1;
+    }
+    fn warn(&self, message: &str) {
+        self.0.borrow_mut().warnings.push(message.to_string());
+    }
+}
+
+/// A realistic turn: a user question, an assistant tool call and result, and an answer.
+pub fn turn(i: usize, text: &str) -> Vec<Value> {
+    vec![
+        json!({"role": "user", "content": text, "timestamp": i}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Let me check."}, {"type": "toolCall", "id": format!("call_{i}"), "name": "exec", "arguments": {"command": "grep -r pool config/"}}], "stopReason": "toolUse"}),
+        json!({"role": "toolResult", "toolCallId": format!("call_{i}"), "toolName": "exec", "content": [{"type": "text", "text": "config/db.yml: pool: 10"}], "isError": false}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": format!("The pool is 10 (turn {i}).")}], "stopReason": "stop"}),
+    ]
+}
