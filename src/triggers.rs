@@ -96,9 +96,15 @@ pub fn evaluate(state: &SessionState, config: &Config, now_ms: u64) -> Option<Tr
     None
 }
 
-/// Records a written turn in the state.
-pub fn record_turn(state: &mut SessionState, tokens: u64, counts: bool, now_ms: u64) {
+/// Takes the next turn sequence number.
+pub fn allocate_sequence(state: &mut SessionState) -> u64 {
+    let s = state.next_sequence;
     state.next_sequence += 1;
+    s
+}
+
+/// Records a written turn (its sequence already allocated) in the state.
+pub fn record_turn(state: &mut SessionState, tokens: u64, counts: bool, now_ms: u64) {
     state.turns_since_commit += 1;
     state.tokens_since_commit += tokens;
     if counts {
@@ -135,6 +141,7 @@ mod tests {
     fn each_trigger_fires_at_its_threshold_and_not_before() {
         let c = cfg();
         let mut s = SessionState { token_budget: Some(10_000), ..Default::default() };
+        allocate_sequence(&mut s);
         record_turn(&mut s, 10, true, 0);
         s.context_tokens = 7_499;
         assert_eq!(evaluate(&s, &c, 0), None);

@@ -4,7 +4,7 @@
 //! after a CLI turn ended, since the pending task id is durable — and on completion records
 //! a `CompactCheckpoint` (locally and as JSON in OpenViking).
 
-use super::record::{outbox_key, SessionRecord};
+use super::record::outbox_key;
 use super::Engine;
 use crate::checkpoint::{archive_index_from_uri, checkpoint_id, checkpoint_uri, extracted_memory_uris, CompactCheckpoint, TurnRange};
 use crate::commit_guard::{Admission, CommitPhase};
@@ -38,23 +38,25 @@ impl<H: Host> Engine<H> {
     /// back-off, waits for a commit already in flight); `wait_until_ms` bounds how long the
     /// task is followed (`None`: not at all — it is followed later).
     pub async fn run_commit(&self, ov_id: &str, forced: bool, reason: &str, wait_until_ms: Option<u64>) -> HostResult<CommitOutcome> {
-        let now = self.host.now_ms();
-        let rec = self.load_record(ov_id, "").await?;
+        self.load_record(ov_id, "").await?;
+        let admission = self.update(ov_id, |rec| rec.guard.admit(self.host.now_ms(), forced)).await?;
         let mut followed = None;
-        match rec.guard.admit(now, forced) {
+        match admission {
             Admission::Start => {}
             Admission::InFlight if forced => {
-                followed = self.follow_task(ov_id, wait_until_ms.unwrap_or(now)).await?;
-                let rec = self.load_record(ov_id, "").await?;
-                if rec.guard.admit(self.host.now_ms(), true) != Admission::Start {
+                let until = wait_until_ms.unwrap_or_else(|| self.host.now_ms());
+                followed = self.follow_task(ov_id, until).await?;
+                let still = self.update(ov_id, |rec| rec.guard.admit(self.host.now_ms(), true)).await?;
+                if still != Admission::Start {
                     return Ok(CommitOutcome { compacted: true, reason: Some("a commit is in flight".into()), checkpoint: followed, task_pending: true });
                 }
             }
             blocked => return Ok(outcome(false, format!("not started: {blocked:?}"))),
         }
-        let mut rec = self.load_record(ov_id, "").await?;
-        let outbox = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
-        if rec.state.turns_since_commit == 0 && outbox == 0 {
+        let okey = outbox_key(ov_id);
+        let outbox = self.host.outbox_read(&okey).await?.len();
+        let turns = self.update(ov_id, |rec| rec.state.turns_since_commit).await?;
+        if turns == 0 && outbox == 0 {
             if let Some(cp) = followed {
                 return Ok(CommitOutcome { compacted: true, reason: None, checkpoint: Some(cp), task_pending: false });
             }
@@ -63,64 +65,56 @@ impl<H: Host> Engine<H> {
         // Everything the session holds must be in OpenViking before it is archived.
         if outbox > 0 {
             self.flush(ov_id).await?;
-            if self.host.outbox_read(&outbox_key(ov_id)).await?.len() > 0 {
-                rec = self.load_record(ov_id, "").await?;
-                rec.guard.on_failure(self.host.now_ms());
-                self.save_record(&rec).await?;
+            if !self.host.outbox_read(&okey).await?.is_empty() {
+                let now = self.host.now_ms();
+                self.update(ov_id, |rec| rec.guard.on_failure(now)).await?;
                 return Ok(outcome(false, "OpenViking is unreachable; turns are kept in the outbox".to_string()));
             }
-            rec = self.load_record(ov_id, "").await?;
         }
-        if !rec.created {
-            self.ensure_session(&mut rec).await?;
-        }
-        rec.guard.on_commit_requested(self.host.now_ms(), forced);
-        self.save_record(&rec).await?;
+        self.ensure_session(ov_id).await?;
+        let now = self.host.now_ms();
+        self.update(ov_id, |rec| rec.guard.on_commit_requested(now, forced)).await?;
 
         let answer = self.host.commit(ov_id, json!({"enable_working_memory": true})).await;
-        let mut rec = self.load_record(ov_id, "").await?;
         let now = self.host.now_ms();
         match answer {
             Err(e) => {
-                rec.guard.on_failure(now);
-                self.save_record(&rec).await?;
+                self.update(ov_id, |rec| rec.guard.on_failure(now)).await?;
                 self.host.warn(&format!("commit of {ov_id} failed ({e}); the raw session is intact"));
                 Ok(outcome(false, format!("commit failed: {e}")))
             }
             Ok(CommitAnswer::Skipped { reason }) => {
-                rec.guard.on_commit_skipped();
-                self.save_record(&rec).await?;
+                self.update(ov_id, |rec| rec.guard.on_commit_skipped()).await?;
                 Ok(outcome(false, format!("nothing to compact ({reason})")))
             }
             Ok(CommitAnswer::Accepted { task_id, archive_uri }) => {
-                let start = rec.state.window_start_sequence;
-                let end = rec.state.next_sequence.saturating_sub(1).max(start);
-                record_commit(&mut rec.state, now);
-                rec.guard.on_commit_accepted(now, task_id, archive_uri, start, end);
-                self.pending_reason(&mut rec, reason);
-                self.save_record(&rec).await?;
+                self.update(ov_id, |rec| {
+                    let start = rec.state.window_start_sequence;
+                    let end = rec.state.next_sequence.saturating_sub(1).max(start);
+                    record_commit(&mut rec.state, now);
+                    rec.state.last_commit_reason = Some(reason.to_string());
+                    rec.guard.on_commit_accepted(now, task_id, archive_uri, start, end);
+                })
+                .await?;
                 // turns held while archiving go in now, into the next window
                 let _ = self.flush(ov_id).await;
                 let cp = match wait_until_ms {
                     Some(until) => self.follow_task(ov_id, until).await?,
                     None => None,
                 };
-                let pending = cp.is_none() && self.load_record(ov_id, "").await?.guard.pending_task().is_some();
+                let pending = cp.is_none() && self.update(ov_id, |rec| rec.guard.pending_task().is_some()).await?;
                 Ok(CommitOutcome { compacted: true, reason: None, checkpoint: cp, task_pending: pending })
             }
         }
     }
 
-    fn pending_reason(&self, rec: &mut SessionRecord, reason: &str) {
-        rec.state.last_commit_reason = Some(reason.to_string());
-    }
-
     /// Follows the session's pending commit task until it ends or `until_ms` passes.
     /// Returns the checkpoint when the task completed (or failed after archiving).
     pub async fn follow_task(&self, ov_id: &str, until_ms: u64) -> HostResult<Option<CompactCheckpoint>> {
+        self.load_record(ov_id, "").await?;
         loop {
-            let rec = self.load_record(ov_id, "").await?;
-            let CommitPhase::Extracting { task_id, archive_uri, start_sequence, end_sequence, .. } = rec.guard.phase.clone() else {
+            let phase = self.update(ov_id, |rec| rec.guard.phase.clone()).await?;
+            let CommitPhase::Extracting { task_id, archive_uri, start_sequence, end_sequence, .. } = phase else {
                 return Ok(None);
             };
             let answer = match self.host.task(&task_id).await {
@@ -134,32 +128,37 @@ impl<H: Host> Engine<H> {
                 }
                 Err(e) => TaskAnswer::Failed { error: e.to_string() },
             };
-            match answer {
-                TaskAnswer::Completed { result } => {
-                    let cp = self.record_checkpoint(ov_id, &task_id, &archive_uri, start_sequence, end_sequence, Some(&result)).await?;
-                    let mut rec = self.load_record(ov_id, "").await?;
-                    rec.guard.on_task_completed();
-                    rec.checkpoints.upsert(cp.clone());
-                    self.save_record(&rec).await?;
-                    return Ok(Some(cp));
-                }
+            let (result, failed) = match answer {
+                TaskAnswer::Completed { result } => (Some(result), false),
                 TaskAnswer::Failed { error } => {
                     // The archive was cut in phase 1; only summary/extraction failed.
                     self.host.warn(&format!("commit task {task_id} of {ov_id} failed: {error}"));
-                    let cp = self.record_checkpoint(ov_id, &task_id, &archive_uri, start_sequence, end_sequence, None).await?;
-                    let mut rec = self.load_record(ov_id, "").await?;
-                    rec.guard.on_failure(self.host.now_ms());
-                    rec.checkpoints.upsert(cp.clone());
-                    self.save_record(&rec).await?;
-                    return Ok(Some(cp));
+                    (None, true)
                 }
                 TaskAnswer::Pending | TaskAnswer::Running => {
                     if self.host.now_ms() >= until_ms {
                         return Ok(None);
                     }
                     self.host.sleep(TASK_POLL_MS).await;
+                    continue;
                 }
-            }
+            };
+            let cp = self.record_checkpoint(ov_id, &task_id, &archive_uri, start_sequence, end_sequence, result.as_ref()).await?;
+            let now = self.host.now_ms();
+            let done = cp.clone();
+            self.update(ov_id, move |rec| {
+                // only if this task is still the one in flight (another caller may have finished it)
+                if rec.guard.pending_task() == Some(task_id.as_str()) {
+                    if failed {
+                        rec.guard.on_failure(now);
+                    } else {
+                        rec.guard.on_task_completed();
+                    }
+                }
+                rec.checkpoints.upsert(done);
+            })
+            .await?;
+            return Ok(Some(cp));
         }
     }
 
@@ -172,7 +171,7 @@ impl<H: Host> Engine<H> {
         end: u64,
         result: Option<&Value>,
     ) -> HostResult<CompactCheckpoint> {
-        let rec = self.load_record(ov_id, "").await?;
+        let commit_reason = self.update(ov_id, |rec| rec.state.last_commit_reason.clone()).await?;
         let archive_index = archive_index_from_uri(archive_uri).unwrap_or(0);
         let archive_id = archive_uri.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string();
         let mut extracted = Vec::new();
@@ -199,7 +198,7 @@ impl<H: Host> Engine<H> {
             extracted_memory_uris: extracted,
             archive_uri: archive_uri.to_string(),
             task_id: Some(task_id.to_string()),
-            reason: rec.state.last_commit_reason.clone().unwrap_or_else(|| "commit".into()),
+            reason: commit_reason.unwrap_or_else(|| "commit".into()),
             summary,
         };
         match self.user_id() {

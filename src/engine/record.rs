@@ -68,6 +68,24 @@ impl<H: Host> Engine<H> {
         Ok(rec)
     }
 
+    /// Changes a cached record in place — synchronously, so concurrent operations on the
+    /// same session (a background commit and the next turn's write) never overwrite each
+    /// other's changes — and persists the result. `load_record` must have cached it.
+    pub async fn update<R>(&self, ov_session_id: &str, f: impl FnOnce(&mut SessionRecord) -> R) -> HostResult<R> {
+        let (out, snapshot) = {
+            let mut records = self.records.borrow_mut();
+            let rec = records.entry(ov_session_id.to_string()).or_insert_with(|| SessionRecord {
+                ov_session_id: ov_session_id.to_string(),
+                ..Default::default()
+            });
+            let out = f(rec);
+            (out, rec.clone())
+        };
+        let v = serde_json::to_value(&snapshot).unwrap_or(Value::Null);
+        self.host.save_state(&state_key(ov_session_id), v).await?;
+        Ok(out)
+    }
+
     /// Saves a record (cache first, then durably).
     pub async fn save_record(&self, rec: &SessionRecord) -> HostResult<()> {
         self.records.borrow_mut().insert(rec.ov_session_id.clone(), rec.clone());
@@ -77,8 +95,9 @@ impl<H: Host> Engine<H> {
 
     /// Creates the OpenViking session once: working-memory summaries on; with
     /// `autoCapture: false`, long-term memory extraction off (turns are still recorded).
-    pub async fn ensure_session(&self, rec: &mut SessionRecord) -> HostResult<()> {
-        if rec.created {
+    pub async fn ensure_session(&self, ov_session_id: &str) -> HostResult<()> {
+        let created = self.records.borrow().get(ov_session_id).is_some_and(|r| r.created);
+        if created {
             return Ok(());
         }
         let mut policy = json!({"working_memory": {"enabled": true}});
@@ -86,12 +105,11 @@ impl<H: Host> Engine<H> {
             policy["self"] = json!({"enabled": false});
             policy["peer"] = json!({"enabled": false});
         }
-        match self.host.create_session(&rec.ov_session_id, policy).await {
+        match self.host.create_session(ov_session_id, policy).await {
             Ok(()) => {}
             Err(e) if e.kind == HostErrorKind::Conflict => {}
             Err(e) => return Err(e),
         }
-        rec.created = true;
-        Ok(())
+        self.update(ov_session_id, |r| r.created = true).await
     }
 }

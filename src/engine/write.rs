@@ -2,7 +2,7 @@
 //! not possible right now, appended to the durable outbox and replayed in order later. The
 //! turn itself never fails because OpenViking is down or slow.
 
-use super::record::{outbox_key, session_key_key, SessionRecord};
+use super::record::{outbox_key, session_key_key};
 use super::Engine;
 use crate::capture::{capture_decision, CaptureReason};
 use crate::commit_guard::{Admission, TurnRouting};
@@ -12,7 +12,7 @@ use crate::input::as_object;
 use crate::messages::estimate_message_tokens;
 use crate::messages::synthetic::is_synthetic;
 use crate::session_map::ov_session_id;
-use crate::triggers::{evaluate, record_turn, Trigger};
+use crate::triggers::{allocate_sequence, evaluate, record_turn, Trigger};
 use crate::turn::{build_envelope, to_openviking_messages, TurnMeta};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -111,39 +111,75 @@ impl<H: Host> Engine<H> {
     pub async fn write_turn(&self, req: TurnWrite) -> Result<WriteOutcome> {
         let now = self.host.now_ms();
         let ov_id = ov_session_id(&self.config.agent_id, &req.session_id);
-        let mut rec = self.load_record(&ov_id, &req.session_id).await.map_err(host_err)?;
-        if rec.session_key.is_none() {
-            rec.session_key = req.session_key.clone();
-        }
+        self.load_record(&ov_id, &req.session_id).await.map_err(host_err)?;
         let previous = self.track_session_key(&req, &ov_id).await;
+        let okey = outbox_key(&ov_id);
 
-        if let Some(key) = &req.advancement_key {
-            if rec.applied_keys.iter().any(|k| k == key) {
-                let outbox_len = self.host.outbox_read(&outbox_key(&ov_id)).await.map(|v| v.len()).unwrap_or(0);
-                return Ok(WriteOutcome {
-                    status: WriteStatus::Duplicate,
-                    ov_session_id: ov_id,
-                    sequence: None,
-                    queued: false,
-                    outbox_len,
-                    counted: false,
-                    capture_reason: None,
-                    trigger: None,
-                    commit_due: false,
-                    previous_ov_session_id: previous,
-                });
+        // Reserve the advancement key and the sequence number at once (no await in between),
+        // so a retried or concurrent call can never write the same turn twice.
+        let reserved = self
+            .update(&ov_id, |rec| {
+                if rec.session_key.is_none() {
+                    rec.session_key = req.session_key.clone();
+                }
+                if rec.session_id.is_empty() {
+                    rec.session_id = req.session_id.clone();
+                }
+                if let Some(key) = &req.advancement_key {
+                    if rec.applied_keys.iter().any(|k| k == key) {
+                        return None;
+                    }
+                    rec.remember_key(key);
+                }
+                let seq = allocate_sequence(&mut rec.state);
+                Some((seq, rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now)))
+            })
+            .await
+            .map_err(host_err)?;
+        let Some((sequence, checkpoint_id, routing)) = reserved else {
+            let outbox_len = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
+            return Ok(WriteOutcome {
+                status: WriteStatus::Duplicate,
+                ov_session_id: ov_id,
+                sequence: None,
+                queued: false,
+                outbox_len,
+                counted: false,
+                capture_reason: None,
+                trigger: None,
+                commit_due: false,
+                previous_ov_session_id: previous,
+            });
+        };
+        match self.store_turn(&req, &ov_id, sequence, checkpoint_id, routing, now).await {
+            Ok(out) => Ok(WriteOutcome { previous_ov_session_id: previous, ..out }),
+            Err(e) => {
+                // Not stored anywhere: give the key back so the host's retry writes it.
+                if let Some(key) = &req.advancement_key {
+                    let _ = self.update(&ov_id, |rec| rec.applied_keys.retain(|k| k != key)).await;
+                }
+                Err(e)
             }
         }
+    }
 
-        let sequence = rec.state.next_sequence;
+    async fn store_turn(
+        &self,
+        req: &TurnWrite,
+        ov_id: &str,
+        sequence: u64,
+        checkpoint_id: Option<String>,
+        routing: TurnRouting,
+        now: u64,
+    ) -> Result<WriteOutcome> {
         let turn_id = req.advancement_key.clone().unwrap_or_else(|| format!("{ov_id}:{sequence}"));
         let meta = TurnMeta {
             turn_id: turn_id.clone(),
-            session_id: ov_id.clone(),
+            session_id: ov_id.to_string(),
             sequence,
             now_ms: now,
             used_context_uris: req.used_context_uris.clone(),
-            compact_checkpoint_id: rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()),
+            compact_checkpoint_id: checkpoint_id,
         };
         let env = build_envelope(&req.messages, meta)?;
         let decision = capture_decision(&env, self.config.capture_mode, self.config.capture_max_length);
@@ -154,21 +190,20 @@ impl<H: Host> Engine<H> {
 
         // Durable first: write now, or queue. Order is kept: once anything is queued, later
         // turns queue behind it until the outbox drains.
-        let okey = outbox_key(&ov_id);
+        let okey = outbox_key(ov_id);
         let pending = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
-        let routing = rec.guard.route_turn(now);
         let mut queued = false;
         if routing == TurnRouting::HoldUntilArchived || pending > 0 {
-            self.host.outbox_append(&okey, entry.clone()).await.map_err(host_err)?;
+            self.host.outbox_append(&okey, entry).await.map_err(host_err)?;
             queued = true;
         } else {
-            match self.send(&mut rec, ov_messages.clone()).await {
-                Ok(()) => self.outage_over(&ov_id),
+            match self.send(ov_id, ov_messages).await {
+                Ok(()) => self.outage_over(ov_id),
                 Err(e) => {
-                    if !e.retryable() {
-                        self.host.warn(&format!("OpenViking refused turn {sequence} of {ov_id} ({e}); kept in the outbox"));
+                    if e.retryable() {
+                        self.warn_once(ov_id, &format!("OpenViking unavailable ({e}); turns are kept in the outbox and replayed when it is back"));
                     } else {
-                        self.warn_once(&ov_id, &format!("OpenViking unavailable ({e}); turns are kept in the outbox and replayed when it is back"));
+                        self.host.warn(&format!("OpenViking refused turn {sequence} of {ov_id} ({e}); kept in the outbox"));
                     }
                     self.host.outbox_append(&okey, entry).await.map_err(host_err)?;
                     queued = true;
@@ -176,45 +211,45 @@ impl<H: Host> Engine<H> {
             }
         }
 
-        record_turn(&mut rec.state, tokens, counts, now);
-        if let Some(b) = req.token_budget {
-            rec.state.token_budget = Some(b);
-        }
-        if let Some(t) = req.context_tokens {
-            rec.state.context_tokens = t;
-        }
-        if let Some(key) = &req.advancement_key {
-            rec.remember_key(key);
-        }
-        self.save_record(&rec).await.map_err(host_err)?;
+        let (trigger, admission) = self
+            .update(ov_id, |rec| {
+                record_turn(&mut rec.state, tokens, counts, now);
+                if let Some(b) = req.token_budget {
+                    rec.state.token_budget = Some(b);
+                }
+                if let Some(t) = req.context_tokens {
+                    rec.state.context_tokens = t;
+                }
+                (evaluate(&rec.state, &self.config, now), rec.guard.admit(now, false))
+            })
+            .await
+            .map_err(host_err)?;
 
         if queued && routing == TurnRouting::WriteNow {
-            let _ = self.flush(&ov_id).await;
+            let _ = self.flush(ov_id).await;
         }
         let outbox_len = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
-        let trigger = evaluate(&rec.state, &self.config, now);
-        let commit_due = trigger.is_some() && rec.guard.admit(now, false) == Admission::Start;
         Ok(WriteOutcome {
             status: WriteStatus::Committed,
-            ov_session_id: ov_id,
+            ov_session_id: ov_id.to_string(),
             sequence: Some(sequence),
             queued,
             outbox_len,
             counted: counts,
             capture_reason: Some(decision.reason),
             trigger,
-            commit_due,
-            previous_ov_session_id: previous,
+            commit_due: trigger.is_some() && admission == Admission::Start,
+            previous_ov_session_id: None,
         })
     }
 
     /// Creates the session if needed and appends the messages.
-    async fn send(&self, rec: &mut SessionRecord, messages: Vec<Value>) -> std::result::Result<(), HostError> {
-        self.ensure_session(rec).await?;
+    async fn send(&self, ov_id: &str, messages: Vec<Value>) -> std::result::Result<(), HostError> {
+        self.ensure_session(ov_id).await?;
         if messages.is_empty() {
             return Ok(());
         }
-        self.host.add_messages(&rec.ov_session_id, messages).await
+        self.host.add_messages(ov_id, messages).await
     }
 
     /// Replays the outbox in order; stops at the first failure. Returns how many were written.
@@ -224,27 +259,20 @@ impl<H: Host> Engine<H> {
         if entries.is_empty() {
             return Ok(0);
         }
-        let mut rec = self.load_record(ov_id, "").await?;
+        self.load_record(ov_id, "").await?;
         let mut written = 0;
         for e in entries {
             let msgs = e.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
-            let was_created = rec.created;
-            match self.send(&mut rec, msgs).await {
+            match self.send(ov_id, msgs).await {
                 Ok(()) => {
                     // one drop per entry: a crash replays at most the entry in hand
                     self.host.outbox_drop(&okey, 1).await?;
                     written += 1;
                 }
                 Err(e) => {
-                    if rec.created != was_created {
-                        self.save_record(&rec).await?;
-                    }
                     self.warn_once(ov_id, &format!("OpenViking unavailable ({e}); turns are kept in the outbox"));
                     return Ok(written);
                 }
-            }
-            if rec.created != was_created {
-                self.save_record(&rec).await?;
             }
         }
         self.outage_over(ov_id);
