@@ -10,7 +10,7 @@ use crate::tokens::estimate_tokens;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-fn read_env(v: &JsValue) -> Result<Env, JsValue> {
+pub(crate) fn read_env(v: &JsValue) -> Result<Env, JsValue> {
     let value = decode("env", v).map_err(to_js_error)?;
     let mut env = Env::new();
     if let Value::Object(m) = value {

@@ -3,6 +3,8 @@
 //! offending `field`.
 
 mod codec;
+mod js_host;
+mod lifecycle;
 pub mod exports;
 mod types;
 

@@ -178,6 +178,103 @@ export interface AutoRecall {
   messages: AgentMessage[];
 }
 
+/** The I/O the lifecycle engine asks of its host. Async methods may reject with an Error
+ *  whose `kind` is one of HostErrorKind (or whose `code` is an OpenViking client code). */
+export interface HostCallbacks {
+  sessionMeta(ovSessionId: string): Promise<{ message_count?: number; commit_count?: number; pending_tokens?: number } | null>;
+  createSession(ovSessionId: string, memoryPolicy: Record<string, unknown>): Promise<unknown>;
+  addMessages(ovSessionId: string, messages: OpenVikingMessage[]): Promise<unknown>;
+  commit(ovSessionId: string, body: Record<string, unknown>): Promise<{ status: string; task_id?: string | null; archive_uri?: string; reason?: string }>;
+  task(taskId: string): Promise<{ status: string; result?: unknown; error?: unknown }>;
+  archive(ovSessionId: string, archiveId: string): Promise<{ overview?: string; abstract?: string; messages?: unknown[] }>;
+  readJson(uri: string): Promise<unknown>;
+  writeJson(uri: string, value: unknown): Promise<unknown>;
+  loadState(key: string): Promise<unknown | null>;
+  saveState(key: string, value: unknown): Promise<unknown>;
+  outboxAppend(key: string, entry: OutboxEntry): Promise<unknown>;
+  outboxRead(key: string): Promise<OutboxEntry[]>;
+  outboxDrop(key: string, count: number): Promise<unknown>;
+  sleep(ms: number): Promise<unknown>;
+  nowMs(): number;
+  warn(message: string): void;
+}
+
+export type HostErrorKind = "unreachable" | "timeout" | "server_error" | "bad_response" | "not_found" | "conflict" | "rejected" | "local";
+
+/** A message as OpenViking stores it: native parts. */
+export interface OpenVikingMessage {
+  role: "user" | "assistant";
+  parts: Array<{ type: "text" | "tool" | "context"; [key: string]: unknown }>;
+}
+
+export interface OutboxEntry {
+  sequence: number;
+  turnId: string;
+  messages: OpenVikingMessage[];
+}
+
+export interface TurnWrite {
+  sessionId: string;
+  sessionKey?: string;
+  messages: AgentMessage[];
+  advancementKey?: string;
+  tokenBudget?: number;
+  contextTokens?: number;
+  usedContextUris?: string[];
+  isHeartbeat?: boolean;
+}
+
+export type Trigger =
+  | { kind: "budget"; tokens: number; threshold: number }
+  | { kind: "tokens_added"; tokens: number; threshold: number }
+  | { kind: "turns"; turns: number; threshold: number }
+  | { kind: "interval"; minutes: number; threshold: number };
+
+export interface WriteOutcome {
+  status: "committed" | "duplicate";
+  ovSessionId: string;
+  sequence: number | null;
+  queued: boolean;
+  outboxLen: number;
+  counted: boolean;
+  captureReason: string | null;
+  trigger: Trigger | null;
+  commitDue: boolean;
+  previousOvSessionId: string | null;
+}
+
+export interface CompactCheckpoint {
+  checkpoint_id: string;
+  session_id: string;
+  committed_at: string;
+  archive_index: number;
+  source_turn_range: { start_sequence: number; end_sequence: number };
+  summary_uri?: string;
+  extracted_memory_uris: string[];
+  archive_uri: string;
+  task_id?: string;
+  reason: string;
+  summary?: string;
+}
+
+export interface CommitOutcome {
+  compacted: boolean;
+  reason: string | null;
+  checkpoint: CompactCheckpoint | null;
+  taskPending: boolean;
+}
+
+export interface SessionRecord {
+  ovSessionId: string;
+  sessionId: string;
+  sessionKey: string | null;
+  created: boolean;
+  state: Record<string, unknown>;
+  guard: Record<string, unknown>;
+  appliedKeys: string[];
+  checkpoints: { checkpoints: CompactCheckpoint[] };
+}
+
 /** Errors thrown by the engine. */
 export interface EngineErrorShape extends Error {
   code: "INVALID_CONFIG" | "INVALID_INPUT" | "HOST_FAILED" | "HOST_TIMEOUT" | "INTERNAL";

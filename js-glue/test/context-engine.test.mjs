@@ -1,0 +1,142 @@
+// The lifecycle engine through the wasm boundary: a JS host whose OpenViking side is an
+// in-memory stand-in (the real server is exercised in test/openviking/), with the real
+// file-backed state store and outbox in a temp dir. Proves the bridge: promises, typed
+// host errors, durability across engine instances (processes).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadEngine } from "../wasm.js";
+import { createStateStore } from "../state-store.js";
+import { createEngineHost } from "../engine-host.js";
+
+const { ContextEngine } = await loadEngine();
+
+function fakeClient() {
+  const sessions = new Map();
+  const c = {
+    down: false,
+    failWith: null,
+    calls: 0,
+    guard(op) {
+      c.calls++;
+      if (c.down) throw Object.assign(new Error(`${op}: connect ECONNREFUSED 127.0.0.1:1`), { code: "OV_UNREACHABLE" });
+      if (c.failWith) {
+        const e = c.failWith;
+        c.failWith = null;
+        throw e;
+      }
+    },
+    async getSession(id) {
+      c.guard("getSession");
+      if (!sessions.has(id)) throw Object.assign(new Error("no session"), { code: "NOT_FOUND" });
+      return { message_count: sessions.get(id).live.length };
+    },
+    async createSession({ sessionId, memoryPolicy }) {
+      c.guard("createSession");
+      if (sessions.has(sessionId)) throw Object.assign(new Error("exists"), { code: "ALREADY_EXISTS", status: 409 });
+      sessions.set(sessionId, { live: [], archives: [], memoryPolicy });
+    },
+    async addMessages(id, messages) {
+      c.guard("addMessages");
+      sessions.get(id).live.push(...messages);
+    },
+    async commit(id) {
+      c.guard("commit");
+      const s = sessions.get(id);
+      if (!s.live.length) return { status: "skipped", task_id: null, reason: "no_messages" };
+      s.archives.push(s.live.splice(0));
+      return { status: "accepted", task_id: `t${s.archives.length}`, archive_uri: `viking://user/u/sessions/${id}/history/archive_00${s.archives.length}` };
+    },
+    async getTask() {
+      c.guard("getTask");
+      return { status: "completed", result: { memory_diff_uri: "viking://diff" } };
+    },
+    async getArchive() {
+      return { overview: "# Working Memory\n## Current State\nok" };
+    },
+    async readJson() {
+      return { operations: { adds: [{ uri: "viking://user/u/memories/events/e.md" }] } };
+    },
+    async writeContent() {},
+    sessions,
+  };
+  return c;
+}
+
+function setup() {
+  const dir = mkdtempSync(join(tmpdir(), "ove-"));
+  const client = fakeClient();
+  const warnings = [];
+  const make = () => {
+    const host = createEngineHost({ client, store: createStateStore(dir), logger: { warn: (m) => warnings.push(m) } });
+    const e = new ContextEngine({ agentId: "main", compactTurnThreshold: 2 }, {}, host);
+    e.setUserId("u");
+    return e;
+  };
+  return { dir, client, warnings, make, done: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+const turn = (text) => [
+  { role: "user", content: text },
+  { role: "assistant", content: [{ type: "text", text: `Noted: ${text}` }] },
+];
+
+test("turns are written through the JS host and a due commit is followed to its checkpoint", async () => {
+  const t = setup();
+  const e = t.make();
+  const a = await e.writeTurn({ sessionId: "s1", messages: turn("We decided to use Postgres 16"), advancementKey: "k1" });
+  assert.equal(a.status, "committed");
+  assert.equal(a.ovSessionId, "main--s1");
+  const b = await e.writeTurn({ sessionId: "s1", messages: turn("We decided the pool is 10"), advancementKey: "k2" });
+  assert.equal(b.commitDue, true);
+  assert.equal(b.trigger.kind, "turns");
+  const dup = await e.writeTurn({ sessionId: "s1", messages: turn("We decided the pool is 10"), advancementKey: "k2" });
+  assert.equal(dup.status, "duplicate");
+  const c = await e.runCommit({ ovSessionId: "main--s1", reason: b.trigger.kind, waitMs: 5000 });
+  assert.equal(c.compacted, true);
+  assert.deepEqual(c.checkpoint.source_turn_range, { start_sequence: 0, end_sequence: 1 });
+  assert.deepEqual(c.checkpoint.extracted_memory_uris, ["viking://user/u/memories/events/e.md"]);
+  assert.equal(t.client.sessions.get("main--s1").archives[0].length, 4);
+  t.done();
+});
+
+test("an unreachable server queues turns in the on-disk outbox; a new process replays them", async () => {
+  const t = setup();
+  const e = t.make();
+  t.client.down = true;
+  for (let i = 0; i < 3; i++) {
+    const out = await e.writeTurn({ sessionId: "s2", messages: turn(`outage turn ${i} with details`), advancementKey: `o${i}` });
+    assert.equal(out.status, "committed");
+    assert.equal(out.queued, true);
+  }
+  assert.equal(t.warnings.filter((w) => w.includes("unavailable")).length, 1);
+  t.client.down = false;
+  const restarted = t.make();
+  assert.equal(await restarted.flush("main--s2"), 3);
+  const texts = t.client.sessions.get("main--s2").live.filter((m) => m.role === "user").map((m) => m.parts[0].text);
+  assert.deepEqual(texts, ["outage turn 0 with details", "outage turn 1 with details", "outage turn 2 with details"]);
+  const again = await restarted.writeTurn({ sessionId: "s2", messages: turn("outage turn 2 with details"), advancementKey: "o2" });
+  assert.equal(again.status, "duplicate", "idempotency survives the restart");
+  t.done();
+});
+
+test("a callback that throws a plain error keeps the turn (outbox) rather than losing it", async () => {
+  const t = setup();
+  const e = t.make();
+  await e.writeTurn({ sessionId: "s3", messages: turn("first turn goes through fine") });
+  t.client.failWith = new TypeError("something odd happened inside the client");
+  const out = await e.writeTurn({ sessionId: "s3", messages: turn("second turn hits the odd error") });
+  assert.equal(out.queued, true);
+  t.done();
+});
+
+test("bad input is an engine error naming the field", async () => {
+  const t = setup();
+  const e = t.make();
+  await assert.rejects(e.writeTurn({ messages: [] }), (err) => err.code === "INVALID_INPUT" && err.field === "sessionId");
+  await assert.rejects(e.writeTurn({ sessionId: "s", messages: [5] }), (err) => err.field === "messages[0]");
+  await assert.rejects(e.runCommit({}), (err) => err.field === "ovSessionId");
+  t.done();
+});

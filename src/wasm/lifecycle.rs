@@ -1,0 +1,107 @@
+//! The `ContextEngine` export: the lifecycle orchestrator over `JsHost`. Every method
+//! returns a Promise; the engine is shared by an `Rc` so background work (a commit the host
+//! runs without awaiting) and the next turn can overlap safely.
+
+use super::codec::{decode, encode, to_js_error};
+use super::js_host::{HostCallbacks, JsHost};
+use crate::config::parse_config;
+use crate::engine::{Engine, TurnWrite};
+use crate::error::{EngineError, ErrorCode};
+use crate::host::{HostError, HostErrorKind};
+use crate::input::as_object;
+use crate::session_map::ov_session_id;
+use js_sys::Promise;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
+
+fn host_err(e: HostError) -> JsValue {
+    let code = if e.kind == HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
+    to_js_error(EngineError::new(code, e.message))
+}
+
+#[wasm_bindgen]
+pub struct ContextEngine {
+    inner: Rc<Engine<JsHost>>,
+}
+
+#[wasm_bindgen]
+impl ContextEngine {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "PluginConfig | null | undefined")] raw: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, string | undefined> | undefined")] env: JsValue,
+        host: HostCallbacks,
+    ) -> Result<ContextEngine, JsValue> {
+        let raw = decode("(config)", &raw).map_err(to_js_error)?;
+        let env = super::exports::read_env(&env)?;
+        let parsed = parse_config(&raw, &env).map_err(to_js_error)?;
+        Ok(ContextEngine { inner: Rc::new(Engine::new(parsed.config, JsHost::new(host))) })
+    }
+
+    /// The OpenViking user id, for user-scope URIs (checkpoints).
+    #[wasm_bindgen(js_name = setUserId)]
+    pub fn set_user_id(&self, user_id: &str) {
+        self.inner.set_user_id(user_id);
+    }
+
+    /// The OpenViking session id of an OpenClaw `sessionId` for this agent.
+    #[wasm_bindgen(js_name = ovSessionId)]
+    pub fn ov_session_id(&self, session_id: &str) -> String {
+        ov_session_id(&self.inner.config.agent_id, session_id)
+    }
+
+    /// Writes one finished turn losslessly (OpenViking, or the durable outbox).
+    #[wasm_bindgen(js_name = writeTurn, unchecked_return_type = "Promise<WriteOutcome>")]
+    pub fn write_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite")] request: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let v = decode("(request)", &request).map_err(to_js_error)?;
+            let req = TurnWrite::from_value(&v).map_err(to_js_error)?;
+            encode(&inner.write_turn(req).await.map_err(to_js_error)?)
+        })
+    }
+
+    /// Runs a commit: `{ovSessionId, forced?, reason?, waitMs?}`.
+    #[wasm_bindgen(js_name = runCommit, unchecked_return_type = "Promise<CommitOutcome>")]
+    pub fn run_commit(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ ovSessionId: string; forced?: boolean; reason?: string; waitMs?: number }")] request: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let v = decode("(request)", &request).map_err(to_js_error)?;
+            let o = as_object("", &v).map_err(to_js_error)?;
+            let id = o.req_str("ovSessionId").map_err(to_js_error)?.to_string();
+            let forced = o.opt_bool("forced").map_err(to_js_error)?.unwrap_or(false);
+            let reason = o.opt_str("reason").map_err(to_js_error)?.unwrap_or(if forced { "compact()" } else { "trigger" }).to_string();
+            let wait = o.opt_u64("waitMs").map_err(to_js_error)?;
+            let until = wait.map(|w| crate::host::Host::now_ms(&inner.host) + w);
+            encode(&inner.run_commit(&id, forced, &reason, until).await.map_err(host_err)?)
+        })
+    }
+
+    /// Follows a pending commit task for up to `waitMs`: the checkpoint, or null.
+    #[wasm_bindgen(js_name = followTask, unchecked_return_type = "Promise<CompactCheckpoint | null>")]
+    pub fn follow_task(&self, ov_session_id: String, wait_ms: f64) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let until = crate::host::Host::now_ms(&inner.host) + wait_ms.max(0.0) as u64;
+            encode(&inner.follow_task(&ov_session_id, until).await.map_err(host_err)?)
+        })
+    }
+
+    /// Replays the session's outbox in order; resolves to how many turns were written.
+    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    pub fn flush(&self, ov_session_id: String) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move { encode(&inner.flush(&ov_session_id).await.map_err(host_err)?) })
+    }
+
+    /// The engine's durable record of a session (state, commit guard, checkpoints).
+    #[wasm_bindgen(unchecked_return_type = "Promise<SessionRecord>")]
+    pub fn record(&self, ov_session_id: String) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move { encode(&inner.load_record(&ov_session_id, "").await.map_err(host_err)?) })
+    }
+}
