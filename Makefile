@@ -1,5 +1,6 @@
 # The two commands a newcomer runs (see README):
-#   make run    install what is missing, build pkg/, run the bundled samples through the engine
+#   make run    install what is missing, build pkg/, run the bundled samples through the engine,
+#               then serve the recall-tuning page on 127.0.0.1 (PORT=8787 by default; Ctrl+C stops)
 #   make test   install what is missing, build, run every test
 SHELL := /bin/bash
 export PATH := $(CURDIR)/js-glue/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
@@ -11,8 +12,11 @@ SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
 
 .PHONY: run test setup setup-core build test-rust test-wasm test-js bench clean
 
+PORT ?= 8787
+
 run: setup-core build
 	node js-glue/bin/sample.mjs
+	node www-demo/serve.mjs $(PORT)
 
 test: setup build
 	bash tests/run-all.sh

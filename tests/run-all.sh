@@ -73,6 +73,7 @@ suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-
 suite js-pkg "" node --test js-glue/test/
 suite tokens-reference "# pass" node --test tests/bench/tokens-reference.test.mjs
 suite sample "kept #1" node js-glue/bin/sample.mjs
+suite browser-demo "# screenshot" node --test tests/browser/
 suite openviking-smoke "" python3 -m unittest -v tests/openviking/smoke_test.py
 
 echo

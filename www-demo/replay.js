@@ -1,0 +1,102 @@
+// The replay view: steps through the loaded transcript turn by turn (each user message is a
+// turn: the messages before it are the history, its text is the prompt) and shows what the
+// engine would inject at that turn with the current settings and the loaded search results.
+// Compaction triggers are a labelled placeholder until the write-path engine exists.
+import { h, fill, num, tok } from "./dom.js";
+import { queryParts } from "./render.js";
+import { replaySteps } from "./turns.js";
+
+const MAX_CHIPS = 40;
+
+export function createReplay() {
+  let steps = [];
+  let index = 0;
+  let run = null;
+
+  const root = document.getElementById("replay");
+  const prev = h("button", { type: "button", id: "replay-prev", onclick: () => go(index - 1) }, "◀ Previous turn");
+  const next = h("button", { type: "button", id: "replay-next", onclick: () => go(index + 1) }, "Next turn ▶");
+  const position = h("span", { id: "replay-position", "aria-live": "polite" });
+  const strip = h("div", { class: "turn-strip", id: "replay-strip" });
+  const body = h("div", { id: "replay-body" });
+  const slider = h("input", { type: "range", id: "replay-slider", min: 1, "aria-label": "turn", oninput: () => go(Number(slider.value) - 1) });
+  root.replaceChildren(
+    h("div", { class: "replay-controls" }, prev, position, next),
+    strip,
+    body,
+    h("div", { class: "placeholder", id: "compaction-placeholder" },
+      h("strong", {}, "Compaction triggers: available when the write-path engine lands."),
+      h("div", { class: "help" }, "Turn, token and time thresholds (compactTurnThreshold, compactTokensAddedThreshold, compactMaxIntervalMinutes) will be evaluated here per turn.")));
+
+  function go(i) {
+    if (!steps.length) return;
+    index = Math.max(0, Math.min(steps.length - 1, i));
+    draw();
+  }
+
+  function draw() {
+    if (!steps.length) {
+      position.textContent = "No turns";
+      prev.disabled = next.disabled = true;
+      fill(strip);
+      fill(body, h("p", { class: "note" }, "The transcript has no user message to replay."));
+      return;
+    }
+    position.textContent = `Turn ${index + 1} of ${steps.length}`;
+    prev.disabled = index === 0;
+    next.disabled = index === steps.length - 1;
+    // one chip per turn with its injected count; a slider instead for long transcripts
+    const results = steps.length <= MAX_CHIPS ? steps.map(attempt) : null;
+    if (results || strip.firstChild !== slider) fill(strip, results ? steps.map((s, i) => {
+      const r = results[i];
+      const count = r.error ? "!" : r.out.recall ? r.out.recall.memories.length : 0;
+      return h("button", { type: "button", class: i === index ? "chip current" : "chip", title: `injected ${count}: ${s.prompt.slice(0, 200)}`, "aria-label": `turn ${i + 1}`, onclick: () => go(i) },
+        h("span", { class: "chip-n" }, s.current ? `${i + 1}★` : i + 1), h("span", { class: "chip-c" }, count));
+    }) : slider);
+    slider.max = steps.length;
+    slider.value = index + 1;
+    const step = steps[index];
+    const r = results ? results[index] : attempt(step);
+    fill(body,
+      h("p", { class: "help" }, step.current ? "The current prompt (after the whole transcript)." : `History: ${step.before} messages before this turn.`),
+      h("h3", {}, "Prompt"),
+      h("pre", { class: "query-text", id: "replay-prompt" }, step.prompt || "(empty)"),
+      r.error ? errorBox(r.error) : stepResult(r.out));
+  }
+
+  function attempt(step) {
+    try {
+      return { out: run(step) };
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  return {
+    /** New transcript or settings: keeps the position when the turn still exists. */
+    update(messages, prompt, nowMs, runner) {
+      steps = replaySteps(messages, prompt, nowMs);
+      run = runner;
+      if (index >= steps.length) index = Math.max(0, steps.length - 1);
+      draw();
+    },
+    reset() { index = 0; },
+  };
+}
+
+function stepResult(out) {
+  const r = out.recall;
+  return h("div", {},
+    h("h3", {}, "Recall query"),
+    out.query.query ? h("pre", { class: "query-text" }, out.query.query) : h("p", { class: "note" }, "No query: every turn in the window was skipped."),
+    queryParts(out.query),
+    h("h3", {}, r ? `Injected: ${r.memories.length} memories · ${tok(r.tokens)} / ${tok(r.budget)} tokens` : "Injected: nothing (no recall this turn)"),
+    r && r.memories.length
+      ? h("ol", { class: "memories compact", id: "replay-memories" }, r.memories.map((m) =>
+          h("li", {}, h("span", { class: "badge cat" }, m.category), h("span", { class: "score" }, num(m.score)), " ", m.content)))
+      : null);
+}
+
+function errorBox(err) {
+  return h("div", { class: "error" }, h("strong", {}, err.code ?? "Error"), err.field ? ` · field ${err.field}` : "", h("div", {}, err.message));
+}
