@@ -76,6 +76,7 @@ suite tokens-reference "# pass" node --test tests/bench/tokens-reference.test.mj
 suite sample "kept #1" node js-glue/bin/sample.mjs
 suite browser-demo "# screenshot" node --test tests/browser/
 suite openviking-smoke "" python3 -m unittest -v tests/openviking/smoke_test.py
+suite integration "" node --test --test-concurrency=1 tests/integration/
 
 echo
 if [ ${#failed_suites[@]} -gt 0 ]; then

@@ -140,3 +140,17 @@ test("bad input is an engine error naming the field", async () => {
   await assert.rejects(e.runCommit({}), (err) => err.field === "ovSessionId");
   t.done();
 });
+
+test("an engine never touches another agent's sessions", async () => {
+  const t = setup();
+  const e = t.make();
+  for (const call of [
+    () => e.runCommit({ ovSessionId: "other--s1", forced: true }),
+    () => e.flush("other--s1"),
+    () => e.followTask("other--s1", 0),
+    () => e.record("mainx--s1"),
+  ]) {
+    await assert.rejects(call(), (err) => err.code === "INVALID_INPUT" && err.field === "ovSessionId");
+  }
+  t.done();
+});

@@ -20,6 +20,15 @@ fn host_err(e: HostError) -> JsValue {
     to_js_error(EngineError::new(code, e.message))
 }
 
+/// Agent isolation: only this agent's OpenViking sessions may be touched.
+fn owned(engine: &Engine<JsHost>, ov_session_id: &str) -> Result<(), JsValue> {
+    if crate::session_map::owns_session(&engine.config.agent_id, ov_session_id) {
+        Ok(())
+    } else {
+        Err(to_js_error(EngineError::input("ovSessionId", format!("{ov_session_id} is not a session of agent {}", engine.config.agent_id))))
+    }
+}
+
 #[wasm_bindgen]
 pub struct ContextEngine {
     inner: Rc<Engine<JsHost>>,
@@ -73,6 +82,7 @@ impl ContextEngine {
             let v = decode("(request)", &request).map_err(to_js_error)?;
             let o = as_object("", &v).map_err(to_js_error)?;
             let id = o.req_str("ovSessionId").map_err(to_js_error)?.to_string();
+            owned(&inner, &id)?;
             let forced = o.opt_bool("forced").map_err(to_js_error)?.unwrap_or(false);
             let reason = o.opt_str("reason").map_err(to_js_error)?.unwrap_or(if forced { "compact()" } else { "trigger" }).to_string();
             let wait = o.opt_u64("waitMs").map_err(to_js_error)?;
@@ -86,6 +96,7 @@ impl ContextEngine {
     pub fn follow_task(&self, ov_session_id: String, wait_ms: f64) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
+            owned(&inner, &ov_session_id)?;
             let until = crate::host::Host::now_ms(&inner.host) + wait_ms.max(0.0) as u64;
             encode(&inner.follow_task(&ov_session_id, until).await.map_err(host_err)?)
         })
@@ -95,13 +106,19 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
     pub fn flush(&self, ov_session_id: String) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move { encode(&inner.flush(&ov_session_id).await.map_err(host_err)?) })
+        future_to_promise(async move {
+            owned(&inner, &ov_session_id)?;
+            encode(&inner.flush(&ov_session_id).await.map_err(host_err)?)
+        })
     }
 
     /// The engine's durable record of a session (state, commit guard, checkpoints).
     #[wasm_bindgen(unchecked_return_type = "Promise<SessionRecord>")]
     pub fn record(&self, ov_session_id: String) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move { encode(&inner.load_record(&ov_session_id, "").await.map_err(host_err)?) })
+        future_to_promise(async move {
+            owned(&inner, &ov_session_id)?;
+            encode(&inner.load_record(&ov_session_id, "").await.map_err(host_err)?)
+        })
     }
 }

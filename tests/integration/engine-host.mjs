@@ -1,0 +1,36 @@
+// Builds a ContextEngine wired to a real OpenViking the way the plugin does: the fetch
+// client, the file-backed state store + outbox, the host callbacks. Shared by the
+// integration tests and by one-turn.mjs (a separate process per turn).
+import { createClient } from "../../js-glue/openviking/client.js";
+import { createStateStore } from "../../js-glue/state-store.js";
+import { createEngineHost } from "../../js-glue/engine-host.js";
+import { loadEngine } from "../../js-glue/wasm.js";
+
+export async function makeEngine({ baseUrl, apiKey, userId, agentId = "main", stateDir, config = {}, timeoutMs = 5000 }) {
+  const { ContextEngine } = await loadEngine();
+  const client = createClient({ baseUrl, apiKey, agentId, timeoutMs });
+  const warnings = [];
+  const store = createStateStore(stateDir, { warn: (m) => warnings.push(m) });
+  const host = createEngineHost({ client, store, logger: { warn: (m) => warnings.push(m) } });
+  const engine = new ContextEngine({ mode: "remote", baseUrl, apiKey, agentId, timeoutMs, ...config }, {}, host);
+  engine.setUserId(userId);
+  return { engine, client, store, warnings };
+}
+
+/** A realistic turn: a question, a tool call and its result, an answer. */
+export function toolTurn(i, question, answer) {
+  return [
+    { role: "user", content: question, timestamp: 1764000000000 + i },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Let me look that up." },
+        { type: "toolCall", id: `call_${i}`, name: "exec", arguments: { command: `grep -rn pool config/ # ${i}` } },
+      ],
+      stopReason: "toolUse",
+      timestamp: 1764000000001 + i,
+    },
+    { role: "toolResult", toolCallId: `call_${i}`, toolName: "exec", content: [{ type: "text", text: `config/db.yml:3: pool: ${10 + i}` }], isError: false, timestamp: 1764000000002 + i },
+    { role: "assistant", content: [{ type: "text", text: answer }], stopReason: "stop", timestamp: 1764000000003 + i },
+  ];
+}

@@ -1,0 +1,117 @@
+// The lifecycle engine (wasm) against a REAL OpenViking 0.5.2 server with the loopback
+// model stand-in: writes land completely, triggers fire at their thresholds, compaction
+// archives and yields a summary, extracted memories and a checkpoint, retried keys write
+// nothing twice, one process per turn behaves like a long-lived engine.
+import { describe, test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
+import { makeEngine, toolTurn } from "./engine-host.mjs";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+let harness;
+let stateRoot;
+const stateDir = (name) => join(stateRoot, name);
+
+before(async () => {
+  harness = await startHarness();
+  stateRoot = mkdtempSync(join(tmpdir(), "ove-int-"));
+});
+after(async () => {
+  await harness?.stop();
+  rmSync(stateRoot, { recursive: true, force: true });
+});
+
+const base = () => ({ baseUrl: harness.env.baseUrl, apiKey: harness.env.userKey, userId: harness.env.userId });
+
+async function liveMessages(client, ovId) {
+  const ctx = await client.sessionContext(ovId, { tokenBudget: 1000000 });
+  return ctx.messages ?? [];
+}
+
+describe("engine against a real OpenViking", { timeout: 300000 }, () => {
+  test("a conversation with tool calls lands completely", async () => {
+    const { engine, client } = await makeEngine({ ...base(), stateDir: stateDir("land"), config: { compactTurnThreshold: 50 } });
+    for (let i = 0; i < 3; i++) {
+      const out = await engine.writeTurn({ sessionId: "land", advancementKey: `land-${i}`, messages: toolTurn(i, `What pool size does service ${i} use?`, `Service ${i} uses a pool of ${10 + i}.`) });
+      assert.equal(out.status, "committed");
+      assert.equal(out.queued, false);
+    }
+    const meta = await client.getSession("main--land");
+    assert.equal(meta.message_count, 6, "user + assistant per turn");
+    const msgs = await liveMessages(client, "main--land");
+    const parts = msgs.flatMap((m) => m.parts ?? []);
+    assert.equal(parts.filter((p) => p.type === "tool").length, 3);
+    assert.equal(parts.filter((p) => p.type === "text").length, 9);
+    assert.ok(parts.some((p) => p.type === "tool" && String(p.tool_output).includes("pool: 11")));
+  });
+
+  test("a retried advancement key writes nothing twice", async () => {
+    const { engine, client } = await makeEngine({ ...base(), stateDir: stateDir("dup") });
+    const turn = toolTurn(0, "Remember that staging uses PgBouncer", "Noted: staging uses PgBouncer.");
+    assert.equal((await engine.writeTurn({ sessionId: "dup", advancementKey: "adv-1", messages: turn })).status, "committed");
+    assert.equal((await engine.writeTurn({ sessionId: "dup", advancementKey: "adv-1", messages: turn })).status, "duplicate");
+    const restarted = await makeEngine({ ...base(), stateDir: stateDir("dup") });
+    assert.equal((await restarted.engine.writeTurn({ sessionId: "dup", advancementKey: "adv-1", messages: turn })).status, "duplicate");
+    assert.equal((await client.getSession("main--dup")).message_count, 2);
+  });
+
+  test("the turn trigger fires at its threshold; compaction archives with summary, memories and a checkpoint", async () => {
+    const { engine, client } = await makeEngine({ ...base(), stateDir: stateDir("compact"), config: { compactTurnThreshold: 3 } });
+    const lines = [
+      ["We decided to keep the staging pool at 10 connections.", "Decision noted: staging pool stays at 10."],
+      ["I prefer running migrations one file per transaction.", "Understood, one transaction per migration file."],
+      ["Tip: slow queries on orders are fixed by an index on (user_id, created_at).", "Good tip, I'll remember the index."],
+    ];
+    const dues = [];
+    let last;
+    for (const [i, [q, a]] of lines.entries()) {
+      last = await engine.writeTurn({ sessionId: "compact", advancementKey: `c-${i}`, messages: toolTurn(i, q, a) });
+      dues.push(last.commitDue);
+    }
+    assert.deepEqual(dues, [false, false, true]);
+    assert.equal(last.trigger.kind, "turns");
+    const started = Date.now();
+    const out = await engine.runCommit({ ovSessionId: "main--compact", reason: "turns", waitMs: 90000 });
+    const took = Date.now() - started;
+    assert.equal(out.compacted, true);
+    const cp = out.checkpoint;
+    assert.ok(cp, `task followed to completion (${took} ms)`);
+    assert.deepEqual(cp.source_turn_range, { start_sequence: 0, end_sequence: 2 });
+    assert.equal(cp.archive_index, 1);
+    assert.ok(cp.summary && cp.summary.includes("Working Memory"), "the archive summary is recorded");
+    assert.ok(cp.extracted_memory_uris.length >= 1, "memories were extracted");
+    const stored = await client.readJson(`viking://user/${harness.env.userId}/resources/openviking-context-engine/main/main--compact/checkpoint-001.json`);
+    assert.equal(stored.checkpoint_id, cp.checkpoint_id);
+    assert.equal((await client.getSession("main--compact")).message_count, 0, "live messages archived");
+    const again = await engine.runCommit({ ovSessionId: "main--compact", forced: true, waitMs: 1000 });
+    assert.equal(again.compacted, false, "nothing new: never a false compacted:true");
+    console.log(`# commit task followed to its checkpoint in ${took} ms; sample checkpoint: ${JSON.stringify(cp)}`);
+  });
+
+  test("one process per turn behaves like one long-lived engine", async () => {
+    const gateway = await makeEngine({ ...base(), stateDir: stateDir("gw"), config: { compactTurnThreshold: 3 } });
+    const texts = ["We decided the API uses cursor pagination.", "ok", "I prefer snake_case JSON fields.", "thanks", "Let's go with Redis for sessions."];
+    const gw = [];
+    const cli = [];
+    for (const [i, text] of texts.entries()) {
+      const a = await gateway.engine.writeTurn({
+        sessionId: "gw",
+        advancementKey: `g-${i}`,
+        messages: [{ role: "user", content: text }, { role: "assistant", content: [{ type: "text", text: `Noted: ${text}` }] }],
+      });
+      gw.push([a.counted, a.commitDue]);
+      const args = { ...base(), stateDir: stateDir("cli"), config: { compactTurnThreshold: 3 }, sessionId: "cli", advancementKey: `g-${i}`, text };
+      const b = JSON.parse(execFileSync(process.execPath, [join(here, "one-turn.mjs"), JSON.stringify(args)]).toString());
+      cli.push([b.counted, b.commitDue]);
+    }
+    assert.deepEqual(cli, gw);
+    assert.ok(gw.some(([, due]) => due));
+    const { client } = gateway;
+    assert.equal((await client.getSession("main--cli")).message_count, (await client.getSession("main--gw")).message_count);
+  });
+});

@@ -1,0 +1,96 @@
+// A loopback HTTP proxy in front of a real OpenViking server that injects faults on demand,
+// so integration tests can drive the engine through outages in remote mode without touching
+// the server itself:
+//   pass     forward every request
+//   refuse   stop listening (connection refused) until the mode changes
+//   timeout  accept and never answer
+//   reset    accept and destroy the socket
+//   5xx      answer 503 with an OpenViking-style error envelope
+//   garbage  answer 200 with a body that is not JSON
+// Only ever binds 127.0.0.1. Every request is counted by outcome.
+import http from "node:http";
+
+export async function startFaultProxy({ upstream, port = 0 }) {
+  const target = new URL(upstream);
+  let mode = "pass";
+  const stats = { pass: 0, refuse: 0, timeout: 0, reset: 0, "5xx": 0, garbage: 0 };
+  const hanging = new Set();
+
+  const server = http.createServer((req, res) => {
+    const m = mode;
+    if (m === "timeout") {
+      stats.timeout++;
+      hanging.add(res);
+      res.on("close", () => hanging.delete(res));
+      return;
+    }
+    if (m === "reset") {
+      stats.reset++;
+      req.socket.destroy();
+      return;
+    }
+    if (m === "5xx") {
+      stats["5xx"]++;
+      res.writeHead(503, { "content-type": "application/json" });
+      res.end(JSON.stringify({ status: "error", error: { code: "UNAVAILABLE", message: "injected 503" } }));
+      return;
+    }
+    if (m === "garbage") {
+      stats.garbage++;
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end("<html>not json</html>");
+      return;
+    }
+    stats.pass++;
+    const up = http.request(
+      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
+      (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        upRes.pipe(res);
+      },
+    );
+    up.on("error", () => {
+      // the real server is down: the proxy refuses like a dead server would
+      req.socket.destroy();
+    });
+    req.pipe(up);
+  });
+  server.keepAliveTimeout = 1;
+
+  const listen = () =>
+    new Promise((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, "127.0.0.1", () => {
+        server.off("error", reject);
+        port = server.address().port;
+        resolve();
+      });
+    });
+  await listen();
+
+  return {
+    get url() {
+      return `http://127.0.0.1:${port}`;
+    },
+    get mode() {
+      return mode;
+    },
+    stats,
+    async setMode(next) {
+      if (next === mode) return;
+      if (mode === "refuse") await listen();
+      for (const res of hanging) res.destroy();
+      mode = next;
+      if (next === "refuse") {
+        stats.refuse++;
+        server.closeAllConnections?.();
+        await new Promise((resolve) => server.close(() => resolve()));
+      }
+    },
+    async close() {
+      for (const res of hanging) res.destroy();
+      server.closeAllConnections?.();
+      if (mode !== "refuse") await new Promise((resolve) => server.close(() => resolve()));
+    },
+  };
+}
