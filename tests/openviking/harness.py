@@ -4,6 +4,8 @@
     python3 harness.py start  --workdir DIR [--port N] [--cors-origin ORIGIN ...]
     python3 harness.py status --workdir DIR
     python3 harness.py stop   --workdir DIR
+    python3 harness.py kill-server --workdir DIR      (SIGKILL the server only: a crash)
+    python3 harness.py restart-server --workdir DIR   (same config, port, data and keys)
 
 `start` launches two detached processes that only listen on 127.0.0.1:
   * standin.py (next to this file): the embedding + LLM endpoints, see its docstring;
@@ -370,6 +372,67 @@ def cmd_stop(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_kill_server(args: argparse.Namespace) -> int:
+    """Kill only the server (SIGKILL: like a crash); the stand-in and env.json stay."""
+    env = read_env(os.path.abspath(args.workdir))
+    if not env:
+        print(f"harness: no env.json in {args.workdir}", file=sys.stderr)
+        return 1
+    pid = env.get("serverPid")
+    if alive(pid, "openviking-server"):
+        os.kill(pid, signal.SIGKILL)
+        for _ in range(100):
+            if not alive(pid, "openviking-server") or is_zombie(pid):
+                break
+            time.sleep(0.05)
+    print(json.dumps({"killed": pid}))
+    return 0
+
+
+def cmd_restart_server(args: argparse.Namespace) -> int:
+    """Start the server again with the same ov.conf, port and workspace (keys and data
+    survive), wait for /health, and record the new pid in env.json."""
+    workdir = os.path.abspath(args.workdir)
+    env = read_env(workdir)
+    if not env:
+        print(f"harness: no env.json in {args.workdir}", file=sys.stderr)
+        return 1
+    if alive(env.get("serverPid"), "openviking-server") and not is_zombie(env["serverPid"]):
+        stop_pid(env.get("serverPid"), "openviking-server")
+    conf_path = os.path.join(workdir, "ov.conf")
+    with open(conf_path) as f:
+        port = json.load(f)["server"]["port"]
+    server_bin = resolve_server_bin(args.server_bin)
+    home = os.path.join(workdir, "home")
+    proc_env = clean_env({"HOME": home, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENVIKING_CONFIG_FILE": conf_path,
+                          "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    server_log = os.path.join(workdir, "logs", "server.log")
+    server = spawn([server_bin, "--config", conf_path, "--host", LOOPBACK, "--port", str(port)], server_log, proc_env, workdir)
+    deadline = time.time() + args.timeout
+    while True:
+        if server.poll() is not None:
+            print(f"harness: openviking-server exited with {server.returncode}\n{tail(server_log)}", file=sys.stderr)
+            return 1
+        try:
+            status, health = http_json("GET", env["baseUrl"] + "/health", timeout=2)
+            if status == 200:
+                break
+        except OSError:
+            pass
+        if time.time() > deadline:
+            stop_pid(server.pid, "openviking-server")
+            print(f"harness: /health did not answer within {args.timeout:.0f} s\n{tail(server_log)}", file=sys.stderr)
+            return 1
+        time.sleep(0.25)
+    env["serverPid"] = server.pid
+    tmp = os.path.join(workdir, "env.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(env, f, indent=2)
+    os.replace(tmp, os.path.join(workdir, "env.json"))
+    print(json.dumps({"serverPid": server.pid}))
+    return 0
+
+
 def cmd_status(args: argparse.Namespace) -> int:
     env = read_env(os.path.abspath(args.workdir))
     if not env:
@@ -408,11 +471,16 @@ def main(argv: list[str] | None = None) -> int:
     start.add_argument("--extraction-format", choices=("python", "json"), default="python",
                        help="memory.extraction_output_format in ov.conf")
     start.add_argument("--dump-prompts", action="store_true", help="stand-in saves every chat call to logs/prompts/")
-    for name in ("stop", "status"):
+    for name in ("stop", "status", "kill-server", "restart-server"):
         p = sub.add_parser(name)
         p.add_argument("--workdir", required=True)
+        if name == "restart-server":
+            p.add_argument("--server-bin", help="path to openviking-server (default: the 0.5.2 venv)")
+            p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for /health")
     args = ap.parse_args(argv)
-    return {"start": cmd_start, "stop": cmd_stop, "status": cmd_status}[args.cmd](args)
+    commands = {"start": cmd_start, "stop": cmd_stop, "status": cmd_status,
+                "kill-server": cmd_kill_server, "restart-server": cmd_restart_server}
+    return commands[args.cmd](args)
 
 
 if __name__ == "__main__":
