@@ -257,3 +257,25 @@ fn two_processes_one_per_turn_behave_like_one_long_lived_engine() {
     assert!(dues.0.iter().any(|d| *d));
     assert_eq!(long.all_messages(OV), per_turn.all_messages(OV));
 }
+
+#[test]
+fn a_host_calling_both_commit_turn_and_after_turn_gets_the_turn_written_once() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    let msgs = vec![
+        json!({"role": "user", "content": "We decided on blue-green deploys", "timestamp": 1764000000123u64}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}),
+    ];
+    let committed = write(&e, "s1", Some("adv-9"), msgs.clone());
+    assert!(!committed.already_stored);
+    let after = write(&e, "s1", None, msgs.clone());
+    assert_eq!(after.status, WriteStatus::Committed);
+    assert!(after.already_stored);
+    // and the other order
+    let msgs2 = vec![json!({"role": "user", "content": "Second decision", "timestamp": 1764000000999u64})];
+    assert!(!write(&e, "s1", None, msgs2.clone()).already_stored);
+    let c2 = write(&e, "s1", Some("adv-10"), msgs2);
+    assert!(c2.already_stored);
+    assert_eq!(write(&e, "s1", Some("adv-10"), vec![]).status, WriteStatus::Duplicate);
+    assert_eq!(host.all_messages(OV).len(), 3);
+}

@@ -17,7 +17,7 @@ mod write;
 
 pub use commit::CommitOutcome;
 pub use record::SessionRecord;
-pub use write::{TurnWrite, WriteOutcome, WriteStatus};
+pub use write::{content_key, TurnWrite, WriteOutcome, WriteStatus};
 
 use crate::config::Config;
 use crate::host::Host;

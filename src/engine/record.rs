@@ -26,6 +26,9 @@ pub struct SessionRecord {
     pub guard: CommitGuard,
     /// Advancement keys already written, oldest first.
     pub applied_keys: Vec<String>,
+    /// Content keys of turns already written (see `write::content_key`), oldest first: hosts
+    /// that call both `commitTurn` and `afterTurn` for one turn get it written once.
+    pub content_keys: Vec<String>,
     pub checkpoints: CheckpointIndex,
 }
 
@@ -43,10 +46,21 @@ pub fn session_key_key(agent_id: &str, session_key: &str) -> String {
 
 impl SessionRecord {
     pub fn remember_key(&mut self, key: &str) {
-        self.applied_keys.push(key.to_string());
-        let excess = self.applied_keys.len().saturating_sub(APPLIED_KEYS_KEPT);
-        self.applied_keys.drain(..excess);
+        remember(&mut self.applied_keys, key);
     }
+
+    pub fn remember_content(&mut self, key: &str) {
+        remember(&mut self.content_keys, key);
+    }
+}
+
+fn remember(list: &mut Vec<String>, key: &str) {
+    list.push(key.to_string());
+    let excess = list.len().saturating_sub(APPLIED_KEYS_KEPT);
+    list.drain(..excess);
+}
+
+impl SessionRecord {
 }
 
 impl<H: Host> Engine<H> {
@@ -64,6 +78,17 @@ impl<H: Host> Engine<H> {
             }
             None => SessionRecord { ov_session_id: ov_session_id.into(), session_id: session_id.into(), ..Default::default() },
         };
+        let mut rec = rec;
+        // Reconcile with OpenViking once per process: writes made elsewhere (another
+        // process, a lost state dir) show up in its pending_tokens.
+        if rec.created {
+            if let Ok(Some(meta)) = self.host.session_meta(ov_session_id).await {
+                rec.state.server_pending_tokens = Some(meta.pending_tokens);
+            }
+        }
+        if let Some(cached) = self.records.borrow().get(ov_session_id) {
+            return Ok(cached.clone()); // loaded concurrently meanwhile: keep that one
+        }
         self.records.borrow_mut().insert(ov_session_id.to_string(), rec.clone());
         Ok(rec)
     }

@@ -72,6 +72,20 @@ impl TurnWrite {
     }
 }
 
+/// Identifies a turn by its content: the first user message's timestamp and text. `None`
+/// when that message has no timestamp (two identical untimed messages are not the same turn).
+pub fn content_key(messages: &[Value]) -> Option<String> {
+    let first = messages.iter().find(|m| crate::messages::role(m) == Some("user") && !is_synthetic(m))?;
+    let ts = first.get("timestamp").and_then(Value::as_f64)?;
+    let text = crate::messages::text_of(first);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    Some(format!("{ts}:{h:016x}"))
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WriteStatus {
@@ -83,6 +97,9 @@ pub enum WriteStatus {
 #[serde(rename_all = "camelCase")]
 pub struct WriteOutcome {
     pub status: WriteStatus,
+    /// The turn's content had already been written (by the other of commitTurn/afterTurn):
+    /// acknowledged, not written again.
+    pub already_stored: bool,
     pub ov_session_id: String,
     pub sequence: Option<u64>,
     /// The turn is in the outbox (OpenViking unreachable, or a commit is archiving).
@@ -116,7 +133,10 @@ impl<H: Host> Engine<H> {
         let okey = outbox_key(&ov_id);
 
         // Reserve the advancement key and the sequence number at once (no await in between),
-        // so a retried or concurrent call can never write the same turn twice.
+        // so a retried or concurrent call can never write the same turn twice. A turn whose
+        // content was already written (the other of commitTurn/afterTurn) is acknowledged
+        // without a second write.
+        let ckey = content_key(&req.messages);
         let reserved = self
             .update(&ov_id, |rec| {
                 if rec.session_key.is_none() {
@@ -131,15 +151,29 @@ impl<H: Host> Engine<H> {
                     }
                     rec.remember_key(key);
                 }
+                if let Some(c) = &ckey {
+                    if rec.content_keys.iter().any(|k| k == c) {
+                        return Some(None);
+                    }
+                    rec.remember_content(c);
+                }
                 let seq = allocate_sequence(&mut rec.state);
-                Some((seq, rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now)))
+                Some(Some((seq, rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now))))
             })
             .await
             .map_err(host_err)?;
-        let Some((sequence, checkpoint_id, routing)) = reserved else {
+        let already_stored = matches!(reserved, Some(None));
+        let Some(Some((sequence, checkpoint_id, routing))) = reserved else {
             let outbox_len = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
+            if already_stored {
+                // the trigger state may still take the host's latest budget
+                if let Some(b) = req.token_budget {
+                    self.update(&ov_id, |rec| rec.state.token_budget = Some(b)).await.map_err(host_err)?;
+                }
+            }
             return Ok(WriteOutcome {
-                status: WriteStatus::Duplicate,
+                status: if already_stored { WriteStatus::Committed } else { WriteStatus::Duplicate },
+                already_stored,
                 ov_session_id: ov_id,
                 sequence: None,
                 queued: false,
@@ -154,10 +188,17 @@ impl<H: Host> Engine<H> {
         match self.store_turn(&req, &ov_id, sequence, checkpoint_id, routing, now).await {
             Ok(out) => Ok(WriteOutcome { previous_ov_session_id: previous, ..out }),
             Err(e) => {
-                // Not stored anywhere: give the key back so the host's retry writes it.
-                if let Some(key) = &req.advancement_key {
-                    let _ = self.update(&ov_id, |rec| rec.applied_keys.retain(|k| k != key)).await;
-                }
+                // Not stored anywhere: give the keys back so the host's retry writes it.
+                let _ = self
+                    .update(&ov_id, |rec| {
+                        if let Some(key) = &req.advancement_key {
+                            rec.applied_keys.retain(|k| k != key);
+                        }
+                        if let Some(c) = &ckey {
+                            rec.content_keys.retain(|k| k != c);
+                        }
+                    })
+                    .await;
                 Err(e)
             }
         }
@@ -231,6 +272,7 @@ impl<H: Host> Engine<H> {
         let outbox_len = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
         Ok(WriteOutcome {
             status: WriteStatus::Committed,
+            already_stored: false,
             ov_session_id: ov_id.to_string(),
             sequence: Some(sequence),
             queued,

@@ -232,6 +232,7 @@ export type Trigger =
 
 export interface WriteOutcome {
   status: "committed" | "duplicate";
+  alreadyStored: boolean;
   ovSessionId: string;
   sequence: number | null;
   queued: boolean;
