@@ -28,11 +28,15 @@ setup: setup-core
 	.ci/install-tools.sh browsers
 	.ci/install-tools.sh openviking
 
-build: $(PKG)
+build: $(PKG) js-glue/$(PKG)
 
 $(PKG): $(SOURCES)
 	wasm-pack build --release --target web --out-dir pkg --no-pack
 	@touch $(PKG)
+
+# a copy inside the plugin folder, so an install that copies js-glue/ carries the wasm
+js-glue/$(PKG): $(PKG)
+	rm -rf js-glue/pkg && mkdir -p js-glue/pkg && cp pkg/*.js pkg/*.wasm pkg/*.d.ts js-glue/pkg/
 
 bench: setup-core build
 	cargo bench --bench recall

@@ -1,0 +1,49 @@
+// The OpenClaw plugin entry: loads the wasm engine once (top-level await), then registers
+// the context engine, the memory tools and the local-server service. The logic lives in
+// the wasm engine (pkg/); plugin/ adapts OpenClaw's API to it and does the I/O.
+import { readFileSync } from "node:fs";
+import { loadEngine } from "./wasm.js";
+import { getRuntime } from "./plugin/runtime.js";
+import { createContextEngine, ENGINE_ID } from "./plugin/context-engine.js";
+import { registerTools } from "./plugin/tools.js";
+
+const manifest = JSON.parse(readFileSync(new URL("./openclaw.plugin.json", import.meta.url), "utf8"));
+const wasm = await loadEngine();
+
+function flushOnSignals(runtime) {
+  const key = Symbol.for("openviking-context-engine.signals");
+  if (globalThis[key]) return;
+  globalThis[key] = true;
+  for (const sig of ["SIGTERM", "SIGINT"]) {
+    process.once(sig, () => {
+      runtime.drain(3000).finally(() => {
+        if (process.listenerCount(sig) === 0) process.kill(process.pid, sig);
+      });
+    });
+  }
+}
+
+export default {
+  id: manifest.id,
+  name: manifest.name,
+  description: manifest.description,
+  kind: manifest.kind,
+  configSchema: manifest.configSchema,
+  register(api) {
+    const logger = api.logger ?? console;
+    const runtime = getRuntime({ api, rawConfig: api.pluginConfig, logger, wasm });
+    api.registerContextEngine(ENGINE_ID, () => createContextEngine(runtime, { version: manifest.version }));
+    registerTools(api, runtime);
+    api.registerService?.({
+      id: "openviking-server",
+      start: async () => {
+        await runtime.ensureServer();
+      },
+      stop: async () => {
+        // flush what is pending; a local server is left running for the next CLI turn
+        await runtime.drain(5000);
+      },
+    });
+    flushOnSignals(runtime);
+  },
+};

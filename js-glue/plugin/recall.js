@@ -1,0 +1,37 @@
+// Automatic and explicit recall: the core builds the query, this searches both memory
+// scopes in parallel (a failed or empty scope counts as empty), reads full texts when the
+// settings ask for them, and the core ranks, trims and builds the synthetic messages.
+
+/** Both scopes' find results for a query; never throws. */
+export async function searchScopes(runtime, agent, query, { signal } = {}) {
+  const { config } = runtime;
+  const limit = Math.max(config.recallLimit * 4, 20);
+  const userId = await agent.identity().catch(() => null);
+  const userScope = config.targetUri ?? (userId ? `viking://user/${userId}/memories` : "viking://~/memories");
+  const find = (targetUri) =>
+    agent.client.find({ query, targetUri, limit, scoreThreshold: 0, signal }).catch((err) => ({ error: err }));
+  const [user, agentScope] = await Promise.all([find(userScope), find("viking://agent/memories")]);
+  const failed = [user, agentScope].filter((r) => r?.error).map((r) => r.error);
+  return { search: { user: user?.error ? null : user, agent: agentScope?.error ? null : agentScope }, failed };
+}
+
+/** One recall pass through the core; with recallPreferAbstract off, reads the full texts
+ *  of the picked memories and runs the core again with them. */
+export async function recallWith(runtime, agent, request) {
+  const { recall: engine, config } = runtime;
+  const q = request.query ?? engine.buildRecallQuery({ prompt: request.prompt, messages: request.messages }).query;
+  if (!q) return { out: engine.autoRecall({ ...request, search: {} }), failed: [] };
+  const { search, failed } = await searchScopes(runtime, agent, q);
+  let out = engine.autoRecall({ ...request, search });
+  if (!config.recallPreferAbstract && out.recall?.memories.length) {
+    const contents = {};
+    await Promise.all(
+      out.recall.memories.map(async (m) => {
+        const text = await agent.client.readContent(m.uri).catch(() => null);
+        if (typeof text === "string") contents[m.uri] = text;
+      }),
+    );
+    out = engine.autoRecall({ ...request, search, contents });
+  }
+  return { out, failed };
+}

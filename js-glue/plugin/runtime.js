@@ -1,0 +1,112 @@
+// The plugin's shared runtime: parsed config, state dir, one OpenViking client + lifecycle
+// engine per agent, the local server, background work the host should wait for.
+// OpenClaw may import the plugin module more than once per process, so the runtime lives
+// in one registry on globalThis keyed by state dir (never in module-level variables).
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { createClient } from "../openviking/client.js";
+import { ensureLocalServer } from "../openviking/local-server.js";
+import { createStateStore } from "../state-store.js";
+import { createEngineHost } from "../engine-host.js";
+
+const REGISTRY = Symbol.for("openviking-context-engine.runtimes");
+
+/** The plugin's state dir: config.stateDir, else <OpenClaw state dir>/plugins/openviking. */
+export function resolveStateDir(api, config) {
+  if (config.stateDir) return config.stateDir;
+  const base = api?.runtime?.state?.resolveStateDir?.(process.env) ?? process.env.OPENCLAW_STATE_DIR ?? join(homedir(), ".openclaw");
+  return join(base, "plugins", "openviking");
+}
+
+/** OpenClaw session keys look like "agent:<agentId>:<rest>". */
+export function agentFromSessionKey(sessionKey) {
+  const m = /^agent:([A-Za-z0-9_.-]{1,128}):/.exec(sessionKey ?? "");
+  return m ? m[1] : null;
+}
+
+/** The runtime for this plugin config (created once per state dir and process). `wasm` is
+ *  the loaded engine package. Throws INVALID_CONFIG naming the key for a bad config. */
+export function getRuntime({ api, rawConfig, logger, wasm }) {
+  const parsed = wasm.parseConfig(rawConfig ?? null, process.env); // throws INVALID_CONFIG naming the key
+  const config = parsed.config;
+  const stateDir = resolveStateDir(api, config);
+  const registry = (globalThis[REGISTRY] ??= new Map());
+  const existing = registry.get(stateDir);
+  if (existing) return existing;
+  for (const w of parsed.warnings) logger.warn(`[openviking] config: ${w}`);
+  const runtime = createRuntime({ wasm, config, rawConfig: rawConfig ?? {}, stateDir, logger });
+  registry.set(stateDir, runtime);
+  return runtime;
+}
+
+function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
+  const store = createStateStore(stateDir, { warn: (m) => logger.warn(`[openviking] ${m}`) });
+  const recall = new wasm.Engine(rawConfig, process.env);
+  const agents = new Map();
+  const background = new Set();
+  const explicitAgent = typeof rawConfig.agentId === "string";
+  let serverReady = null;
+
+  /** Local mode: start or reuse the server once per process, in the background. */
+  function ensureServer() {
+    if (config.mode !== "local") return Promise.resolve(true);
+    serverReady ??= ensureLocalServer({ port: config.port, configPath: config.configPath, stateDir, log: (m) => logger.info?.(`[openviking] ${m}`) })
+      .then(() => true)
+      .catch((err) => {
+        logger.warn(`[openviking] local OpenViking server unavailable: ${err.message}`);
+        serverReady = null; // try again next time
+        return false;
+      });
+    return serverReady;
+  }
+
+  function agentIdFor(sessionKey) {
+    if (explicitAgent) return config.agentId;
+    return agentFromSessionKey(sessionKey) ?? config.agentId;
+  }
+
+  /** The per-agent client + lifecycle engine (no shared mutable client state between agents). */
+  function agent(sessionKey) {
+    const agentId = agentIdFor(sessionKey);
+    let a = agents.get(agentId);
+    if (a) return a;
+    const client = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey || undefined, agentId, timeoutMs: config.timeoutMs });
+    const host = createEngineHost({ client, store, logger: { warn: (m) => logger.warn(m) } });
+    const engine = new wasm.ContextEngine({ ...rawConfig, agentId }, process.env, host);
+    a = { agentId, client, engine, userId: null };
+    a.identity = () => resolveUser(a);
+    agents.set(agentId, a);
+    return a;
+  }
+
+  async function resolveUser(a) {
+    if (a.userId) return a.userId;
+    const status = await a.client.systemStatus({ timeoutMs: Math.min(config.timeoutMs, 5000) });
+    const u = status?.user;
+    const id = typeof u === "string" ? u : u?.user_id ?? u?.id ?? u?.name;
+    if (typeof id === "string" && id) {
+      a.userId = id;
+      a.engine.setUserId(id);
+    }
+    return a.userId;
+  }
+
+  /** Work the host should not have to wait for, but that should finish before exit. */
+  function track(promise) {
+    const p = Promise.resolve(promise).catch((err) => logger.warn(`[openviking] background work failed: ${err?.message ?? err}`));
+    background.add(p);
+    p.finally(() => background.delete(p));
+    return p;
+  }
+
+  async function drain(timeoutMs = 8000) {
+    let timer;
+    await Promise.race([
+      Promise.allSettled([...background]),
+      new Promise((r) => (timer = setTimeout(r, timeoutMs))),
+    ]);
+    clearTimeout(timer);
+  }
+
+  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, agents, lastAssembled: new Map() };
+}

@@ -1,0 +1,109 @@
+// The OpenClaw plugin (js-glue/index.js) driven like the three host generations, against a
+// real OpenViking: 2026.9.x (assemble with `prompt`, commitTurn only), 2026.8.1–9.2
+// (commitTurn AND afterTurn for the same turn — written once), 2026.4.x (afterTurn sliced
+// by prePromptMessageCount, with the injected recall pair in the snapshot — never stored).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
+import { createClient } from "../../js-glue/openviking/client.js";
+
+let h;
+let stateDir;
+let engine;
+let tools;
+let client;
+const warnings = [];
+
+before(async () => {
+  h = await startHarness();
+  stateDir = mkdtempSync(join(tmpdir(), "ove-plugin-"));
+  const { default: plugin } = await import("../../js-glue/index.js");
+  tools = {};
+  let factory;
+  plugin.register({
+    pluginConfig: { mode: "remote", baseUrl: h.env.baseUrl, apiKey: h.env.userKey, stateDir, compactTurnThreshold: 50 },
+    logger: { warn: (m) => warnings.push(m), info() {}, error: (m) => warnings.push(m) },
+    registerContextEngine: (id, f) => (factory = f),
+    registerTool: (f, o) => (tools[o.name] = f),
+    registerService() {},
+  });
+  engine = factory({});
+  client = createClient({ baseUrl: h.env.baseUrl, apiKey: h.env.userKey, agentId: "main" });
+});
+after(async () => {
+  await engine?.dispose();
+  await h?.stop();
+  rmSync(stateDir, { recursive: true, force: true });
+});
+
+const user = (text, ts) => ({ role: "user", content: text, timestamp: ts });
+const answer = (text) => ({ role: "assistant", content: [{ type: "text", text }], stopReason: "stop", api: "openai-completions", provider: "fake", model: "m", timestamp: Date.now() });
+const userTexts = async (ov) => ((await client.sessionContext(ov, { tokenBudget: 1000000 })).messages ?? [])
+  .filter((m) => m.role === "user").map((m) => m.parts.find((p) => p.type === "text")?.text);
+
+test("2026.9.x: assemble gets prompt apart; commitTurn stores the turn once; a retry is duplicate", async () => {
+  const sessionKey = "agent:main:main";
+  await engine.bootstrap({ sessionId: "s9", sessionKey });
+  const a = await engine.assemble({ sessionId: "s9", sessionKey, messages: [], prompt: "We decided the cache TTL is 300 seconds", tokenBudget: 90000 });
+  assert.ok(Array.isArray(a.messages) && a.estimatedTokens >= 0);
+  assert.match(a.systemPromptAddition, /memory_recall/);
+  const turn = [user("We decided the cache TTL is 300 seconds", 1764000001000), answer("Noted: TTL 300 s.")];
+  assert.deepEqual(await engine.commitTurn({ sessionId: "s9", sessionKey, advancementKey: "adv-9-1", messages: turn, terminal: true }), { status: "committed" });
+  assert.deepEqual(await engine.commitTurn({ sessionId: "s9", sessionKey, advancementKey: "adv-9-1", messages: turn, terminal: true }), { status: "duplicate" });
+  assert.deepEqual(await userTexts("main--s9"), ["We decided the cache TTL is 300 seconds"]);
+});
+
+test("2026.8.1–9.2: commitTurn and afterTurn for the same turn write it once", async () => {
+  const sessionKey = "agent:main:both";
+  const turn = [user("Let's go with Postgres 16 for billing", 1764000002000), answer("Postgres 16 it is.")];
+  await engine.commitTurn({ sessionId: "s8", sessionKey, advancementKey: "adv-8-1", messages: turn });
+  await engine.afterTurn({ sessionId: "s8", sessionKey, messages: turn, prePromptMessageCount: 0, tokenBudget: 80000 });
+  assert.deepEqual(await userTexts("main--s8"), ["Let's go with Postgres 16 for billing"]);
+});
+
+test("2026.4.x: afterTurn slices by prePromptMessageCount and never stores the injected pair", async () => {
+  const sessionKey = "agent:main:old";
+  const history = [user("I prefer dark mode in every editor", 1764000003000), answer("Dark mode noted.")];
+  await engine.afterTurn({ sessionId: "s4", sessionKey, messages: history, prePromptMessageCount: 0 });
+  // next turn: the host gives the full snapshot including the current user message
+  const current = user("Which editor theme do I like?", 1764000004000);
+  const assembled = await engine.assemble({ sessionId: "s4", sessionKey, messages: [...history, current], tokenBudget: 90000 });
+  const snapshot = [...assembled.messages, answer("You like dark mode.")];
+  await engine.afterTurn({ sessionId: "s4", sessionKey, messages: snapshot, prePromptMessageCount: assembled.messages.length - 1 });
+  const texts = await userTexts("main--s4");
+  assert.deepEqual(texts, ["I prefer dark mode in every editor", "Which editor theme do I like?"]);
+  const ctx = await client.sessionContext("main--s4", { tokenBudget: 1000000 });
+  const toolNames = (ctx.messages ?? []).flatMap((m) => m.parts).filter((p) => p.type === "tool").map((p) => p.tool_name);
+  assert.ok(!toolNames.includes("memory_recall_auto"), "the synthetic recall pair is never stored");
+});
+
+test("compact() archives and reports a checkpoint; with nothing new it says compacted:false", async () => {
+  const sessionKey = "agent:main:cmp";
+  for (const [i, t] of ["We decided to ship on Fridays only.", "Tip: restart the worker after a deploy."].entries()) {
+    await engine.commitTurn({ sessionId: "sc", sessionKey, advancementKey: `cmp-${i}`, messages: [user(t, 1764000005000 + i), answer("Noted.")] });
+  }
+  const out = await engine.compact({ sessionId: "sc", sessionKey, force: true, compactionTarget: "budget", tokenBudget: 90000 });
+  assert.equal(out.ok, true);
+  assert.equal(out.compacted, true);
+  assert.ok(out.result.details.checkpoint || out.result.details.taskPending);
+  assert.equal(typeof out.result.tokensBefore, "number");
+  const again = await engine.compact({ sessionId: "sc", sessionKey, force: true });
+  assert.equal(again.compacted, false);
+  assert.ok(again.reason);
+});
+
+test("memory_recall validates its input and answers with the shared JSON document", async () => {
+  const tool = tools.memory_recall({ sessionKey: "agent:main:main" });
+  const bad = await tool.execute("call_1", { query: "" });
+  assert.equal(bad.isError, true);
+  assert.match(bad.content[0].text, /^query:/);
+  const unknown = await tool.execute("call_2", { query: "x", nope: 1 });
+  assert.match(unknown.content[0].text, /^nope:/);
+  const ok = await tool.execute("call_3", { query: "what did we decide about shipping days?" });
+  const doc = JSON.parse(ok.content[0].text);
+  assert.ok(Array.isArray(doc.memories));
+  assert.equal(doc.source, "openviking-recall");
+});
