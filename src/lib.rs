@@ -30,6 +30,8 @@
 //! - [`auto_recall`] — one turn's automatic recall, end to end
 //! - `wasm` (wasm32 only) — the only code that touches wasm-bindgen
 
+pub mod assemble;
+pub mod assemble_turn;
 pub mod auto_recall;
 pub mod capture;
 pub mod checkpoint;

@@ -3,7 +3,7 @@
 // engine that throws is quarantined by OpenClaw, and OpenViking being down must never
 // break a turn. The one exception is a turn that could not be stored anywhere (not in
 // OpenViking, not in the local outbox): commitTurn then fails so the host keeps it queued.
-import { recallWith } from "./recall.js";
+import { assembleWith } from "./recall.js";
 
 export const ENGINE_ID = "openviking";
 const SYSTEM_PROMPT_ADDITION =
@@ -91,21 +91,33 @@ export function createContextEngine(runtime, { version = "0.1.0" } = {}) {
       const messages = params.messages ?? [];
       try {
         const agent = runtime.agent(params.sessionKey);
-        const { out, failed } = await recallWith(runtime, agent, {
+        const ov = agent.engine.ovSessionId(params.sessionId);
+        // what the engine holds durably (state dir): checkpoints with their summaries
+        const record = await agent.engine.record(ov).catch(() => null);
+        const summaries = (record?.checkpoints?.checkpoints ?? []).map((c) => ({
+          checkpointId: c.checkpoint_id,
+          archiveUri: c.archive_uri,
+          startSequence: c.source_turn_range.start_sequence,
+          endSequence: c.source_turn_range.end_sequence,
+          text: c.summary ?? "",
+        }));
+        const { out, failed } = await assembleWith(runtime, agent, {
           prompt: params.prompt,
           messages,
           nowMs: Date.now(),
+          tokenBudget: params.tokenBudget,
+          summaries,
+          nextSequence: record?.state?.nextSequence ?? 0,
         });
-        if (failed.length) warn(`recall skipped a scope: ${failed[0].message}`);
-        const assembledMessages = out.messages;
-        const estimatedTokens =
-          wasm.estimateMessageTokens(assembledMessages).reduce((a, b) => a + b, 0) + wasm.estimateTokens(params.prompt ?? "");
+        if (failed.length === 2) runtime.warnOnce("recall", `OpenViking unavailable, recall skipped: ${failed[0].message}`);
+        else runtime.recovered("recall");
         runtime.lastAssembled.set(params.sessionId, {
-          usedUris: out.recall?.memories.map((m) => m.uri) ?? [],
-          estimatedTokens,
+          usedUris: out.recallIncluded ? out.recall?.memories.map((m) => m.uri) ?? [] : [],
+          estimatedTokens: out.estimatedTokens,
           tokenBudget: params.tokenBudget,
         });
-        return { messages: assembledMessages, estimatedTokens, systemPromptAddition: SYSTEM_PROMPT_ADDITION };
+        const addition = [SYSTEM_PROMPT_ADDITION, out.systemPromptAddition].filter(Boolean).join("\n");
+        return { messages: out.messages, estimatedTokens: out.estimatedTokens, systemPromptAddition: addition };
       } catch (err) {
         warn(`assemble fell back to the host's messages: ${err.message}`);
         const estimatedTokens = wasm.estimateMessageTokens(messages).reduce((a, b) => a + b, 0);

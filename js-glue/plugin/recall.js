@@ -15,6 +15,25 @@ export async function searchScopes(runtime, agent, query, { signal } = {}) {
   return { search: { user: user?.error ? null : user, agent: agentScope?.error ? null : agentScope }, failed };
 }
 
+/** The whole assemble in the core (recall + composition); same content reads as below. */
+export async function assembleWith(runtime, agent, request) {
+  const { recall: engine, config } = runtime;
+  const q = engine.buildRecallQuery({ prompt: request.prompt, messages: request.messages }).query;
+  const { search, failed } = q && config.autoRecall ? await searchScopes(runtime, agent, q) : { search: {}, failed: [] };
+  let out = engine.assemble({ ...request, search });
+  if (!config.recallPreferAbstract && out.recall?.memories.length) {
+    const contents = {};
+    await Promise.all(
+      out.recall.memories.map(async (m) => {
+        const text = await agent.client.readContent(m.uri).catch(() => null);
+        if (typeof text === "string") contents[m.uri] = text;
+      }),
+    );
+    out = engine.assemble({ ...request, search, contents });
+  }
+  return { out, failed };
+}
+
 /** One recall pass through the core; with recallPreferAbstract off, reads the full texts
  *  of the picked memories and runs the core again with them. */
 export async function recallWith(runtime, agent, request) {

@@ -108,5 +108,14 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     clearTimeout(timer);
   }
 
-  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, agents, lastAssembled: new Map() };
+  // one warning per outage, not per turn: a key warns again only after it recovered
+  const warned = new Set();
+  function warnOnce(key, message) {
+    if (warned.has(key)) return;
+    warned.add(key);
+    logger.warn(`[openviking] ${message}`);
+  }
+  const recovered = (key) => warned.delete(key);
+
+  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, agents, warnOnce, recovered, lastAssembled: new Map() };
 }

@@ -109,6 +109,17 @@ impl Engine {
         encode(&build_query(prompt, &messages, self.config.assemble_recall_window))
     }
 
+    /// One turn's `assemble()`: recall plus the composition of summaries, raw turns and the
+    /// synthetic pair under the token budget.
+    #[wasm_bindgen(unchecked_return_type = "AssembleResult")]
+    pub fn assemble(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "AssembleRequest")] request: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = decode("(request)", &request).map_err(to_js_error)?;
+        encode(&crate::assemble_turn::assemble_turn(&self.config, v).map_err(to_js_error)?)
+    }
+
     /// One turn's automatic recall: query, pipeline with explain records, and the messages
     /// with the synthetic `memory_recall_auto` pair injected (idempotently).
     #[wasm_bindgen(js_name = autoRecall, unchecked_return_type = "AutoRecall")]

@@ -276,6 +276,29 @@ export interface SessionRecord {
   checkpoints: { checkpoints: CompactCheckpoint[] };
 }
 
+export interface AssembleRequest extends RecallRequest {
+  tokenBudget?: number;
+  /** Compact summaries from the session's checkpoints, oldest first. */
+  summaries?: Array<{ checkpointId?: string; archiveUri?: string; startSequence: number; endSequence: number; text?: string }>;
+  /** The engine's next turn sequence for the session (turns written so far). */
+  nextSequence?: number;
+}
+
+export interface AssembleResult {
+  query: RecallQuery;
+  recall: RecallOutcome | null;
+  messages: AgentMessage[];
+  estimatedTokens: number;
+  systemPromptAddition: string | null;
+  compactSummaries: Array<{ checkpointId: string; sessionUri: string; overview: string; turns: [number, number] }>;
+  recentRawTurns: number;
+  summarizedTurns: number;
+  recallIncluded: boolean;
+  trimmed: { recall: boolean; olderSummaries: number; rawTurns: number; latestSummary: boolean };
+  overBudget: boolean;
+  budget: number | null;
+}
+
 /** Errors thrown by the engine. */
 export interface EngineErrorShape extends Error {
   code: "INVALID_CONFIG" | "INVALID_INPUT" | "HOST_FAILED" | "HOST_TIMEOUT" | "INTERNAL";

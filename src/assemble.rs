@@ -1,0 +1,291 @@
+//! Composing the context the model sees (design §3.3, §5.2): compact summaries in place of
+//! the turns a commit archived, the recent raw turns, the recall pair right before the
+//! current user turn — all under one token budget.
+//!
+//! - The host's messages are split into turns (a turn starts at a user message). Turns are
+//!   aligned with the engine's turn sequences from the end (the newest prior turn is
+//!   `next_sequence - 1`), so transcripts older than the plugin line up too.
+//! - Turns covered by the latest checkpoint that has a summary are replaced by that summary
+//!   (they stay reachable through `memory_expand`), except the newest `recentRawTurnCount`
+//!   turns, which stay raw even when archived.
+//! - Over budget, parts go in this order: recalled memories, older summaries, the oldest
+//!   raw turns, then the latest summary; whole turns only, so a tool call never loses its
+//!   result. The current turn (prompt) is never trimmed. The total never exceeds the budget
+//!   unless the current turn alone does (`over_budget`).
+//! - After a compaction the summary's "Current State" and "Open Issues" sections are carried
+//!   as active instructions in the system prompt addition (design §3.4 item 6).
+
+use crate::messages::synthetic::is_synthetic;
+use crate::messages::{estimate_message_tokens, role, text_of};
+use crate::tokens::estimate_tokens;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// Marks the engine's summary message, so a later assemble (or a capture) recognises it.
+pub const SUMMARY_MARKER: &str = "<conversation-summary";
+
+/// A compact summary available for composition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRef {
+    pub checkpoint_id: String,
+    pub archive_uri: String,
+    pub start_sequence: u64,
+    pub end_sequence: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ComposeInput {
+    /// The host's messages (synthetic pairs and earlier summary messages are removed).
+    pub messages: Vec<Value>,
+    /// The current user input when the host passes it apart (OpenClaw 2026.9.x).
+    pub prompt: Option<String>,
+    pub token_budget: Option<u64>,
+    /// The recall pair to place before the current user turn.
+    pub recall_pair: Option<[Value; 2]>,
+    /// Summaries, oldest first; the last one is the latest.
+    pub summaries: Vec<SummaryRef>,
+    /// The engine's next turn sequence for this session (turns written so far).
+    pub next_sequence: u64,
+    pub recent_raw_turn_count: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactSummary {
+    pub checkpoint_id: String,
+    pub session_uri: String,
+    pub overview: String,
+    pub turns: (u64, u64),
+}
+
+/// What was dropped to fit the budget.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Trimmed {
+    pub recall: bool,
+    pub older_summaries: usize,
+    pub raw_turns: usize,
+    pub latest_summary: bool,
+}
+
+/// The design's `AssembledContextPacket` (§5.2), plus what the host needs.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Composition {
+    pub messages: Vec<Value>,
+    pub estimated_tokens: u64,
+    pub system_prompt_addition: Option<String>,
+    pub compact_summaries: Vec<CompactSummary>,
+    /// How many prior turns stay raw.
+    pub recent_raw_turns: usize,
+    /// How many prior turns a summary stands for.
+    pub summarized_turns: usize,
+    pub recall_included: bool,
+    pub trimmed: Trimmed,
+    pub over_budget: bool,
+    pub budget: Option<u64>,
+}
+
+fn is_summary_message(m: &Value) -> bool {
+    role(m) == Some("user") && text_of(m).trim_start().starts_with(SUMMARY_MARKER)
+}
+
+/// Splits messages into turns: a new turn starts at each user message.
+pub fn split_turns(messages: Vec<Value>) -> Vec<Vec<Value>> {
+    let mut turns: Vec<Vec<Value>> = Vec::new();
+    for m in messages {
+        if role(&m) == Some("user") || turns.is_empty() {
+            turns.push(Vec::new());
+        }
+        if let Some(t) = turns.last_mut() {
+            t.push(m);
+        }
+    }
+    turns
+}
+
+fn tokens(msgs: &[Value]) -> u64 {
+    msgs.iter().map(|m| estimate_message_tokens(m) as u64).sum()
+}
+
+/// The summary as the first message: data about earlier turns, clearly delimited.
+pub fn summary_message(s: &SummaryRef, older: &[&SummaryRef]) -> Value {
+    let mut text = format!(
+        "{SUMMARY_MARKER} checkpoint=\"{}\" turns=\"{}-{}\">\nEarlier turns of this conversation were compacted; this summary stands for them. \
+         Their full text is kept and can be read with memory_expand on {}.\n",
+        s.checkpoint_id, s.start_sequence, s.end_sequence, s.archive_uri
+    );
+    for o in older {
+        text.push_str(&format!("\n[Earlier summary, turns {}-{}]\n{}\n", o.start_sequence, o.end_sequence, first_lines(&o.text, 12)));
+    }
+    text.push('\n');
+    text.push_str(s.text.trim());
+    text.push_str("\n</conversation-summary>");
+    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 0})
+}
+
+fn first_lines(s: &str, n: usize) -> String {
+    s.lines().filter(|l| !l.trim().is_empty()).take(n).collect::<Vec<_>>().join("\n")
+}
+
+/// The body of a markdown `## name` section of a working-memory summary.
+fn section(md: &str, name: &str) -> Option<String> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for line in md.lines() {
+        if let Some(h) = line.strip_prefix("## ") {
+            if inside {
+                break;
+            }
+            inside = h.trim().eq_ignore_ascii_case(name);
+            continue;
+        }
+        // skip the italic description line under each heading
+        if inside && !(line.starts_with('_') && line.ends_with('_')) && !line.trim().is_empty() {
+            out.push(line.trim().to_string());
+        }
+    }
+    let body = out.join("\n");
+    if body.is_empty() || body.eq_ignore_ascii_case("- none recorded.") { None } else { Some(body) }
+}
+
+/// Current state and open issues of the latest summary, as active instructions.
+pub fn active_instructions(summary: &str) -> Option<String> {
+    let state = section(summary, "Current State");
+    let open = section(summary, "Open Issues");
+    if state.is_none() && open.is_none() {
+        return None;
+    }
+    let mut s = String::from("Continuing after a compaction. Pick up from here:");
+    if let Some(x) = state {
+        s.push_str(&format!("\nCurrent state: {x}"));
+    }
+    if let Some(x) = open {
+        s.push_str(&format!("\nOpen issues: {x}"));
+    }
+    Some(s)
+}
+
+pub fn compose(input: ComposeInput) -> Composition {
+    let ComposeInput { messages, prompt, token_budget, recall_pair, summaries, next_sequence, recent_raw_turn_count } = input;
+    let cleaned: Vec<Value> = messages.into_iter().filter(|m| !is_synthetic(m) && !is_summary_message(m)).collect();
+    let mut turns = split_turns(cleaned);
+    // Without a separate prompt, the last turn is the current one (older hosts).
+    let current: Vec<Value> = if prompt.is_none() && turns.last().is_some_and(|t| t.first().is_some_and(|m| role(m) == Some("user"))) {
+        turns.pop().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let n = turns.len();
+    let seq_of = |i: usize| -> i64 { next_sequence as i64 - (n - i) as i64 };
+
+    // The latest summary and the prior turns it covers (outside the recent window).
+    let latest = summaries.last().cloned();
+    let recent_from = n.saturating_sub(recent_raw_turn_count);
+    let covered: Vec<bool> = (0..n)
+        .map(|i| {
+            let s = seq_of(i);
+            i < recent_from && latest.as_ref().is_some_and(|l| s >= 0 && (s as u64) <= l.end_sequence)
+        })
+        .collect();
+    let summarized_turns = covered.iter().filter(|c| **c).count();
+    // The summary is shown when it stands for turns not shown raw: covered turns in the
+    // transcript, or turns the host no longer holds (an older host whose state is the
+    // previous assembled context).
+    let oldest_raw_seq = (0..n).find(|&i| !covered[i]).map(seq_of);
+    let use_summary = latest.as_ref().is_some_and(|l| {
+        summarized_turns > 0 || oldest_raw_seq.map_or(next_sequence > l.start_sequence, |s| s > l.start_sequence as i64)
+    });
+    // Raw turns kept: everything not covered, in order (pre-plugin turns first).
+    let mut raw: Vec<Vec<Value>> = turns.into_iter().zip(covered.iter()).filter(|(_, c)| !**c).map(|(t, _)| t).collect();
+    let mut older: Vec<&SummaryRef> = if use_summary { summaries.iter().rev().skip(1).collect::<Vec<_>>() } else { Vec::new() };
+    older.reverse();
+
+    let prompt_tokens = prompt.as_deref().map_or(0, |p| estimate_tokens(p) as u64 + crate::tokens::MESSAGE_OVERHEAD_TOKENS as u64);
+    let mut recall = recall_pair;
+    let mut keep_latest = use_summary;
+    let mut trimmed = Trimmed::default();
+
+    let build = |raw: &[Vec<Value>], older: &[&SummaryRef], keep_latest: bool, recall: &Option<[Value; 2]>| -> Vec<Value> {
+        let mut out = Vec::new();
+        if keep_latest {
+            if let Some(l) = &latest {
+                out.push(summary_message(l, older));
+            }
+        }
+        for t in raw {
+            out.extend(t.iter().cloned());
+        }
+        if let Some([call, result]) = recall {
+            out.push(call.clone());
+            out.push(result.clone());
+        }
+        out.extend(current.iter().cloned());
+        out
+    };
+
+    let mut msgs = build(&raw, &older, keep_latest, &recall);
+    let mut total = tokens(&msgs) + prompt_tokens;
+    if let Some(budget) = token_budget {
+        // 1. recalled memories
+        if total > budget && recall.is_some() {
+            recall = None;
+            trimmed.recall = true;
+            msgs = build(&raw, &older, keep_latest, &recall);
+            total = tokens(&msgs) + prompt_tokens;
+        }
+        // 2. older summaries, oldest first
+        while total > budget && !older.is_empty() {
+            older.remove(0);
+            trimmed.older_summaries += 1;
+            msgs = build(&raw, &older, keep_latest, &recall);
+            total = tokens(&msgs) + prompt_tokens;
+        }
+        // 3. the oldest raw turns, then 4. the latest summary
+        while total > budget && (!raw.is_empty() || keep_latest) {
+            if !raw.is_empty() {
+                raw.remove(0);
+                trimmed.raw_turns += 1;
+            } else {
+                keep_latest = false;
+                trimmed.latest_summary = true;
+            }
+            msgs = build(&raw, &older, keep_latest, &recall);
+            total = tokens(&msgs) + prompt_tokens;
+        }
+    }
+    let over_budget = token_budget.is_some_and(|b| total > b);
+
+    let mut addition = String::new();
+    let mut compact_summaries = Vec::new();
+    if keep_latest {
+        if let Some(l) = &latest {
+            addition.push_str("A <conversation-summary> message stands for earlier turns of this conversation; use memory_expand on its archive to read them in full.");
+            if let Some(a) = active_instructions(&l.text) {
+                addition.push('\n');
+                addition.push_str(&a);
+            }
+            for s in older.iter().copied().chain(std::iter::once(l)) {
+                compact_summaries.push(CompactSummary {
+                    checkpoint_id: s.checkpoint_id.clone(),
+                    session_uri: s.archive_uri.clone(),
+                    overview: s.text.clone(),
+                    turns: (s.start_sequence, s.end_sequence),
+                });
+            }
+        }
+    }
+    Composition {
+        estimated_tokens: total,
+        messages: msgs,
+        system_prompt_addition: if addition.is_empty() { None } else { Some(addition) },
+        compact_summaries,
+        recent_raw_turns: raw.len(),
+        summarized_turns: if keep_latest { summarized_turns } else { 0 },
+        recall_included: recall.is_some(),
+        trimmed,
+        over_budget,
+        budget: token_budget,
+    }
+}

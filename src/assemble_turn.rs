@@ -1,0 +1,69 @@
+//! One turn's `assemble()`, end to end in the core: automatic recall (query, pipeline,
+//! synthetic pair) and the composition of summaries, raw turns and the pair under the
+//! host's token budget.
+
+use crate::assemble::{compose, ComposeInput, Composition, SummaryRef};
+use crate::auto_recall::{auto_recall, RecallRequest};
+use crate::config::Config;
+use crate::error::{EngineError, Result};
+use crate::input::{as_object, join};
+use crate::recall::query::RecallQuery;
+use crate::recall::RecallOutcome;
+use serde::Serialize;
+use serde_json::Value;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AssembleResult {
+    pub query: RecallQuery,
+    pub recall: Option<RecallOutcome>,
+    #[serde(flatten)]
+    pub composition: Composition,
+}
+
+fn read_summaries(v: Option<&Vec<Value>>) -> Result<Vec<SummaryRef>> {
+    let mut out = Vec::new();
+    for (i, s) in v.into_iter().flatten().enumerate() {
+        let path = format!("summaries[{i}]");
+        let o = as_object(&path, s)?;
+        let text = o.opt_str("text")?.unwrap_or("").trim().to_string();
+        if text.is_empty() {
+            continue; // an archive without a summary stands for nothing
+        }
+        let start = o.opt_u64("startSequence")?.ok_or_else(|| EngineError::input(join(&path, "startSequence"), "is required"))?;
+        let end = o.opt_u64("endSequence")?.ok_or_else(|| EngineError::input(join(&path, "endSequence"), "is required"))?;
+        out.push(SummaryRef {
+            checkpoint_id: o.opt_str("checkpointId")?.unwrap_or("").to_string(),
+            archive_uri: o.opt_str("archiveUri")?.unwrap_or("").to_string(),
+            start_sequence: start,
+            end_sequence: end.max(start),
+            text,
+        });
+    }
+    out.sort_by_key(|s| s.end_sequence);
+    Ok(out)
+}
+
+/// `{prompt?, messages, search, contents?, nowMs?, tokenBudget?, summaries?: [{checkpointId,
+/// archiveUri, startSequence, endSequence, text}], nextSequence?}`.
+pub fn assemble_turn(config: &Config, v: Value) -> Result<AssembleResult> {
+    let (budget, summaries, next_sequence) = {
+        let o = as_object("", &v)?;
+        (o.opt_u64("tokenBudget")?, read_summaries(o.opt_array("summaries")?)?, o.opt_u64("nextSequence")?.unwrap_or(0))
+    };
+    let req = RecallRequest::from_value(v)?;
+    let prompt = req.prompt.clone();
+    let messages = req.messages.clone();
+    let auto = auto_recall(config, req)?;
+    let pair = auto.recall.as_ref().and_then(|r| <[Value; 2]>::try_from(r.messages.clone()).ok());
+    let composition = compose(ComposeInput {
+        messages,
+        prompt,
+        token_budget: budget,
+        recall_pair: pair,
+        summaries,
+        next_sequence,
+        recent_raw_turn_count: config.recent_raw_turn_count,
+    });
+    Ok(AssembleResult { query: auto.query, recall: auto.recall, composition })
+}
