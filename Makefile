@@ -27,6 +27,7 @@ setup-core:
 setup: setup-core
 	.ci/install-tools.sh browsers
 	.ci/install-tools.sh openviking
+	.ci/install-tools.sh openclaw
 
 build: $(PKG) js-glue/$(PKG)
 
@@ -42,6 +43,7 @@ bench: setup-core build
 	cargo bench --bench recall
 	node tests/bench/recall-wasm.mjs
 	node tests/bench/tokens.mjs
+	node tests/bench/write-path.mjs
 
 clean:
 	rm -rf pkg target

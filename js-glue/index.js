@@ -1,14 +1,15 @@
-// The OpenClaw plugin entry: loads the wasm engine once (top-level await), then registers
+// The OpenClaw plugin entry: loads the wasm engine (synchronously: OpenClaw may require()
+// this module), then registers
 // the context engine, the memory tools and the local-server service. The logic lives in
 // the wasm engine (pkg/); plugin/ adapts OpenClaw's API to it and does the I/O.
 import { readFileSync } from "node:fs";
-import { loadEngine } from "./wasm.js";
+import { loadEngineSync } from "./wasm.js";
 import { getRuntime } from "./plugin/runtime.js";
 import { createContextEngine, ENGINE_ID } from "./plugin/context-engine.js";
 import { registerTools } from "./plugin/tools.js";
 
 const manifest = JSON.parse(readFileSync(new URL("./openclaw.plugin.json", import.meta.url), "utf8"));
-const wasm = await loadEngine();
+const wasm = loadEngineSync();
 
 function flushOnSignals(runtime) {
   const key = Symbol.for("openviking-context-engine.signals");

@@ -1,35 +1,29 @@
-// Loads the engine's wasm package (built by wasm-pack into pkg/, `--target web`) in Node.
-// The same pkg/ serves the browser demo; Node instantiates it synchronously from the bytes.
-import { readFileSync, existsSync } from "node:fs";
+// Loads the engine's wasm package in Node, synchronously (OpenClaw loads plugins with
+// require(), which cannot wait for a top-level await). `make build` puts the wasm-pack
+// output (`--target web`, the same files the browser demo uses) into js-glue/pkg/, so an
+// install that copies this folder carries the wasm with it.
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { dirname, join } from "node:path";
+import * as pkg from "./pkg/openviking_context_engine.js";
 
-const here = dirname(fileURLToPath(import.meta.url));
-// An installed copy carries pkg/ inside the plugin folder; the source tree has it one level up.
-const PKG_DIRS = [join(here, "pkg"), join(here, "..", "pkg")];
-const NAME = "openviking_context_engine";
+const WASM = new URL("./pkg/openviking_context_engine_bg.wasm", import.meta.url);
+let ready = false;
 
-let loaded = null;
-
-/** The pkg/ folder in use, or an Error saying how to build it. */
+/** The pkg/ folder in use. */
 export function findPkg() {
-  const dir = PKG_DIRS.find((d) => existsSync(join(d, `${NAME}_bg.wasm`)));
-  if (!dir) {
-    const err = new Error(
-      `OpenViking engine wasm not found in ${PKG_DIRS.join(" or ")}; build it with \`make build\``,
-    );
-    err.code = "ENGINE_NOT_BUILT";
-    throw err;
-  }
-  return dir;
+  return fileURLToPath(new URL("./pkg/", import.meta.url));
 }
 
-/** The initialised wasm module's exports (Engine, parseConfig, estimateTokens, version). */
+/** The initialised engine module (Engine, ContextEngine, parseConfig, estimateTokens, …). */
+export function loadEngineSync() {
+  if (!ready) {
+    pkg.initSync({ module: readFileSync(WASM) });
+    ready = true;
+  }
+  return pkg;
+}
+
+/** Same, as a promise (for callers that await). */
 export async function loadEngine() {
-  if (loaded) return loaded;
-  const dir = findPkg();
-  const mod = await import(join(dir, `${NAME}.js`));
-  mod.initSync({ module: readFileSync(join(dir, `${NAME}_bg.wasm`)) });
-  loaded = mod;
-  return mod;
+  return loadEngineSync();
 }

@@ -48,6 +48,8 @@ pub struct ComposeInput {
     /// The engine's next turn sequence for this session (turns written so far).
     pub next_sequence: u64,
     pub recent_raw_turn_count: usize,
+    /// Timestamp for the summary message (hosts render it).
+    pub now_ms: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -110,7 +112,7 @@ fn tokens(msgs: &[Value]) -> u64 {
 }
 
 /// The summary as the first message: data about earlier turns, clearly delimited.
-pub fn summary_message(s: &SummaryRef, older: &[&SummaryRef]) -> Value {
+pub fn summary_message(s: &SummaryRef, older: &[&SummaryRef], now_ms: u64) -> Value {
     let mut text = format!(
         "{SUMMARY_MARKER} checkpoint=\"{}\" turns=\"{}-{}\">\nEarlier turns of this conversation were compacted; this summary stands for them. \
          Their full text is kept and can be read with memory_expand on {}.\n",
@@ -122,7 +124,7 @@ pub fn summary_message(s: &SummaryRef, older: &[&SummaryRef]) -> Value {
     text.push('\n');
     text.push_str(s.text.trim());
     text.push_str("\n</conversation-summary>");
-    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": 0})
+    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": now_ms})
 }
 
 fn first_lines(s: &str, n: usize) -> String {
@@ -168,7 +170,7 @@ pub fn active_instructions(summary: &str) -> Option<String> {
 }
 
 pub fn compose(input: ComposeInput) -> Composition {
-    let ComposeInput { messages, prompt, token_budget, recall_pair, summaries, next_sequence, recent_raw_turn_count } = input;
+    let ComposeInput { messages, prompt, token_budget, recall_pair, summaries, next_sequence, recent_raw_turn_count, now_ms } = input;
     let cleaned: Vec<Value> = messages.into_iter().filter(|m| !is_synthetic(m) && !is_summary_message(m)).collect();
     let mut turns = split_turns(cleaned);
     // Without a separate prompt, the last turn is the current one (older hosts).
@@ -211,7 +213,7 @@ pub fn compose(input: ComposeInput) -> Composition {
         let mut out = Vec::new();
         if keep_latest {
             if let Some(l) = &latest {
-                out.push(summary_message(l, older));
+                out.push(summary_message(l, older, now_ms));
             }
         }
         for t in raw {

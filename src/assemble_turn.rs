@@ -53,6 +53,7 @@ pub fn assemble_turn(config: &Config, v: Value) -> Result<AssembleResult> {
     };
     let req = RecallRequest::from_value(v)?;
     let prompt = req.prompt.clone();
+    let now_ms = req.now_ms;
     let messages = req.messages.clone();
     let auto = auto_recall(config, req)?;
     let pair = auto.recall.as_ref().and_then(|r| <[Value; 2]>::try_from(r.messages.clone()).ok());
@@ -64,6 +65,7 @@ pub fn assemble_turn(config: &Config, v: Value) -> Result<AssembleResult> {
         summaries,
         next_sequence,
         recent_raw_turn_count: config.recent_raw_turn_count,
+        now_ms,
     });
     Ok(AssembleResult { query: auto.query, recall: auto.recall, composition })
 }

@@ -33,6 +33,10 @@ pub struct CompactCheckpoint {
     /// The archive's summary (working memory overview) at compaction time, when it had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// The ids of the turns in the archive, in sequence order (`start_sequence` first):
+    /// archive message → turn, memory → archive → turns.
+    #[serde(default)]
+    pub turn_ids: Vec<String>,
 }
 
 /// `…/history/archive_003` → 3.
@@ -123,6 +127,7 @@ mod tests {
             task_id: None,
             reason: "test".into(),
             summary: None,
+            turn_ids: vec![],
         }
     }
 

@@ -39,6 +39,22 @@ pub struct SessionState {
     pub window_start_sequence: u64,
     /// Why the last commit was started (a trigger's reason, or "compact()").
     pub last_commit_reason: Option<String>,
+    /// Turn ids of the current window, in sequence order (for the checkpoint).
+    pub window_turn_ids: Vec<String>,
+    /// What the window held when a commit was requested: turns arriving while it runs are
+    /// not in its archive and stay counted for the next window.
+    pub commit_snapshot: Option<WindowSnapshot>,
+}
+
+/// The window at the moment a commit was requested.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct WindowSnapshot {
+    pub end_sequence: u64,
+    pub turns: u64,
+    pub counted_turns: u64,
+    pub tokens: u64,
+    pub turn_ids: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -113,14 +129,37 @@ pub fn record_turn(state: &mut SessionState, tokens: u64, counts: bool, now_ms: 
     state.first_turn_at_ms.get_or_insert(now_ms);
 }
 
-/// Resets the counters after a commit archived everything up to `next_sequence`.
-pub fn record_commit(state: &mut SessionState, now_ms: u64) {
-    state.tokens_since_commit = 0;
+/// Snapshots the window as a commit is requested (everything written so far is archived).
+pub fn snapshot_window(state: &mut SessionState) {
+    state.commit_snapshot = Some(WindowSnapshot {
+        end_sequence: state.next_sequence.saturating_sub(1).max(state.window_start_sequence),
+        turns: state.turns_since_commit,
+        counted_turns: state.counted_turns_since_commit,
+        tokens: state.tokens_since_commit,
+        turn_ids: state.window_turn_ids.len(),
+    });
+}
+
+/// After a commit archived the snapshotted window: what it covered leaves the counters;
+/// turns that arrived meanwhile stay for the next window. Returns the archived range and the
+/// archived turn ids.
+pub fn record_commit(state: &mut SessionState, now_ms: u64) -> (u64, u64, Vec<String>) {
+    let snap = state.commit_snapshot.take().unwrap_or(WindowSnapshot {
+        end_sequence: state.next_sequence.saturating_sub(1).max(state.window_start_sequence),
+        turns: state.turns_since_commit,
+        counted_turns: state.counted_turns_since_commit,
+        tokens: state.tokens_since_commit,
+        turn_ids: state.window_turn_ids.len(),
+    });
+    let start = state.window_start_sequence;
+    state.tokens_since_commit = state.tokens_since_commit.saturating_sub(snap.tokens);
     state.server_pending_tokens = None;
-    state.counted_turns_since_commit = 0;
-    state.turns_since_commit = 0;
+    state.counted_turns_since_commit = state.counted_turns_since_commit.saturating_sub(snap.counted_turns);
+    state.turns_since_commit = state.turns_since_commit.saturating_sub(snap.turns);
     state.last_commit_at_ms = Some(now_ms);
-    state.window_start_sequence = state.next_sequence;
+    state.window_start_sequence = snap.end_sequence + 1;
+    let ids: Vec<String> = state.window_turn_ids.drain(..snap.turn_ids.min(state.window_turn_ids.len())).collect();
+    (start, snap.end_sequence, ids)
 }
 
 #[cfg(test)]

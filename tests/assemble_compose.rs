@@ -36,7 +36,7 @@ fn pair() -> [Value; 2] {
 }
 
 fn input(messages: Vec<Value>, budget: Option<u64>) -> ComposeInput {
-    ComposeInput { messages, prompt: Some("what about the canary size?".into()), token_budget: budget, recall_pair: Some(pair()), summaries: vec![], next_sequence: 0, recent_raw_turn_count: 3 }
+    ComposeInput { messages, prompt: Some("what about the canary size?".into()), token_budget: budget, recall_pair: Some(pair()), summaries: vec![], next_sequence: 0, recent_raw_turn_count: 3, now_ms: 5 }
 }
 
 fn users(msgs: &[Value]) -> Vec<String> {
@@ -102,7 +102,7 @@ fn over_budget_memories_go_first_then_older_summaries_then_old_raw_turns() {
 fn the_current_turn_is_never_trimmed() {
     let mut messages = convo(4);
     messages.extend(turn(99, true)); // older hosts: the current turn is in the messages
-    let inp = ComposeInput { messages, prompt: None, token_budget: Some(30), recall_pair: Some(pair()), summaries: vec![], next_sequence: 4, recent_raw_turn_count: 8 };
+    let inp = ComposeInput { messages, prompt: None, token_budget: Some(30), recall_pair: Some(pair()), summaries: vec![], next_sequence: 4, recent_raw_turn_count: 8, now_ms: 5 };
     let c = compose(inp);
     assert_eq!(users(&c.messages), vec!["question 99 about the deploy pipeline"]);
     assert!(c.over_budget, "the current turn alone is over this budget, and it is kept");
@@ -112,7 +112,7 @@ fn the_current_turn_is_never_trimmed() {
 fn older_hosts_get_the_pair_right_before_the_current_user_turn() {
     let mut messages = convo(3);
     messages.push(json!({"role": "user", "content": "and the rollback?"}));
-    let c = compose(ComposeInput { messages, prompt: None, token_budget: None, recall_pair: Some(pair()), summaries: vec![], next_sequence: 3, recent_raw_turn_count: 8 });
+    let c = compose(ComposeInput { messages, prompt: None, token_budget: None, recall_pair: Some(pair()), summaries: vec![], next_sequence: 3, recent_raw_turn_count: 8, now_ms: 5 });
     let n = c.messages.len();
     assert_eq!(c.messages[n - 1]["content"], "and the rollback?");
     assert_eq!(c.messages[n - 2]["role"], "toolResult");
@@ -161,7 +161,7 @@ mod properties {
                 None
             };
             let summaries = if with_summary && archived > 0 { vec![summary(0, archived - 1)] } else { vec![] };
-            let c = compose(ComposeInput { messages, prompt, token_budget: Some(budget), recall_pair: Some(pair()), summaries, next_sequence: n as u64, recent_raw_turn_count: recent });
+            let c = compose(ComposeInput { messages, prompt, token_budget: Some(budget), recall_pair: Some(pair()), summaries, next_sequence: n as u64, recent_raw_turn_count: recent, now_ms: 5 });
             prop_assert!(calls_have_results(&c.messages));
             if !separate {
                 let u = users(&c.messages);

@@ -121,6 +121,7 @@ fn a_commit_archives_and_is_followed_to_a_checkpoint_citing_the_turn_range() {
     assert_eq!(cp.extracted_memory_uris, vec!["viking://user/alice/memories/events/main--s1-1.md"]);
     assert!(cp.summary.as_deref().unwrap().contains("Working Memory"));
     assert_eq!(cp.reason, "3 turns");
+    assert_eq!(cp.turn_ids, vec!["main--s1:0", "main--s1:1", "main--s1:2"]);
     let uri = "viking://user/alice/resources/openviking-context-engine/main/main--s1/checkpoint-001.json";
     assert_eq!(host.world().files[uri]["checkpoint_id"], "ckpt-main--s1-001");
     // the next window starts after the archived turns
@@ -278,4 +279,30 @@ fn a_host_calling_both_commit_turn_and_after_turn_gets_the_turn_written_once() {
     assert!(c2.already_stored);
     assert_eq!(write(&e, "s1", Some("adv-10"), vec![]).status, WriteStatus::Duplicate);
     assert_eq!(host.all_messages(OV).len(), 3);
+}
+
+#[test]
+fn turns_written_while_a_commit_is_requested_stay_counted_for_the_next_window() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    for i in 0..3 {
+        write(&e, "s1", Some(&format!("w{i}")), turn(i, "We decided the pool stays at 10"));
+    }
+    // the commit is requested (window snapshotted), then a turn arrives before it is accepted
+    block_on(e.load_record(OV, "s1")).unwrap();
+    let now = host.world().now;
+    block_on(e.update(OV, |rec| {
+        rec.guard.on_commit_requested(now, false);
+        openviking_context_engine::triggers::snapshot_window(&mut rec.state);
+    }))
+    .unwrap();
+    let held = write(&e, "s1", Some("w3"), turn(3, "We decided to add a read replica"));
+    assert!(held.queued);
+    let (start, end, ids) = block_on(e.update(OV, |rec| openviking_context_engine::triggers::record_commit(&mut rec.state, now))).unwrap();
+    assert_eq!((start, end), (0, 2));
+    assert_eq!(ids, vec!["w0", "w1", "w2"]);
+    let rec = block_on(e.load_record(OV, "s1")).unwrap();
+    assert_eq!(rec.state.counted_turns_since_commit, 1, "the held turn counts for the next window");
+    assert_eq!(rec.state.window_turn_ids, vec!["w3"]);
+    assert_eq!(rec.state.window_start_sequence, 3);
 }

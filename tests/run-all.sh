@@ -77,6 +77,7 @@ suite sample "kept #1" node js-glue/bin/sample.mjs
 suite browser-demo "# screenshot" node --test tests/browser/
 suite openviking-smoke "" python3 -m unittest -v tests/openviking/smoke_test.py
 suite integration "" node --test --test-concurrency=1 tests/integration/
+suite e2e-openclaw "" node --test --test-concurrency=1 tests/e2e/
 
 echo
 if [ ${#failed_suites[@]} -gt 0 ]; then

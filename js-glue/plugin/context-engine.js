@@ -43,6 +43,7 @@ export function createContextEngine(runtime, { version = "0.1.0" } = {}) {
       usedContextUris: assembled?.usedUris ?? [],
       isHeartbeat: Boolean(params.isHeartbeat),
     });
+    runtime.touch(agent, out.ovSessionId);
     if (out.commitDue) startCommit(agent, out.ovSessionId, out.trigger?.kind ?? "trigger");
     if (out.previousOvSessionId) {
       // /new or /reset: the previous transcript gets its final commit

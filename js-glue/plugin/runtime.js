@@ -99,12 +99,18 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     return p;
   }
 
+  // sessions this process wrote to, so a stop or a signal can replay their outboxes
+  const touched = new Map();
+  const touch = (agent, ovSessionId) => touched.set(ovSessionId, agent);
+
+  /** Waits (bounded) for background commits, then replays touched sessions' outboxes. */
   async function drain(timeoutMs = 8000) {
     let timer;
-    await Promise.race([
-      Promise.allSettled([...background]),
-      new Promise((r) => (timer = setTimeout(r, timeoutMs))),
-    ]);
+    const flushAll = async () => {
+      await Promise.allSettled([...background]);
+      await Promise.allSettled([...touched].map(([ov, agent]) => agent.engine.flush(ov)));
+    };
+    await Promise.race([flushAll(), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
   }
 
@@ -117,5 +123,5 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
   }
   const recovered = (key) => warned.delete(key);
 
-  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, agents, warnOnce, recovered, lastAssembled: new Map() };
+  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, touch, agents, warnOnce, recovered, lastAssembled: new Map() };
 }

@@ -9,7 +9,7 @@ use super::Engine;
 use crate::checkpoint::{archive_index_from_uri, checkpoint_id, checkpoint_uri, extracted_memory_uris, CompactCheckpoint, TurnRange};
 use crate::commit_guard::{Admission, CommitPhase};
 use crate::host::{CommitAnswer, Host, HostResult, TaskAnswer};
-use crate::triggers::record_commit;
+use crate::triggers::{record_commit, snapshot_window};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -73,27 +73,38 @@ impl<H: Host> Engine<H> {
         }
         self.ensure_session(ov_id).await?;
         let now = self.host.now_ms();
-        self.update(ov_id, |rec| rec.guard.on_commit_requested(now, forced)).await?;
+        self.update(ov_id, |rec| {
+            rec.guard.on_commit_requested(now, forced);
+            snapshot_window(&mut rec.state);
+        })
+        .await?;
 
         let answer = self.host.commit(ov_id, json!({"enable_working_memory": true})).await;
         let now = self.host.now_ms();
         match answer {
             Err(e) => {
-                self.update(ov_id, |rec| rec.guard.on_failure(now)).await?;
+                self.update(ov_id, |rec| {
+                    rec.guard.on_failure(now);
+                    rec.state.commit_snapshot = None;
+                })
+                .await?;
                 self.host.warn(&format!("commit of {ov_id} failed ({e}); the raw session is intact"));
                 Ok(outcome(false, format!("commit failed: {e}")))
             }
             Ok(CommitAnswer::Skipped { reason }) => {
-                self.update(ov_id, |rec| rec.guard.on_commit_skipped()).await?;
+                self.update(ov_id, |rec| {
+                    rec.guard.on_commit_skipped();
+                    rec.state.commit_snapshot = None;
+                })
+                .await?;
                 Ok(outcome(false, format!("nothing to compact ({reason})")))
             }
             Ok(CommitAnswer::Accepted { task_id, archive_uri }) => {
                 self.update(ov_id, |rec| {
-                    let start = rec.state.window_start_sequence;
-                    let end = rec.state.next_sequence.saturating_sub(1).max(start);
-                    record_commit(&mut rec.state, now);
+                    let (start, end, turn_ids) = record_commit(&mut rec.state, now);
                     rec.state.last_commit_reason = Some(reason.to_string());
                     rec.guard.on_commit_accepted(now, task_id, archive_uri, start, end);
+                    rec.pending_turn_ids = turn_ids;
                 })
                 .await?;
                 // turns held while archiving go in now, into the next window
@@ -171,7 +182,7 @@ impl<H: Host> Engine<H> {
         end: u64,
         result: Option<&Value>,
     ) -> HostResult<CompactCheckpoint> {
-        let commit_reason = self.update(ov_id, |rec| rec.state.last_commit_reason.clone()).await?;
+        let (commit_reason, turn_ids) = self.update(ov_id, |rec| (rec.state.last_commit_reason.clone(), rec.pending_turn_ids.clone())).await?;
         let archive_index = archive_index_from_uri(archive_uri).unwrap_or(0);
         let archive_id = archive_uri.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string();
         let mut extracted = Vec::new();
@@ -199,6 +210,7 @@ impl<H: Host> Engine<H> {
             archive_uri: archive_uri.to_string(),
             task_id: Some(task_id.to_string()),
             reason: commit_reason.unwrap_or_else(|| "commit".into()),
+            turn_ids,
             summary,
         };
         match self.user_id() {

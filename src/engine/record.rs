@@ -30,6 +30,8 @@ pub struct SessionRecord {
     /// that call both `commitTurn` and `afterTurn` for one turn get it written once.
     pub content_keys: Vec<String>,
     pub checkpoints: CheckpointIndex,
+    /// Turn ids of the archive whose commit task is being followed.
+    pub pending_turn_ids: Vec<String>,
 }
 
 pub fn state_key(ov_session_id: &str) -> String {

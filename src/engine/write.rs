@@ -255,6 +255,7 @@ impl<H: Host> Engine<H> {
         let (trigger, admission) = self
             .update(ov_id, |rec| {
                 record_turn(&mut rec.state, tokens, counts, now);
+                rec.state.window_turn_ids.push(turn_id.clone());
                 if let Some(b) = req.token_budget {
                     rec.state.token_budget = Some(b);
                 }

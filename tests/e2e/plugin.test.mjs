@@ -1,0 +1,149 @@
+// The plugin in real OpenClaw turns: OpenClaw 2026.9.6 (`openclaw agent --local`, one
+// process per turn) with js-glue in the context-engine slot, a real OpenViking (remote mode)
+// and the loopback fake model. Asserts on what the model received (request log), what
+// OpenClaw returned, and what OpenViking holds.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startFakeModel, defaultScript, endsWithToolResult, lastQuestion, textOf } from "./fake-model.mjs";
+import { writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
+import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
+import { createClient } from "../../js-glue/openviking/client.js";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const TURN_MS = 150_000;
+let fm, dir, ov, client;
+let overflowDone = false;
+
+function script(req) {
+  const q = lastQuestion(req);
+  // once: the retry after compaction carries the question wrapped in a continue prompt
+  if (q.includes("OVERFLOW") && !overflowDone) {
+    overflowDone = true;
+    return { error: "context_length_exceeded" };
+  }
+  if (q.includes("RECALL") && !endsWithToolResult(req.messages)) {
+    return { toolCalls: [{ name: "memory_recall", arguments: { query: "database tip for slow queries" } }] };
+  }
+  return defaultScript(req);
+}
+
+before(async () => {
+  ov = await startHarness();
+  fm = await startFakeModel({ script });
+  dir = scratchDir("oc-plugin-");
+  writeConfig({
+    dir,
+    modelUrl: `${fm.url}/v1`,
+    plugin: {
+      path: path.join(ROOT, "js-glue"),
+      id: "openviking",
+      config: { mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, compactTurnThreshold: 3, recentRawTurnCount: 1, timeoutMs: 8000 },
+    },
+    extra: { agents: { defaults: { compaction: { keepRecentTokens: 10 } } } },
+  });
+  client = createClient({ baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, agentId: "main" });
+});
+after(async () => {
+  await fm?.close?.();
+  await ov?.stop();
+});
+
+async function turn(t, sessionId, message) {
+  const n0 = fm.requests.length;
+  const r = await runTurn({ dir, sessionId, message, timeoutMs: TURN_MS });
+  const reqs = fm.requests.slice(n0);
+  t.diagnostic(`turn ${sessionId} exit=${r.code} wall=${r.ms}ms requests=${reqs.length} ${JSON.stringify(message).slice(0, 60)}`);
+  return { ...r, reqs };
+}
+const ok = (r) => assert.equal(r.code, 0, `exit ${r.code}; stderr tail:\n${r.stderr.slice(-3000)}`);
+
+/** Every tool call in a request has its tool result, and ids are well-formed. */
+function assertValid(req) {
+  const msgs = req.body.messages;
+  for (const [i, m] of msgs.entries()) {
+    for (const call of m.tool_calls ?? []) {
+      assert.match(call.id, /^[A-Za-z0-9_-]{1,64}$/);
+      assert.ok(msgs.slice(i + 1).some((x) => x.role === "tool" && x.tool_call_id === call.id), `tool call ${call.id} has its result`);
+    }
+  }
+}
+
+const recallPairs = (req) =>
+  req.body.messages.filter((m) => (m.tool_calls ?? []).some((c) => c.function?.name === "memory_recall_auto"));
+
+async function waitFor(fn, ms = 60000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn().catch(() => null);
+    if (v) return v;
+    if (Date.now() > end) return null;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+test("turns land in OpenViking, the engine's triggers compact, a new session recalls the decision", { timeout: 900_000 }, async (t) => {
+  const a1 = await turn(t, "alpha", "We decided to use Postgres 16 for the billing service.");
+  ok(a1);
+  assert.ok(a1.reqs.length >= 1);
+  assert.ok(textOf(a1.reqs[0].body.messages[0].content).includes("Long-term memory (OpenViking)"), "the engine's systemPromptAddition reached the model");
+  a1.reqs.forEach(assertValid);
+  const meta1 = await client.getSession("main--alpha");
+  assert.equal(meta1.message_count, 2, "turn 1 landed in OpenViking");
+
+  ok(await turn(t, "alpha", "Tip: slow queries on the invoices table are fixed by an index on (customer_id, created_at)."));
+  ok(await turn(t, "alpha", "I prefer short answers with code examples."));
+  // the third counted turn fired the turn trigger: the commit ran before the process exited
+  const committed = await waitFor(async () => (await client.getSession("main--alpha")).commit_count >= 1);
+  assert.ok(committed, "the engine's trigger committed the session");
+  const memory = await waitFor(async () => {
+    const r = await client.find({ query: "billing database Postgres", targetUri: `viking://user/${ov.env.userId}/memories`, limit: 5, scoreThreshold: 0 });
+    return (r.memories ?? []).some((m) => /postgres/i.test(`${m.abstract} ${m.uri}`));
+  }, 90000);
+  assert.ok(memory, "the decision was extracted into long-term memory");
+
+  const b1 = await turn(t, "bravo", "Which database did we pick for billing?");
+  ok(b1);
+  b1.reqs.forEach(assertValid);
+  for (const req of b1.reqs) assert.equal(recallPairs(req).length, 1, "exactly one synthetic recall pair per request");
+  const req = b1.reqs[0].body.messages;
+  const callIdx = req.findIndex((m) => (m.tool_calls ?? []).some((c) => c.function?.name === "memory_recall_auto"));
+  const result = req[callIdx + 1];
+  assert.equal(result.role, "tool");
+  assert.match(textOf(result.content), /postgres/i, "the recalled decision is in the tool result");
+  assert.ok(!textOf(req[req.length - 1].content).includes("relevant-memories"), "no prepended recall text");
+});
+
+test("the model's own memory_recall call and tool-loop re-assembly never stack pairs", { timeout: 300_000 }, async (t) => {
+  const r = await turn(t, "bravo", "RECALL please look up the database tip");
+  ok(r);
+  assert.ok(r.reqs.length >= 2, "a tool loop happened");
+  for (const req of r.reqs) {
+    assertValid(req);
+    assert.ok(recallPairs(req).length <= 1, "re-assembly keeps one pair");
+  }
+  const last = r.reqs.at(-1).body.messages;
+  const toolMsg = last.filter((m) => m.role === "tool").at(-1);
+  const doc = JSON.parse(textOf(toolMsg.content));
+  assert.equal(doc.source, "openviking-recall");
+  assert.ok(Array.isArray(doc.memories));
+  const stored = await client.sessionContext("main--bravo", { tokenBudget: 1000000 });
+  const toolNames = (stored.messages ?? []).flatMap((m) => m.parts).filter((p) => p.type === "tool").map((p) => p.tool_name);
+  assert.ok(!toolNames.includes("memory_recall_auto"), "the synthetic pair is never stored");
+  assert.ok(toolNames.includes("memory_recall"), "the model's real tool call is stored");
+});
+
+test("a provider overflow makes OpenClaw call compact(force); the retry sees the summary", { timeout: 400_000 }, async (t) => {
+  ok(await turn(t, "charlie", "We decided the release train leaves every second Tuesday."));
+  ok(await turn(t, "charlie", "Note that hotfixes skip the train but need two reviewers."));
+  const r = await turn(t, "charlie", "OVERFLOW what is our release cadence?");
+  ok(r);
+  assert.ok(r.json?.meta?.agentMeta?.compactionCount >= 1 || r.reqs.length >= 2, "OpenClaw compacted and retried");
+  const meta = await client.getSession("main--charlie");
+  assert.ok(meta.commit_count >= 1, "compact() was an OpenViking commit");
+  const retry = r.reqs.at(-1).body.messages;
+  assertValid(r.reqs.at(-1));
+  assert.ok(retry.some((m) => textOf(m.content).includes("<conversation-summary")), "the retry carries the engine's summary");
+  assert.ok(!retry.some((m) => textOf(m.content).includes("1970-01-01")), "the summary message has a real timestamp");
+});
