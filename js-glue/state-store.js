@@ -80,6 +80,20 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
   }
 
   return {
+    /** Keys of the saved state documents that start with `prefix`. */
+    async listStateKeys(prefix = "") {
+      let names;
+      try {
+        names = await fs.readdir(join(stateDir, "state"));
+      } catch (err) {
+        if (err.code === "ENOENT") return [];
+        throw localError("listStateKeys", err);
+      }
+      return names
+        .filter((n) => n.endsWith(".json"))
+        .map((n) => decodeURIComponent(n.slice(0, -5)))
+        .filter((k) => k.startsWith(prefix));
+    },
     async loadState(key) {
       try {
         return JSON.parse(await fs.readFile(stateFile(key), "utf8"));

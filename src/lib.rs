@@ -39,6 +39,7 @@ pub mod commit_guard;
 pub mod config;
 pub mod engine;
 pub mod error;
+pub mod expand;
 pub mod host;
 pub mod input;
 pub mod messages;

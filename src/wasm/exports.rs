@@ -120,6 +120,36 @@ impl Engine {
         encode(&crate::assemble_turn::assemble_turn(&self.config, v).map_err(to_js_error)?)
     }
 
+    /// `memory_expand`'s core: rank an archive's turns against the query, at most
+    /// `memoryExpandMaxResults` (or `limit`, if smaller) excerpts.
+    #[wasm_bindgen(unchecked_return_type = "Expansion")]
+    pub fn expand(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ archiveUri: string; messages: unknown[]; checkpoint?: CompactCheckpoint | null; query?: string; limit?: number }")]
+        request: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = decode("(request)", &request).map_err(to_js_error)?;
+        let o = as_object("", &v).map_err(to_js_error)?;
+        let archive_uri = o.req_str("archiveUri").map_err(to_js_error)?;
+        let messages = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default();
+        let checkpoint = match o.get("checkpoint") {
+            None => None,
+            Some(c) => Some(
+                serde_json::from_value::<crate::checkpoint::CompactCheckpoint>(c.clone())
+                    .map_err(|e| to_js_error(crate::EngineError::input("checkpoint", e.to_string())))?,
+            ),
+        };
+        let limit = o.opt_u64("limit").map_err(to_js_error)?.map_or(self.config.memory_expand_max_results, |l| (l as usize).clamp(1, self.config.memory_expand_max_results));
+        let query = o.opt_str("query").map_err(to_js_error)?;
+        encode(&crate::expand::expand(archive_uri, &messages, checkpoint.as_ref(), query, limit))
+    }
+
+    /// What a URI given to `memory_expand` points at (archive, session, memory), or null.
+    #[wasm_bindgen(js_name = classifyExpandUri, unchecked_return_type = "ExpandTarget | null")]
+    pub fn classify_expand_uri(&self, uri: &str) -> Result<JsValue, JsValue> {
+        encode(&crate::expand::classify(uri))
+    }
+
     /// One turn's automatic recall: query, pipeline with explain records, and the messages
     /// with the synthetic `memory_recall_auto` pair injected (idempotently).
     #[wasm_bindgen(js_name = autoRecall, unchecked_return_type = "AutoRecall")]

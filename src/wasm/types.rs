@@ -299,6 +299,20 @@ export interface AssembleResult {
   budget: number | null;
 }
 
+export type ExpandTarget =
+  | { kind: "archive"; session_id: string; archive_id: string }
+  | { kind: "session"; session_id: string }
+  | { kind: "memory"; uri: string };
+
+export interface Expansion {
+  archiveUri: string;
+  checkpointId: string | null;
+  turnRange: [number, number] | null;
+  excerpts: Array<{ turnId: string | null; sequence: number | null; text: string; score: number; messageIds: string[] }>;
+  totalTurns: number;
+  readable: string[];
+}
+
 /** Errors thrown by the engine. */
 export interface EngineErrorShape extends Error {
   code: "INVALID_CONFIG" | "INVALID_INPUT" | "HOST_FAILED" | "HOST_TIMEOUT" | "INTERNAL";

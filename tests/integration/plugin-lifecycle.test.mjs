@@ -107,3 +107,51 @@ test("memory_recall validates its input and answers with the shared JSON documen
   assert.ok(Array.isArray(doc.memories));
   assert.equal(doc.source, "openviking-recall");
 });
+
+test("memory_store is recalled on the next turn; memory_forget stays inside the caller's scopes", async () => {
+  const store = tools.memory_store({ sessionKey: "agent:main:main" });
+  assert.match((await store.execute("s0", { text: "" })).content[0].text, /^text:/);
+  const stored = await store.execute("s1", { text: "Remember that I prefer a dark theme in every editor.", category: "preferences" });
+  assert.equal(stored.isError, undefined, stored.content[0].text);
+  const { uri } = JSON.parse(stored.content[0].text);
+  const a = await engine.assemble({ sessionId: "st", sessionKey: "agent:main:main", messages: [], prompt: "which colour scheme do I like for editors?", tokenBudget: 90000 });
+  const pair = a.messages.filter((m) => m.role === "toolResult" && m.toolName === "memory_recall_auto");
+  assert.equal(pair.length, 1);
+  assert.ok(JSON.parse(pair[0].content[0].text).memories.some((m) => m.uri === uri), "the stored memory is recalled at once");
+
+  const forget = tools.memory_forget({ sessionKey: "agent:main:main" });
+  for (const outside of ["viking://user/someone-else/memories/preferences/x.md", `viking://user/${h.env.userId}/sessions/main--s9`, `viking://user/${h.env.userId}/memories/../resources/x`, `viking://user/${h.env.userId}/memories`]) {
+    const r = await forget.execute("f0", { uri: outside });
+    assert.equal(r.isError, true, outside);
+    assert.match(r.content[0].text, /^uri:/);
+  }
+  assert.match((await forget.execute("f1", { targetUri: "viking://agent/other/memories", query: "x" })).content[0].text, /^targetUri:/);
+  const gone = await forget.execute("f2", { uri });
+  assert.deepEqual(JSON.parse(gone.content[0].text).deleted, [uri]);
+});
+
+test("memory_expand goes from a summary's archive, and from an extracted memory, back to the raw turns", async () => {
+  const sessionKey = "agent:main:exp";
+  const lines = ["We decided the nightly backup runs at 02:00 UTC.", "Tip: slow queries on the audit log are fixed by partitioning it by month."];
+  for (const [i, t] of lines.entries()) {
+    await engine.commitTurn({ sessionId: "sx", sessionKey, advancementKey: `x-${i}`, messages: [user(t, 1764000009000 + i), answer("Noted.")] });
+  }
+  const c = await engine.compact({ sessionId: "sx", sessionKey, force: true });
+  assert.equal(c.compacted, true);
+  const cp = c.result.details.checkpoint;
+  assert.ok(cp, "the checkpoint is recorded");
+  const expand = tools.memory_expand({ sessionKey });
+  const fromArchive = JSON.parse((await expand.execute("e1", { summaryOrMemoryUri: cp.archive_uri, query: "audit log slow queries" })).content[0].text);
+  assert.equal(fromArchive.excerpts.length, 1);
+  assert.match(fromArchive.excerpts[0].text, /partitioning it by month/);
+  assert.equal(fromArchive.excerpts[0].turnId, "x-1");
+  assert.ok(fromArchive.readable.length >= 2);
+  if (cp.extracted_memory_uris.length) {
+    const fromMemory = JSON.parse((await expand.execute("e2", { summaryOrMemoryUri: cp.extracted_memory_uris[0] })).content[0].text);
+    assert.equal(fromMemory.checkpointId, cp.checkpoint_id);
+    assert.ok(fromMemory.excerpts.length >= 1);
+  }
+  const foreign = await expand.execute("e3", { summaryOrMemoryUri: `viking://user/${h.env.userId}/sessions/other--sx/history/archive_001` });
+  assert.equal(foreign.isError, true);
+  assert.match((await expand.execute("e4", {})).content[0].text, /^summaryOrMemoryUri:/);
+});
