@@ -7,6 +7,7 @@ import { loadEngineSync } from "./wasm.js";
 import { getRuntime } from "./plugin/runtime.js";
 import { createContextEngine, ENGINE_ID } from "./plugin/context-engine.js";
 import { registerTools } from "./plugin/tools.js";
+import { registerHookFallback } from "./plugin/hook-fallback.js";
 
 const manifest = JSON.parse(readFileSync(new URL("./openclaw.plugin.json", import.meta.url), "utf8"));
 const wasm = loadEngineSync();
@@ -35,6 +36,7 @@ export default {
     const runtime = getRuntime({ api, rawConfig: api.pluginConfig, logger, wasm });
     api.registerContextEngine(ENGINE_ID, () => createContextEngine(runtime, { version: manifest.version }));
     registerTools(api, runtime);
+    registerHookFallback(api, runtime);
     api.registerService?.({
       id: "openviking-server",
       start: async () => {

@@ -113,6 +113,7 @@ export function createContextEngine(runtime, { version = "0.1.0" } = {}) {
         if (failed.length === 2) runtime.warnOnce("recall", `OpenViking unavailable, recall skipped: ${failed[0].message}`);
         else runtime.recovered("recall");
         runtime.lastAssembled.set(params.sessionId, {
+          at: Date.now(),
           usedUris: out.recallIncluded ? out.recall?.memories.map((m) => m.uri) ?? [] : [],
           estimatedTokens: out.estimatedTokens,
           tokenBudget: params.tokenBudget,

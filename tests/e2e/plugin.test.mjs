@@ -5,6 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { startFakeModel, defaultScript, endsWithToolResult, lastQuestion, textOf } from "./fake-model.mjs";
 import { writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
@@ -146,4 +147,37 @@ test("a provider overflow makes OpenClaw call compact(force); the retry sees the
   assertValid(r.reqs.at(-1));
   assert.ok(retry.some((m) => textOf(m.content).includes("<conversation-summary")), "the retry carries the engine's summary");
   assert.ok(!retry.some((m) => textOf(m.content).includes("1970-01-01")), "the summary message has a real timestamp");
+});
+
+test("OpenViking stopped mid-conversation (remote mode): the turn completes, and its content lands after the restart", { timeout: 400_000 }, async (t) => {
+  const harness = (cmd) => execFileSync("python3", [path.join(ROOT, "tests/openviking/harness.py"), cmd, "--workdir", ov.dir], { timeout: 120_000 });
+  ok(await turn(t, "delta", "We decided the on-call rotation changes on Mondays."));
+  harness("kill-server");
+  const down = await turn(t, "delta", "Note that the pager escalates after ten minutes.");
+  ok(down);
+  harness("restart-server");
+  ok(await turn(t, "delta", "And weekends are covered by the secondary."));
+  const ctx = await client.sessionContext("main--delta", { tokenBudget: 1000000 });
+  const texts = (ctx.messages ?? []).filter((m) => m.role === "user").map((m) => m.parts.find((p) => p.type === "text")?.text ?? "");
+  assert.ok(texts.some((x) => x.includes("pager escalates")), "the outage turn was replayed from the outbox");
+  assert.equal(texts.filter((x) => x.includes("pager escalates")).length, 1, "exactly once");
+  assert.ok(texts.at(-1).includes("secondary"), "in order");
+});
+
+test("engine not in the slot: the before_prompt_build fallback recalls; with the engine active it injects nothing", { timeout: 300_000 }, async (t) => {
+  const legacyDir = scratchDir("oc-legacy-");
+  writeConfig({
+    dir: legacyDir,
+    modelUrl: `${fm.url}/v1`,
+    plugin: { path: path.join(ROOT, "js-glue"), id: "openviking", config: { mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey } },
+    extra: { plugins: { slots: { contextEngine: "legacy" } } },
+  });
+  const n0 = fm.requests.length;
+  const r = await runTurn({ dir: legacyDir, sessionId: "echo", message: "Which database did we choose for billing?", timeoutMs: TURN_MS });
+  t.diagnostic(`legacy-slot turn exit=${r.code} wall=${r.ms}ms`);
+  ok(r);
+  const req = fm.requests.slice(n0)[0].body.messages;
+  assert.equal(recallPairs({ body: { messages: req } }).length, 0, "no synthetic pair without the engine");
+  const users = req.filter((m) => m.role === "user").map((m) => textOf(m.content));
+  assert.ok(users.some((u) => u.includes("<relevant-memories>") && /postgres/i.test(u)), "the hook fallback injected the recall");
 });
