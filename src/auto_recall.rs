@@ -25,6 +25,8 @@ pub struct RecallRequest {
     pub agent: Value,
     pub contents: BTreeMap<String, String>,
     pub now_ms: u64,
+    /// The user's stable profile (`{uri, text}` of `profile.md`), always a recall candidate.
+    pub profile: Option<(String, String)>,
 }
 
 impl RecallRequest {
@@ -35,7 +37,7 @@ impl RecallRequest {
     /// Reads a request, taking the (possibly large) messages and search results out of `v`
     /// without copying them.
     pub fn from_value(mut v: Value) -> Result<Self> {
-        let (prompt, query, now_ms) = {
+        let (prompt, query, now_ms, profile) = {
             let o = as_object("", &v)?;
             if let Some(messages) = o.opt_array("messages")? {
                 for (i, m) in messages.iter().enumerate() {
@@ -52,7 +54,16 @@ impl RecallRequest {
                     }
                 }
             }
-            (o.opt_str("prompt")?.map(str::to_string), o.opt_str("query")?.map(str::to_string), o.opt_u64("nowMs")?.unwrap_or(0))
+            let profile = match o.opt_object("profile")? {
+                None => None,
+                Some(p) => {
+                    let po = crate::input::Obj { path: "profile", map: p };
+                    let text = po.opt_str("text")?.unwrap_or("").trim().to_string();
+                    let uri = po.req_str("uri")?.to_string();
+                    if text.is_empty() { None } else { Some((uri, text)) }
+                }
+            };
+            (o.opt_str("prompt")?.map(str::to_string), o.opt_str("query")?.map(str::to_string), o.opt_u64("nowMs")?.unwrap_or(0), profile)
         };
         let Value::Object(map) = &mut v else { unreachable!("checked by as_object") };
         let messages = match map.remove("messages") {
@@ -73,7 +84,7 @@ impl RecallRequest {
                 .collect(),
             _ => BTreeMap::new(),
         };
-        Ok(RecallRequest { prompt, messages, query, user, agent, contents, now_ms })
+        Ok(RecallRequest { prompt, messages, query, user, agent, contents, now_ms, profile })
     }
 }
 
@@ -91,7 +102,21 @@ pub struct AutoRecall {
 /// Runs automatic recall for a turn. With `autoRecall: false` earlier pairs are still removed
 /// and nothing is injected.
 pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
-    let user = read_search_result("search.user", Some(&req.user))?;
+    let mut user = read_search_result("search.user", Some(&req.user))?;
+    // The stable profile leads the user results: always a candidate, first for its uri.
+    if let Some((uri, text)) = &req.profile {
+        user.insert(
+            0,
+            crate::recall::candidate::SearchItem {
+                uri: uri.clone(),
+                level: Some(2),
+                score: 1.0,
+                abstract_text: text.clone(),
+                category: Some("profile".into()),
+                malformed: None,
+            },
+        );
+    }
     let agent = read_search_result("search.agent", Some(&req.agent))?;
     let mut query = build_query(req.prompt.as_deref(), &req.messages, config.assemble_recall_window);
     if let Some(q) = req.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {

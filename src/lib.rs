@@ -53,6 +53,8 @@ pub mod tokens;
 pub mod turn;
 
 #[cfg(target_arch = "wasm32")]
+pub mod http;
+#[cfg(target_arch = "wasm32")]
 pub mod wasm;
 
 #[cfg(all(test, target_arch = "wasm32", feature = "browser-tests"))]

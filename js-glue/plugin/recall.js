@@ -15,11 +15,32 @@ export async function searchScopes(runtime, agent, query, { signal } = {}) {
   return { search: { user: user?.error ? null : user, agent: agentScope?.error ? null : agentScope }, failed };
 }
 
+/** The user's stable profile (profile.md): read once per process, cached in the state dir
+ *  so it still applies while OpenViking is down. */
+export async function stableProfile(runtime, agent) {
+  if (agent.profile !== undefined) return agent.profile;
+  const key = `profile/${agent.agentId}`;
+  try {
+    const uid = await agent.identity();
+    const uri = `viking://user/${uid}/memories/profile.md`;
+    const text = await agent.client.readContent(uri, { timeoutMs: Math.min(runtime.config.timeoutMs, 3000) });
+    agent.profile = typeof text === "string" && text.trim() ? { uri, text: text.trim() } : null;
+    await runtime.store.saveState(key, agent.profile).catch(() => {});
+  } catch (err) {
+    agent.profile = err?.code === "NOT_FOUND" ? null : await runtime.store.loadState(key).catch(() => null);
+  }
+  return agent.profile;
+}
+
 /** The whole assemble in the core (recall + composition); same content reads as below. */
 export async function assembleWith(runtime, agent, request) {
   const { recall: engine, config } = runtime;
   const q = engine.buildRecallQuery({ prompt: request.prompt, messages: request.messages }).query;
-  const { search, failed } = q && config.autoRecall ? await searchScopes(runtime, agent, q) : { search: {}, failed: [] };
+  const [{ search, failed }, profile] = await Promise.all([
+    q && config.autoRecall ? searchScopes(runtime, agent, q) : { search: {}, failed: [] },
+    q && config.autoRecall && runtime.store ? stableProfile(runtime, agent) : null,
+  ]);
+  request = { ...request, profile };
   let out = engine.assemble({ ...request, search });
   if (!config.recallPreferAbstract && out.recall?.memories.length) {
     const contents = {};

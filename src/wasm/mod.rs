@@ -5,6 +5,7 @@
 mod codec;
 mod js_host;
 mod lifecycle;
+mod live;
 pub mod exports;
 mod types;
 

@@ -107,6 +107,8 @@ export interface RecallRequest {
   /** Full texts read for picked items, by uri. */
   contents?: Record<string, string>;
   nowMs?: number;
+  /** The user's stable profile (profile.md), always a recall candidate. */
+  profile?: { uri: string; text?: string } | null;
 }
 
 export type SkipReason = "empty" | "greeting" | "command" | "too_short" | "injected_only";

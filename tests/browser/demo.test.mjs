@@ -108,7 +108,7 @@ test("the page loads and renders results with no console or page errors", T, asy
   assert.equal(await page.isVisible("#final pre"), false, "collapsed at first");
   await page.click("#final-summary");
   assert.match(await page.textContent("#final pre"), /"toolName": "memory_recall_auto"/);
-  assert.match(await page.textContent("footer"), /Live mode .* is coming/);
+  assert.match(await page.textContent("footer"), /Live mode queries your OpenViking server directly from this page/);
   assert.equal(await page.isVisible("#engine-error"), false);
   assert.deepEqual(problems, []);
 });

@@ -155,3 +155,28 @@ test("memory_expand goes from a summary's archive, and from an extracted memory,
   assert.equal(foreign.isError, true);
   assert.match((await expand.execute("e4", {})).content[0].text, /^summaryOrMemoryUri:/);
 });
+
+test("the stable profile reaches the model through the recall pair", async () => {
+  const uri = `viking://user/${h.env.userId}/memories/profile.md`;
+  await client.writeContent({ uri, content: "Alice is a backend engineer in Berlin who writes Rust and TypeScript.", mode: "replace", wait: true });
+  // a fresh plugin runtime (the profile is read once per process)
+  const { default: plugin } = await import(`../../js-glue/index.js?fresh=${Date.now()}`);
+  let factory;
+  const dir2 = mkdtempSync(join(tmpdir(), "ove-prof-"));
+  plugin.register({
+    pluginConfig: { mode: "remote", baseUrl: h.env.baseUrl, apiKey: h.env.userKey, stateDir: dir2 },
+    logger: { warn() {}, info() {} },
+    registerContextEngine: (_id, f) => (factory = f),
+    registerTool() {},
+    registerService() {},
+    on() {},
+  });
+  const e2 = factory();
+  const a = await e2.assemble({ sessionId: "prof", sessionKey: "agent:main:prof", messages: [], prompt: "which languages should the code samples use?", tokenBudget: 90000 });
+  const result = a.messages.find((m) => m.role === "toolResult" && m.toolName === "memory_recall_auto");
+  assert.ok(result, "a recall pair");
+  const doc = JSON.parse(result.content[0].text);
+  assert.equal(doc.memories[0].uri, uri);
+  assert.equal(doc.memories[0].category, "profile");
+  rmSync(dir2, { recursive: true, force: true });
+});
