@@ -44,6 +44,7 @@ pub mod host;
 pub mod input;
 pub mod messages;
 pub mod recall;
+pub mod replay;
 pub mod sanitize;
 pub mod session_map;
 pub mod text;

@@ -150,6 +150,19 @@ impl Engine {
         encode(&crate::expand::classify(uri))
     }
 
+    /// The compaction triggers over a transcript, turn by turn (the demo's replay timeline).
+    #[wasm_bindgen(js_name = replayTriggers, unchecked_return_type = "ReplayStep[]")]
+    pub fn replay_triggers(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ messages: AgentMessage[]; tokenBudget?: number }")] request: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = decode("(request)", &request).map_err(to_js_error)?;
+        let o = as_object("", &v).map_err(to_js_error)?;
+        let messages: Vec<Value> = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default().into_iter().filter(|m| m.is_object()).collect();
+        let budget = o.opt_u64("tokenBudget").map_err(to_js_error)?;
+        encode(&crate::replay::replay_triggers(&self.config, messages, budget))
+    }
+
     /// One turn's automatic recall: query, pipeline with explain records, and the messages
     /// with the synthetic `memory_recall_auto` pair injected (idempotently).
     #[wasm_bindgen(js_name = autoRecall, unchecked_return_type = "AutoRecall")]

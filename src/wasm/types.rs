@@ -315,6 +315,15 @@ export interface Expansion {
   readable: string[];
 }
 
+export interface ReplayStep {
+  turn: number;
+  counted: boolean;
+  captureReason: string;
+  tokens: number;
+  contextTokens: number;
+  trigger: Trigger | null;
+}
+
 /** Errors thrown by the engine. */
 export interface EngineErrorShape extends Error {
   code: "INVALID_CONFIG" | "INVALID_INPUT" | "HOST_FAILED" | "HOST_TIMEOUT" | "INTERNAL";
