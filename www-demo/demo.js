@@ -7,6 +7,7 @@ import { InputError, parseSearch, parseTranscript, readFileText } from "./data.j
 import { budgetSplit, splitTurns, textOf } from "./turns.js";
 import * as render from "./render.js";
 import { createReplay } from "./replay.js";
+import { wireLive } from "./live.js";
 
 const ENGINE_URL = "/pkg/openviking_context_engine.js";
 const SAMPLES = { en: "samples/en.json", zh: "samples/zh.json" };
@@ -45,6 +46,17 @@ async function boot() {
   $("prompt").addEventListener("input", () => { data.prompt = $("prompt").value; update(); });
   wireData("search", parseSearch, applySearch, () => JSON.stringify({ ...data.search, contents: data.contents }, null, 2));
   wireData("transcript", parseTranscript, applyTranscript, () => JSON.stringify(data.messages, null, 2));
+  wireLive({
+    wasm: () => wasm,
+    engine: () => engine,
+    request: () => ({ prompt: data.prompt, messages: data.messages }),
+    apply: (search, label) => {
+      fill("search-error");
+      fill("search-status", applySearch({ search, contents: {} }, label));
+      showSource();
+      update();
+    },
+  });
   $("copy-export").addEventListener("click", copyExport);
   $("final-details").addEventListener("toggle", render.drawFinal);
   fill("engine-version", `engine ${wasm.version()} · `);
@@ -182,8 +194,9 @@ function run() {
   render.renderFinal(out.messages, data.messages.length);
   render.renderExport(engine.configSnippet());
   const current = engine;
-  replay.update(data.messages, data.prompt, data.nowMs, (step) => current.autoRecall(request(step.prompt, step.history, step.nowMs)));
   const host = readHostBudget();
+  const triggerSteps = engine.replayTriggers({ messages: data.messages, tokenBudget: host.error ? undefined : host.value });
+  replay.update(data.messages, data.prompt, data.nowMs, (step) => current.autoRecall(request(step.prompt, step.history, step.nowMs)), triggerSteps);
   if (host.error) return render.renderError({ message: host.error, field: "hostTokenBudget" });
   render.renderBudget(budgetSplit({
     history: data.messages, prompt: data.prompt, recallTokens: recall?.tokens ?? 0,

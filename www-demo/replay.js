@@ -1,7 +1,8 @@
 // The replay view: steps through the loaded transcript turn by turn (each user message is a
 // turn: the messages before it are the history, its text is the prompt) and shows what the
 // engine would inject at that turn with the current settings and the loaded search results.
-// Compaction triggers are a labelled placeholder until the write-path engine exists.
+// The trigger timeline shows, per turn, whether it counts toward compaction and which
+// trigger would fire (engine.replayTriggers, assuming each compaction commits at once).
 import { h, fill, num, tok } from "./dom.js";
 import { queryParts } from "./render.js";
 import { replaySteps } from "./turns.js";
@@ -19,14 +20,14 @@ export function createReplay() {
   const position = h("span", { id: "replay-position", "aria-live": "polite" });
   const strip = h("div", { class: "turn-strip", id: "replay-strip" });
   const body = h("div", { id: "replay-body" });
+  const timeline = h("div", { class: "timeline", id: "trigger-timeline" });
+  let triggers = [];
   const slider = h("input", { type: "range", id: "replay-slider", min: 1, "aria-label": "turn", oninput: () => go(Number(slider.value) - 1) });
   root.replaceChildren(
     h("div", { class: "replay-controls" }, prev, position, next),
     strip,
     body,
-    h("div", { class: "placeholder", id: "compaction-placeholder" },
-      h("strong", {}, "Compaction triggers: available when the write-path engine lands."),
-      h("div", { class: "help" }, "Turn, token and time thresholds (compactTurnThreshold, compactTokensAddedThreshold, compactMaxIntervalMinutes) will be evaluated here per turn.")));
+    timeline);
 
   function go(i) {
     if (!steps.length) return;
@@ -64,6 +65,19 @@ export function createReplay() {
       r.error ? errorBox(r.error) : stepResult(r.out));
   }
 
+  function drawTimeline() {
+    const fired = triggers.filter((t) => t.trigger);
+    fill(timeline,
+      h("h3", {}, `Compaction triggers: ${fired.length} compaction${fired.length === 1 ? "" : "s"} over ${triggers.length} turns`),
+      h("p", { class: "help" }, "Per turn: counted toward compaction or not (small talk never counts), and the trigger that fires with these thresholds (first match wins: budget, tokens added, turns, interval)."),
+      h("ol", { class: "trigger-list" }, triggers.map((t) =>
+        h("li", { class: t.trigger ? "fires" : t.counted ? "counted" : "skipped" },
+          `turn ${t.turn + 1}: `,
+          t.counted ? "counted" : `not counted (${t.captureReason})`,
+          ` · ${tok(t.tokens)} tokens`,
+          t.trigger ? h("strong", {}, ` → compaction: ${describe(t.trigger)}`) : ""))));
+  }
+
   function attempt(step) {
     try {
       return { out: run(step) };
@@ -74,9 +88,11 @@ export function createReplay() {
 
   return {
     /** New transcript or settings: keeps the position when the turn still exists. */
-    update(messages, prompt, nowMs, runner) {
+    update(messages, prompt, nowMs, runner, triggerSteps = []) {
       steps = replaySteps(messages, prompt, nowMs);
       run = runner;
+      triggers = triggerSteps;
+      drawTimeline();
       if (index >= steps.length) index = Math.max(0, steps.length - 1);
       draw();
     },
@@ -99,4 +115,14 @@ function stepResult(out) {
 
 function errorBox(err) {
   return h("div", { class: "error" }, h("strong", {}, err.code ?? "Error"), err.field ? ` · field ${err.field}` : "", h("div", {}, err.message));
+}
+
+function describe(t) {
+  switch (t.kind) {
+    case "budget": return `context ${t.tokens} ≥ ${t.threshold} tokens (budget)`;
+    case "tokens_added": return `${t.tokens} tokens added ≥ ${t.threshold}`;
+    case "turns": return `${t.turns} counted turns ≥ ${t.threshold}`;
+    case "interval": return `${t.minutes} min since the last compaction ≥ ${t.threshold}`;
+    default: return t.kind;
+  }
 }

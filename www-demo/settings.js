@@ -13,6 +13,9 @@ export const SETTINGS = [
   { key: "recallTokenBudget", label: "Recall token budget", min: 100, max: 50000, step: 50, def: 2000, int: true, help: "the whole synthetic recall pair never exceeds it" },
   { key: "assembleRecallWindow", label: "Recall query window", min: 1, max: 50, step: 1, def: 5, int: true, help: "user turns (current included) that form the query" },
   { key: "recentRawTurnCount", label: "Recent raw turns", min: 0, max: 200, step: 1, def: 8, int: true, help: "newest turns always kept raw" },
+  { key: "compactTurnThreshold", label: "Compact after turns", min: 1, max: 10000, step: 1, def: 20, int: true, help: "counted turns since the last compaction (replay timeline)" },
+  { key: "compactTokensAddedThreshold", label: "Compact after tokens", min: 100, max: 10000000, step: 100, def: 30000, int: true, help: "tokens added since the last compaction (replay timeline)" },
+  { key: "compactMaxIntervalMinutes", label: "Compact after minutes", min: 1, max: 10080, step: 1, def: 30, int: true, help: "with ≥ 1 counted turn (replay timeline)" },
 ];
 
 /** The host's context window for the budget bar (simulation only). */

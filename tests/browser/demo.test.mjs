@@ -245,7 +245,13 @@ test("the replay steps through the transcript turn by turn", T, async () => {
   assert.equal(await page.locator("#replay-memories li").count(), await injected());
   await page.click("#replay-prev");
   assert.equal(await page.textContent("#replay-position"), "Turn 5 of 6");
-  assert.match(await page.innerText("#compaction-placeholder"), /Compaction triggers: available when the write-path engine lands/);
+  const timeline = await page.innerText("#trigger-timeline");
+  assert.match(timeline, /compaction triggers: \d+ compactions? over 5 turns/i);
+  assert.equal(await page.locator("#trigger-timeline li").count(), 5);
+  // a low turn threshold makes compactions fire on the timeline
+  await page.fill("#set-compactTurnThreshold", "1");
+  await page.waitForFunction(() => document.querySelectorAll("#trigger-timeline li.fires").length > 0);
+  assert.match(await page.innerText("#trigger-timeline"), /→ compaction: \d+ counted turns ≥ 1/);
 });
 
 test("the replay of a long transcript uses a slider", T, async () => {
