@@ -53,7 +53,6 @@ pub mod triggers;
 pub mod tokens;
 pub mod turn;
 
-#[cfg(target_arch = "wasm32")]
 pub mod http;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;

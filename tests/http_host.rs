@@ -10,13 +10,9 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(all(target_arch = "wasm32", feature = "browser-tests"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-#[allow(unused_imports)] // natively, `protocol` below reaches these through `super::`
+#[allow(unused_imports)]
 use openviking_context_engine::{EngineError, ErrorCode};
-#[cfg(target_arch = "wasm32")]
 use openviking_context_engine::http::protocol;
-#[cfg(not(target_arch = "wasm32"))]
-#[path = "../src/http/protocol.rs"]
-mod protocol;
 
 use protocol::*;
 use serde_json::{json, Value};

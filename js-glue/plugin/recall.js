@@ -32,7 +32,7 @@ export async function stableProfile(runtime, agent) {
   return agent.profile;
 }
 
-/** The whole assemble in the core (recall + composition); same content reads as below. */
+/** The whole assemble in the core (recall + composition). */
 export async function assembleWith(runtime, agent, request) {
   const { recall: engine, config } = runtime;
   const q = engine.buildRecallQuery({ prompt: request.prompt, messages: request.messages }).query;
@@ -40,38 +40,31 @@ export async function assembleWith(runtime, agent, request) {
     q && config.autoRecall ? searchScopes(runtime, agent, q) : { search: {}, failed: [] },
     q && config.autoRecall && runtime.store ? stableProfile(runtime, agent) : null,
   ]);
-  request = { ...request, profile };
-  let out = engine.assemble({ ...request, search });
-  if (!config.recallPreferAbstract && out.recall?.memories.length) {
-    const contents = {};
-    await Promise.all(
-      out.recall.memories.map(async (m) => {
-        const text = await agent.client.readContent(m.uri).catch(() => null);
-        if (typeof text === "string") contents[m.uri] = text;
-      }),
-    );
-    out = engine.assemble({ ...request, search, contents });
-  }
+  const out = await withContents(runtime, agent, (contents) => engine.assemble({ ...request, profile, search, contents }));
   return { out, failed };
 }
 
-/** One recall pass through the core; with recallPreferAbstract off, reads the full texts
- *  of the picked memories and runs the core again with them. */
+/** Runs a core pass; with recallPreferAbstract off, reads the full texts of the memories it
+ *  picked and runs it again with them. */
+async function withContents(runtime, agent, pass) {
+  const out = pass(undefined);
+  if (runtime.config.recallPreferAbstract || !out.recall?.memories.length) return out;
+  const contents = {};
+  await Promise.all(
+    out.recall.memories.map(async (m) => {
+      const text = await agent.client.readContent(m.uri).catch(() => null);
+      if (typeof text === "string") contents[m.uri] = text;
+    }),
+  );
+  return pass(contents);
+}
+
+/** Explicit or fallback recall through the core (no composition). */
 export async function recallWith(runtime, agent, request) {
-  const { recall: engine, config } = runtime;
+  const { recall: engine } = runtime;
   const q = request.query ?? engine.buildRecallQuery({ prompt: request.prompt, messages: request.messages }).query;
   if (!q) return { out: engine.autoRecall({ ...request, search: {} }), failed: [] };
   const { search, failed } = await searchScopes(runtime, agent, q);
-  let out = engine.autoRecall({ ...request, search });
-  if (!config.recallPreferAbstract && out.recall?.memories.length) {
-    const contents = {};
-    await Promise.all(
-      out.recall.memories.map(async (m) => {
-        const text = await agent.client.readContent(m.uri).catch(() => null);
-        if (typeof text === "string") contents[m.uri] = text;
-      }),
-    );
-    out = engine.autoRecall({ ...request, search, contents });
-  }
+  const out = await withContents(runtime, agent, (contents) => engine.autoRecall({ ...request, search, contents }));
   return { out, failed };
 }

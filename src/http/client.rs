@@ -5,7 +5,7 @@ use super::protocol::{
     check_find_result, endpoint, find_body, read_envelope, timeout_error, unreachable_error, user_id_from_status, user_scope,
     LiveSearch, AGENT_SCOPE, FIND_PATH, STATUS_PATH,
 };
-use super::EngineError;
+use crate::error::EngineError;
 use gloo_net::http::{Request, RequestBuilder};
 use serde::Serialize;
 use serde_json::Value;

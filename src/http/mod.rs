@@ -3,15 +3,17 @@
 //! find results of both memory scopes (user, then agent; a failed agent scope counts as empty).
 //!
 //! - [`protocol`] — pure: request checks, URLs, bodies, envelopes, user-facing errors (also
-//!   compiled natively by `tests/http_host.rs`)
+//!   tested natively and in wasm by `tests/http_host.rs`)
 //! - [`client`] — the calls, with gloo-net
 //!
 //! Errors are `EngineError`s; the API key is never part of a message.
 
+#[cfg(target_arch = "wasm32")]
 pub mod client;
 pub mod protocol;
 
-pub(crate) use crate::error::{EngineError, ErrorCode};
 
+
+#[cfg(target_arch = "wasm32")]
 pub use client::{live_search, page_origin, LiveResults};
 pub use protocol::LiveSearch;

@@ -13,7 +13,7 @@
 //! The API key never appears in a message: it is not formatted into any, and text that comes
 //! from the server or the browser is passed through [`redact`] first.
 
-use super::{EngineError, ErrorCode};
+use crate::error::{EngineError, ErrorCode};
 use serde_json::{json, Map, Value};
 
 pub const STATUS_PATH: &str = "/api/v1/system/status";
@@ -104,16 +104,7 @@ impl std::fmt::Debug for LiveSearch {
     }
 }
 
-fn describe(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
+use crate::input::describe;
 
 fn opt_str<'a>(o: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, EngineError> {
     match o.get(key) {

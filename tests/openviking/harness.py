@@ -226,6 +226,12 @@ def clean_env(extra: dict) -> dict:
     return env
 
 
+def server_env(home: str, conf_path: str) -> dict:
+    """The server's environment: scratch HOME, its config, and nothing that reaches the internet."""
+    return clean_env({"HOME": home, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENVIKING_CONFIG_FILE": conf_path,
+                      "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+
+
 def spawn(argv: list[str], log_path: str, env: dict, cwd: str) -> subprocess.Popen:
     """Start a detached process (own session, no stdin, output to log_path)."""
     log = open(log_path, "ab")
@@ -298,8 +304,7 @@ def cmd_start(args: argparse.Namespace) -> int:
 
     # 3. the server
     server_log = os.path.join(logs, "server.log")
-    env = clean_env({"HOME": home, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENVIKING_CONFIG_FILE": conf_path,
-                     "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    env = server_env(home, conf_path)
     t_server = time.time()
     server = spawn([server_bin, "--config", conf_path, "--host", LOOPBACK, "--port", str(port)],
                    server_log, env, workdir)
@@ -404,8 +409,7 @@ def cmd_restart_server(args: argparse.Namespace) -> int:
         port = json.load(f)["server"]["port"]
     server_bin = resolve_server_bin(args.server_bin)
     home = os.path.join(workdir, "home")
-    proc_env = clean_env({"HOME": home, "LITELLM_LOCAL_MODEL_COST_MAP": "True", "OPENVIKING_CONFIG_FILE": conf_path,
-                          "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1"})
+    proc_env = server_env(home, conf_path)
     server_log = os.path.join(workdir, "logs", "server.log")
     server = spawn([server_bin, "--config", conf_path, "--host", LOOPBACK, "--port", str(port)], server_log, proc_env, workdir)
     deadline = time.time() + args.timeout
