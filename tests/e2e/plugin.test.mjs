@@ -27,6 +27,14 @@ function script(req) {
   if (q.includes("RECALL") && !endsWithToolResult(req.messages)) {
     return { toolCalls: [{ name: "memory_recall", arguments: { query: "database tip for slow queries" } }] };
   }
+  const remember = /^remember that (.+)$/i.exec(q.trim());
+  if (remember && !endsWithToolResult(req.messages)) {
+    return { toolCalls: [{ name: "memory_store", arguments: { text: `The user said: ${remember[1]}`, category: "preferences" } }] };
+  }
+  const expand = /EXPAND (\S+)/.exec(q);
+  if (expand && !endsWithToolResult(req.messages)) {
+    return { toolCalls: [{ name: "memory_expand", arguments: { summaryOrMemoryUri: expand[1], query: "release train" } }] };
+  }
   return defaultScript(req);
 }
 
@@ -40,7 +48,7 @@ before(async () => {
     plugin: {
       path: path.join(ROOT, "js-glue"),
       id: "openviking",
-      config: { mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, compactTurnThreshold: 3, recentRawTurnCount: 1, timeoutMs: 8000 },
+      config: { mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, compactTurnThreshold: 3, recentRawTurnCount: 1, timeoutMs: 8000, hookFallback: false },
     },
     extra: { agents: { defaults: { compaction: { keepRecentTokens: 10 } } } },
   });
@@ -162,6 +170,25 @@ test("OpenViking stopped mid-conversation (remote mode): the turn completes, and
   assert.ok(texts.some((x) => x.includes("pager escalates")), "the outage turn was replayed from the outbox");
   assert.equal(texts.filter((x) => x.includes("pager escalates")).length, 1, "exactly once");
   assert.ok(texts.at(-1).includes("secondary"), "in order");
+});
+
+test("\"remember …\" reaches memory_store and the next session recalls it; memory_expand returns raw turn text", { timeout: 400_000 }, async (t) => {
+  const r = await turn(t, "foxtrot", "remember that I prefer a dark theme in every editor");
+  ok(r);
+  const stored = r.reqs.at(-1).body.messages.filter((m) => m.role === "tool").map((m) => textOf(m.content)).join("\n");
+  assert.match(stored, /"stored":true/, "the model's memory_store call wrote the memory");
+  const next = await turn(t, "golf", "Which colour scheme do I like for editors?");
+  ok(next);
+  const pair = next.reqs[0].body.messages.find((m) => m.role === "tool" && textOf(m.content).includes("openviking-auto-recall"));
+  assert.ok(pair && /dark theme/i.test(textOf(pair.content)), "recalled in the very next session");
+  // charlie was compacted by the overflow test: expand its archive back to the raw turns
+  const rec = await client.ls(`viking://user/${ov.env.userId}/sessions/main--charlie/history`).catch(() => []);
+  const archive = `viking://user/${ov.env.userId}/sessions/main--charlie/history/archive_001`;
+  t.diagnostic(`charlie archives: ${JSON.stringify(rec).slice(0, 200)}`);
+  const e = await turn(t, "charlie", `EXPAND ${archive}`);
+  ok(e);
+  const expanded = e.reqs.at(-1).body.messages.filter((m) => m.role === "tool").map((m) => textOf(m.content)).join("\n");
+  assert.match(expanded, /release train leaves every second Tuesday/, "memory_expand returned the raw turn text");
 });
 
 test("engine not in the slot: the before_prompt_build fallback recalls; with the engine active it injects nothing", { timeout: 300_000 }, async (t) => {

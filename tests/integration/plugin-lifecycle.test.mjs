@@ -95,6 +95,13 @@ test("compact() archives and reports a checkpoint; with nothing new it says comp
   assert.ok(again.reason);
 });
 
+test("after compaction a new session recalls the tip, asked in other words", async () => {
+  const a = await engine.assemble({ sessionId: "new-after-cmp", sessionKey: "agent:main:new", messages: [], prompt: "what should I do once a deploy has finished?", tokenBudget: 90000 });
+  const result = a.messages.find((m) => m.role === "toolResult" && m.toolName === "memory_recall_auto");
+  assert.ok(result, "recall reached the messages");
+  assert.match(result.content[0].text, /restart the worker/i, "the compacted tip came back through long-term memory");
+});
+
 test("memory_recall validates its input and answers with the shared JSON document", async () => {
   const tool = tools.memory_recall({ sessionKey: "agent:main:main" });
   const bad = await tool.execute("call_1", { query: "" });
