@@ -201,8 +201,9 @@ pub fn compose(input: ComposeInput) -> Composition {
     });
     // Raw turns kept: everything not covered, in order (pre-plugin turns first).
     let mut raw: Vec<Vec<Value>> = turns.into_iter().zip(covered.iter()).filter(|(_, c)| !**c).map(|(t, _)| t).collect();
-    let mut older: Vec<&SummaryRef> = if use_summary { summaries.iter().rev().skip(1).collect::<Vec<_>>() } else { Vec::new() };
-    older.reverse();
+    // every summary but the latest, oldest first
+    let mut older: Vec<&SummaryRef> =
+        if use_summary { summaries.iter().take(summaries.len().saturating_sub(1)).collect() } else { Vec::new() };
 
     let prompt_tokens = prompt.as_deref().map_or(0, |p| estimate_tokens(p) as u64 + crate::tokens::MESSAGE_OVERHEAD_TOKENS as u64);
     let mut recall = recall_pair;

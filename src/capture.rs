@@ -110,7 +110,7 @@ pub fn capture_decision(env: &TurnEnvelope, mode: CaptureMode, max_length: usize
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
     use crate::turn::{build_envelope, TurnMeta};
     use serde_json::json;

@@ -110,7 +110,7 @@ impl CheckpointIndex {
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
     use serde_json::json;
 

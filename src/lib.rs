@@ -60,6 +60,11 @@ pub mod wasm;
 #[cfg(all(test, target_arch = "wasm32", feature = "browser-tests"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+/// The unit tests' `#[test]` in wasm (each test module aliases it under cfg(wasm32)), so the
+/// same tests run natively and under wasm-bindgen-test.
+#[cfg(all(test, target_arch = "wasm32"))]
+pub(crate) use wasm_bindgen_test::wasm_bindgen_test as wasm_test;
+
 pub use error::{EngineError, ErrorCode};
 
 /// The crate version, as the plugin reports it.

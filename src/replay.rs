@@ -55,7 +55,7 @@ pub fn replay_triggers(config: &Config, messages: Vec<Value>, token_budget: Opti
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
     use serde_json::json;
 

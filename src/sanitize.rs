@@ -113,7 +113,7 @@ pub fn sanitize(text: &str) -> Sanitized {
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
 
     #[test]

@@ -42,7 +42,7 @@ pub fn owns_session(agent_id: &str, ov_session_id: &str) -> bool {
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
 
     #[test]

@@ -57,7 +57,7 @@ pub fn has_cjk(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
 
     #[test]

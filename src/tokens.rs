@@ -189,7 +189,7 @@ pub const MESSAGE_OVERHEAD_TOKENS: usize = 4;
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
 
     #[test]

@@ -165,7 +165,7 @@ pub fn record_commit(state: &mut SessionState, now_ms: u64) -> (u64, u64, Vec<St
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
 
     fn cfg() -> Config {

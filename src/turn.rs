@@ -337,7 +337,7 @@ pub fn to_openviking_messages(env: &TurnEnvelope) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
 
     fn meta() -> TurnMeta {

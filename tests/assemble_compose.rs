@@ -8,7 +8,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use openviking_context_engine::assemble::{active_instructions, compose, ComposeInput, SummaryRef, SUMMARY_MARKER};
 use openviking_context_engine::messages::synthetic::{recall_pair, RecalledMemory};
-use openviking_context_engine::messages::{role, text_of, tool_call_ids};
+use openviking_context_engine::messages::{role, text_of};
 use serde_json::{json, Value};
 
 const WM: &str = "# Working Memory\n\n## Current State\n_desc_\nMigrating the orders table; index build pending.\n\n## Open Issues\n_desc_\n- Confirm the maintenance window with ops\n";
@@ -141,6 +141,7 @@ fn active_instructions_read_the_working_memory_sections() {
 #[cfg(not(target_arch = "wasm32"))]
 mod properties {
     use super::*;
+    use openviking_context_engine::messages::tool_call_ids;
     use proptest::prelude::*;
     use std::collections::HashSet;
 

@@ -139,7 +139,7 @@ pub fn build_query(prompt: Option<&str>, messages: &[Value], window: usize) -> R
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
     use serde_json::json;
 

@@ -160,7 +160,7 @@ pub fn rank(item: &SearchItem, q: &QueryProfile) -> RankParts {
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
-    use wasm_bindgen_test::wasm_bindgen_test as test;
+    use crate::wasm_test as test;
     use super::*;
 
     fn item(uri: &str, score: f64, abs: &str, cat: &str) -> SearchItem {
