@@ -32,6 +32,7 @@ apt_install() {
 }
 
 core() {
+  command -v bc >/dev/null 2>&1 || apt_install bc   # tests/run-all.sh sums counts with it
   rustup target list --installed | grep -qx wasm32-unknown-unknown \
     || { log "rustup target add wasm32-unknown-unknown"; rustup target add wasm32-unknown-unknown; }
   if ! wasm-pack --version 2>/dev/null | grep -q "$WASM_PACK_VERSION"; then
