@@ -51,9 +51,12 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
   function ensureServer() {
     if (config.mode !== "local") return Promise.resolve(true);
     serverReady ??= ensureLocalServer({ port: config.port, configPath: config.configPath, stateDir, log: (m) => logger.info?.(`[openviking] ${m}`) })
-      .then(() => true)
+      .then(() => {
+        recovered("local-server");
+        return true;
+      })
       .catch((err) => {
-        logger.warn(`[openviking] local OpenViking server unavailable: ${err.message}`);
+        warnOnce("local-server", `local OpenViking server unavailable (turns are kept in the outbox): ${err.message}`);
         serverReady = null; // try again next time
         return false;
       });
@@ -121,7 +124,9 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     warned.add(key);
     logger.warn(`[openviking] ${message}`);
   }
-  const recovered = (key) => warned.delete(key);
+  function recovered(key) {
+    warned.delete(key);
+  }
 
   return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, touch, agents, warnOnce, recovered, lastAssembled: new Map() };
 }
