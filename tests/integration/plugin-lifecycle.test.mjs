@@ -96,8 +96,14 @@ test("compact() archives and reports a checkpoint; with nothing new it says comp
 });
 
 test("after compaction a new session recalls the tip, asked in other words", async () => {
-  const a = await engine.assemble({ sessionId: "new-after-cmp", sessionKey: "agent:main:new", messages: [], prompt: "what should I do once a deploy has finished?", tokenBudget: 90000 });
-  const result = a.messages.find((m) => m.role === "toolResult" && m.toolName === "memory_recall_auto");
+  // extracted memories are indexed asynchronously after the commit task: poll (bounded)
+  let result;
+  for (let i = 0; i < 30; i++) {
+    const a = await engine.assemble({ sessionId: "new-after-cmp", sessionKey: "agent:main:new", messages: [], prompt: "what should I do once a deploy has finished?", tokenBudget: 90000 });
+    result = a.messages.find((m) => m.role === "toolResult" && m.toolName === "memory_recall_auto");
+    if (result && /restart the worker/i.test(result.content[0].text)) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
   assert.ok(result, "recall reached the messages");
   assert.match(result.content[0].text, /restart the worker/i, "the compacted tip came back through long-term memory");
 });

@@ -93,7 +93,13 @@ describe("OpenViking client against a real server", { skip: skipReason, timeout:
     assert.ok(pref, JSON.stringify(adds));
     assert.ok(isWithinScope(pref.uri, scopes.user), pref.uri);
 
-    const found = await client.find({ query: "which colour theme does the user like in code editors?", targetUri: scopes.user, limit: 5 });
+    // the server indexes new memories asynchronously after the task: poll (bounded) until it is findable
+    let found;
+    for (let i = 0; i < 40; i++) {
+      found = await client.find({ query: "which colour theme does the user like in code editors?", targetUri: scopes.user, limit: 10 });
+      if (found.memories.some((m) => m.uri === pref.uri)) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
     assert.ok(found.memories.length >= 1, JSON.stringify(found));
     assert.ok(found.memories.some((m) => m.uri === pref.uri), JSON.stringify(found.memories.map((m) => m.uri)));
     const leaf = await client.readContent(pref.uri);
