@@ -3,6 +3,7 @@
 // OpenViking sessions (ids prefixed by the agent) — the server itself would let an agent of
 // the same user reach another agent's sessions. Errors are tool results naming the field.
 import { isWithinScope } from "../openviking/client.js";
+import { forgetSearch } from "./recall.js";
 
 function result(doc) {
   return { content: [{ type: "text", text: JSON.stringify(doc) }], details: doc };
@@ -58,6 +59,7 @@ export function memoryStoreTool(runtime, toolContext) {
         const uri = `${s.userMemories}/${params.category ?? "preferences"}/${slug(params.text)}.md`;
         // wait:true — findable by the very next recall; a file write never races a commit
         await agent.client.writeContent({ uri, content: params.text.trim(), mode: "create", wait: true });
+        forgetSearch(agent);
         return result({ stored: true, uri, content: params.text.trim() });
       } catch (err) {
         return fail(`memory_store failed: ${err.message}`);
@@ -98,6 +100,7 @@ export function memoryForgetTool(runtime, toolContext) {
             return fail("uri: only a memory inside your own memory scopes can be deleted");
           }
           await agent.client.deleteUri(params.uri);
+          forgetSearch(agent);
           return result({ deleted: [params.uri] });
         }
         const found = await agent.client.find({ query: params.query, targetUri: params.targetUri ?? s.userMemories, limit: params.limit ?? 5, scoreThreshold: params.scoreThreshold ?? 0 });
@@ -106,6 +109,7 @@ export function memoryForgetTool(runtime, toolContext) {
           .map((m) => ({ uri: m.uri, abstract: m.abstract, score: m.score }));
         if (candidates.length === 1 && candidates[0].score >= 0.85) {
           await agent.client.deleteUri(candidates[0].uri);
+          forgetSearch(agent);
           return result({ deleted: [candidates[0].uri] });
         }
         return result({ deleted: [], candidates, note: "No single clear match; call memory_forget with the uri to delete one." });

@@ -2,10 +2,32 @@
 // scopes in parallel (a failed or empty scope counts as empty), reads full texts when the
 // settings ask for them, and the core ranks, trims and builds the synthetic messages.
 
-/** Both scopes' find results for a query; never throws. */
-export async function searchScopes(runtime, agent, query, { signal } = {}) {
+/** How long a search may be reused for the same query (one turn's assemble calls). */
+export const SEARCH_REUSE_MS = 10_000;
+
+/**
+ * Both scopes' find results for a query; never throws. OpenClaw assembles more than once per
+ * turn (before the attempt and again for it; again in a tool loop), each time with the same
+ * query: a successful search is reused for SEARCH_REUSE_MS, so a turn asks OpenViking once.
+ * Memory writes through the tools drop it (forgetSearch).
+ */
+export async function searchScopes(runtime, agent, query, { signal, now = Date.now } = {}) {
+  const limit = Math.max(runtime.config.recallLimit * 4, 20);
+  const key = JSON.stringify([query, limit, runtime.config.targetUri ?? null]);
+  const last = agent.lastSearch;
+  if (last && last.key === key && now() - last.at < SEARCH_REUSE_MS) return last.result;
+  const result = await searchBoth(runtime, agent, query, limit, signal);
+  agent.lastSearch = result.failed.length ? null : { key, at: now(), result };
+  return result;
+}
+
+/** Drops the reusable search (after a memory was stored or deleted). */
+export function forgetSearch(agent) {
+  agent.lastSearch = null;
+}
+
+async function searchBoth(runtime, agent, query, limit, signal) {
   const { config } = runtime;
-  const limit = Math.max(config.recallLimit * 4, 20);
   const userId = await agent.identity().catch(() => null);
   const userScope = config.targetUri ?? (userId ? `viking://user/${userId}/memories` : "viking://~/memories");
   const find = (targetUri) =>

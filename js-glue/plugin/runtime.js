@@ -2,6 +2,7 @@
 // engine per agent, the local server, background work the host should wait for.
 // OpenClaw may import the plugin module more than once per process, so the runtime lives
 // in one registry on globalThis keyed by state dir (never in module-level variables).
+import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { createClient } from "../openviking/client.js";
@@ -10,6 +11,8 @@ import { createStateStore } from "../state-store.js";
 import { createEngineHost } from "../engine-host.js";
 
 const REGISTRY = Symbol.for("openviking-context-engine.runtimes");
+/** How long the user id behind (server, key) is taken from the state dir without asking. */
+export const IDENTITY_TTL_MS = 60 * 60 * 1000;
 
 /** The plugin's state dir: config.stateDir, else <OpenClaw state dir>/plugins/openviking. */
 export function resolveStateDir(api, config) {
@@ -82,14 +85,30 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     return a;
   }
 
+  // The user id behind (server, key, agent), kept in the state dir for IDENTITY_TTL_MS: a
+  // one-process-per-turn CLI then does not spend a round trip on it before every search.
+  // Stored under a hash; the key itself is never written.
+  const identityKey = (agentId) =>
+    `identity/${createHash("sha256").update(`${config.baseUrl}\0${config.apiKey ?? ""}\0${agentId}`).digest("hex").slice(0, 32)}`;
+  const setUser = (a, id) => {
+    a.userId = id;
+    a.engine.setUserId(id);
+    return id;
+  };
+
   async function resolveUser(a) {
     if (a.userId) return a.userId;
+    const key = identityKey(a.agentId);
+    const kept = await store.loadState(key).catch(() => null);
+    if (typeof kept?.userId === "string" && kept.userId && Date.now() - kept.at < IDENTITY_TTL_MS && kept.at <= Date.now()) {
+      return setUser(a, kept.userId);
+    }
     const status = await a.client.systemStatus({ timeoutMs: Math.min(config.timeoutMs, 5000) });
     const u = status?.user;
     const id = typeof u === "string" ? u : u?.user_id ?? u?.id ?? u?.name;
     if (typeof id === "string" && id) {
-      a.userId = id;
-      a.engine.setUserId(id);
+      setUser(a, id);
+      await store.saveState(key, { userId: id, at: Date.now() }).catch(() => {});
     }
     return a.userId;
   }
