@@ -15,6 +15,7 @@ export function createEngineHost({ client, store, logger = console, now = () => 
     },
     createSession: (id, memoryPolicy) => client.createSession({ sessionId: id, memoryPolicy }),
     addMessages: (id, messages) => client.addMessages(id, messages),
+    liveMessages: async (id) => (await client.sessionContext(id, { tokenBudget: 1_000_000_000 }))?.messages ?? [],
     commit: (id, body) => client.commit(id, body),
     task: (taskId) => client.getTask(taskId),
     archive: (id, archiveId) => client.getArchive(id, archiveId),

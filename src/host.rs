@@ -86,8 +86,11 @@ pub trait Host {
     async fn session_meta(&self, ov_session_id: &str) -> HostResult<Option<SessionMeta>>;
     /// Creates a session; an existing one is not an error (`Conflict` is handled by the engine).
     async fn create_session(&self, ov_session_id: &str, memory_policy: Value) -> HostResult<()>;
-    /// Appends messages (`{role, parts}`) in order.
-    async fn add_messages(&self, ov_session_id: &str, messages: Vec<Value>) -> HostResult<()>;
+    /// Appends messages (`{role, parts}`) in order; returns the session's live message count
+    /// afterwards when the server says it (`message_count`).
+    async fn add_messages(&self, ov_session_id: &str, messages: Vec<Value>) -> HostResult<Option<u64>>;
+    /// The session's live (not yet archived) messages, oldest first (`GET …/context`).
+    async fn live_messages(&self, ov_session_id: &str) -> HostResult<Vec<Value>>;
     async fn commit(&self, ov_session_id: &str, body: Value) -> HostResult<CommitAnswer>;
     async fn task(&self, task_id: &str) -> HostResult<TaskAnswer>;
     /// `GET …/archives/{archive_id}` → `{archive_id, abstract, overview, messages}`.

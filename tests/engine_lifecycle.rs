@@ -306,3 +306,71 @@ fn turns_written_while_a_commit_is_requested_stay_counted_for_the_next_window() 
     assert_eq!(rec.state.window_turn_ids, vec!["w3"]);
     assert_eq!(rec.state.window_start_sequence, 3);
 }
+
+fn user_texts(host: &FakeHost) -> Vec<String> {
+    host.all_messages(OV).iter().filter(|m| m["role"] == "user").map(|m| m["parts"][0]["text"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn a_write_that_landed_unacknowledged_is_not_written_twice() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    write(&e, "s1", Some("a0"), turn(0, "first turn"));
+    // OpenViking stores turn 1, but the answer is lost (client timeout)
+    host.world().lose_next_answer = Some(HostErrorKind::Timeout);
+    let out = write(&e, "s1", Some("a1"), turn(1, "second turn, answer lost"));
+    assert_eq!(out.status, WriteStatus::Committed);
+    assert!(out.queued, "unacknowledged: it went to the outbox");
+    assert_eq!(out.outbox_len, 0, "the replay found it stored and dropped it");
+    assert_eq!(user_texts(&host), ["first turn", "second turn, answer lost"]);
+    assert!(host.world().warnings.iter().any(|w| w.contains("unacknowledged")));
+    write(&e, "s1", Some("a2"), turn(2, "third turn"));
+    assert_eq!(user_texts(&host), ["first turn", "second turn, answer lost", "third turn"]);
+}
+
+#[test]
+fn an_unacknowledged_write_is_checked_by_the_next_process_too() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    write(&e, "s1", Some("a0"), turn(0, "first turn"));
+    host.world().lose_next_answer = Some(HostErrorKind::ServerError);
+    // and the server does not answer the immediate replay's check: the turn waits
+    host.world().fail_next.push_back(HostErrorKind::Unreachable);
+    let out = write(&e, "s1", Some("a1"), turn(1, "second turn, answer lost"));
+    assert_eq!(out.outbox_len, 1);
+    assert_eq!(user_texts(&host), ["first turn", "second turn, answer lost"], "not sent again while unanswered");
+    let next = engine(&host, json!({}));
+    let out = write(&next, "s1", Some("a2"), turn(2, "third turn"));
+    assert_eq!(out.outbox_len, 0);
+    assert_eq!(user_texts(&host), ["first turn", "second turn, answer lost", "third turn"]);
+}
+
+#[test]
+fn a_write_that_did_not_land_is_sent_again_exactly_once() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    write(&e, "s1", Some("a0"), turn(0, "first turn"));
+    host.world().fail_next.push_back(HostErrorKind::Timeout); // add_messages fails, nothing stored
+    let out = write(&e, "s1", Some("a1"), turn(1, "second turn, timed out"));
+    assert!(out.queued);
+    assert_eq!(out.outbox_len, 0, "replayed at once");
+    assert_eq!(user_texts(&host), ["first turn", "second turn, timed out"]);
+}
+
+#[test]
+fn after_a_commit_the_count_is_unknown_and_a_queued_turn_is_simply_sent() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    for i in 0..3 {
+        write(&e, "s1", Some(&format!("a{i}")), turn(i, &format!("turn {i} about the staging database pool size")));
+    }
+    let now = host.world().now;
+    block_on(e.run_commit(OV, false, "3 turns", Some(now + 60_000))).unwrap();
+    host.world().fail_next.push_back(HostErrorKind::Timeout);
+    host.world().fail_next.push_back(HostErrorKind::Timeout);
+    let out = write(&e, "s1", Some("a3"), turn(3, "turn 3 after the commit"));
+    assert_eq!(out.outbox_len, 1);
+    block_on(e.flush(OV)).unwrap();
+    let texts = user_texts(&host);
+    assert_eq!(texts.iter().filter(|t| t.as_str() == "turn 3 after the commit").count(), 1);
+}

@@ -41,6 +41,11 @@ function fakeClient() {
     async addMessages(id, messages) {
       c.guard("addMessages");
       sessions.get(id).live.push(...messages);
+      return { message_count: sessions.get(id).live.length };
+    },
+    async sessionContext(id) {
+      c.guard("sessionContext");
+      return { messages: sessions.get(id)?.live ?? [] };
     },
     async commit(id) {
       c.guard("commit");

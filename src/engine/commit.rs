@@ -76,6 +76,8 @@ impl<H: Host> Engine<H> {
         self.update(ov_id, |rec| {
             rec.guard.on_commit_requested(now, forced);
             snapshot_window(&mut rec.state);
+            rec.live_count = None; // the commit archives the live messages
+            rec.unconfirmed = None;
         })
         .await?;
 

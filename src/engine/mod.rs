@@ -6,12 +6,14 @@
 //! - [`Engine::write_turn`] — the lossless write path (`commitTurn`, `afterTurn`): envelope,
 //!   capture decision, write or outbox, trigger evaluation. Never waits for a commit.
 //! - [`Engine::run_commit`] — a commit (automatic or `compact()`), followed to its checkpoint.
-//! - [`Engine::flush`] — replays the outbox in order.
+//! - [`Engine::flush`] — replays the outbox in order (a turn whose write may have landed
+//!   unacknowledged is checked first, `confirm`).
 //!
 //! Per-session state lives in [`SessionRecord`]s saved through the host after every change,
 //! so a process per turn behaves exactly like a long-lived gateway.
 
 mod commit;
+mod confirm;
 mod record;
 mod write;
 

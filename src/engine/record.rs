@@ -32,6 +32,22 @@ pub struct SessionRecord {
     pub checkpoints: CheckpointIndex,
     /// Turn ids of the archive whose commit task is being followed.
     pub pending_turn_ids: Vec<String>,
+    /// The session's live message count on OpenViking after this engine's last confirmed
+    /// write; `None` when unknown (nothing confirmed yet, or a commit since).
+    pub live_count: Option<u64>,
+    /// A turn whose write failed in a way that may still have reached OpenViking (timeout,
+    /// reset, 5xx, garbled answer): checked before it is sent again (see `write::flush`).
+    pub unconfirmed: Option<Unconfirmed>,
+}
+
+/// A turn sent but not acknowledged, and the live count it would leave if it was stored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Unconfirmed {
+    pub sequence: u64,
+    /// `live_count` before the send.
+    pub live_before: u64,
+    pub message_count: u64,
 }
 
 pub fn state_key(ov_session_id: &str) -> String {
@@ -62,9 +78,6 @@ fn remember(list: &mut Vec<String>, key: &str) {
     list.drain(..excess);
 }
 
-impl SessionRecord {
-}
-
 impl<H: Host> Engine<H> {
     /// The record of a session: from this process's cache, else the state store, else new.
     pub async fn load_record(&self, ov_session_id: &str, session_id: &str) -> HostResult<SessionRecord> {
@@ -86,6 +99,7 @@ impl<H: Host> Engine<H> {
         if rec.created {
             if let Ok(Some(meta)) = self.host.session_meta(ov_session_id).await {
                 rec.state.server_pending_tokens = Some(meta.pending_tokens);
+                rec.live_count = Some(meta.message_count);
             }
         }
         if let Some(cached) = self.records.borrow().get(ov_session_id) {
@@ -132,11 +146,17 @@ impl<H: Host> Engine<H> {
             policy["self"] = json!({"enabled": false});
             policy["peer"] = json!({"enabled": false});
         }
-        match self.host.create_session(ov_session_id, policy).await {
-            Ok(()) => {}
-            Err(e) if e.kind == HostErrorKind::Conflict => {}
+        let fresh = match self.host.create_session(ov_session_id, policy).await {
+            Ok(()) => true,
+            Err(e) if e.kind == HostErrorKind::Conflict => false,
             Err(e) => return Err(e),
-        }
-        self.update(ov_session_id, |r| r.created = true).await
+        };
+        self.update(ov_session_id, |r| {
+            r.created = true;
+            if fresh {
+                r.live_count = Some(0);
+            }
+        })
+        .await
     }
 }

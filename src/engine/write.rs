@@ -2,12 +2,13 @@
 //! not possible right now, appended to the durable outbox and replayed in order later. The
 //! turn itself never fails because OpenViking is down or slow.
 
-use super::record::{outbox_key, session_key_key};
+use super::confirm::Check;
+use super::record::{outbox_key, session_key_key, Unconfirmed};
 use super::Engine;
 use crate::capture::{capture_decision, CaptureReason};
 use crate::commit_guard::{Admission, TurnRouting};
 use crate::error::{EngineError, ErrorCode, Result};
-use crate::host::{Host, HostError};
+use crate::host::{Host, HostError, HostErrorKind};
 use crate::input::as_object;
 use crate::messages::estimate_message_tokens;
 use crate::messages::synthetic::is_synthetic;
@@ -227,6 +228,7 @@ impl<H: Host> Engine<H> {
         let counts = decision.counts && !req.is_heartbeat;
         let tokens: u64 = req.messages.iter().filter(|m| !is_synthetic(m)).map(|m| estimate_message_tokens(m) as u64).sum();
         let ov_messages = to_openviking_messages(&env);
+        let message_count = ov_messages.len() as u64;
         let entry = json!({"sequence": sequence, "turnId": turn_id, "messages": ov_messages});
 
         // Durable first: write now, or queue. Order is kept: once anything is queued, later
@@ -234,13 +236,19 @@ impl<H: Host> Engine<H> {
         let okey = outbox_key(ov_id);
         let pending = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
         let mut queued = false;
+        let mut sent = Sent::NotTried;
         if routing == TurnRouting::HoldUntilArchived || pending > 0 {
             self.host.outbox_append(&okey, entry).await.map_err(host_err)?;
             queued = true;
         } else {
+            let live_before = self.records.borrow().get(ov_id).and_then(|r| r.live_count);
             match self.send(ov_id, ov_messages).await {
-                Ok(()) => self.outage_over(ov_id),
+                Ok(count) => {
+                    sent = Sent::Stored(count);
+                    self.outage_over(ov_id);
+                }
                 Err(e) => {
+                    sent = Sent::Unconfirmed(live_before.filter(|_| e.retryable()).map(|live_before| Unconfirmed { sequence, live_before, message_count }));
                     if e.retryable() {
                         self.warn_once(ov_id, &format!("OpenViking unavailable ({e}); turns are kept in the outbox and replayed when it is back"));
                     } else {
@@ -254,6 +262,7 @@ impl<H: Host> Engine<H> {
 
         let (trigger, admission) = self
             .update(ov_id, |rec| {
+                sent.apply(rec);
                 record_turn(&mut rec.state, tokens, counts, now);
                 rec.state.window_turn_ids.push(turn_id.clone());
                 if let Some(b) = req.token_budget {
@@ -286,39 +295,80 @@ impl<H: Host> Engine<H> {
         })
     }
 
-    /// Creates the session if needed and appends the messages.
-    async fn send(&self, ov_id: &str, messages: Vec<Value>) -> std::result::Result<(), HostError> {
+    /// Creates the session if needed and appends the messages. Returns the session's live
+    /// message count afterwards, when known.
+    async fn send(&self, ov_id: &str, messages: Vec<Value>) -> std::result::Result<Option<u64>, HostError> {
         self.ensure_session(ov_id).await?;
         if messages.is_empty() {
-            return Ok(());
+            return Ok(self.records.borrow().get(ov_id).and_then(|r| r.live_count));
         }
         self.host.add_messages(ov_id, messages).await
     }
 
     /// Replays the outbox in order; stops at the first failure. Returns how many were written.
+    /// The first entry, if its earlier write went unacknowledged, is checked first and dropped
+    /// without a second write when OpenViking already holds it (`confirm`).
     pub async fn flush(&self, ov_id: &str) -> std::result::Result<usize, HostError> {
         let okey = outbox_key(ov_id);
         let entries = self.host.outbox_read(&okey).await?;
         if entries.is_empty() {
             return Ok(0);
         }
-        self.load_record(ov_id, "").await?;
+        let rec = self.load_record(ov_id, "").await?;
+        let mut unconfirmed = rec.unconfirmed.clone();
+        let mut live = rec.live_count;
         let mut written = 0;
+        let mut failure = None;
         for e in entries {
             let msgs = e.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
-            match self.send(ov_id, msgs).await {
-                Ok(()) => {
+            let sequence = e.get("sequence").and_then(Value::as_u64);
+            let prior = unconfirmed.take().filter(|u| Some(u.sequence) == sequence);
+            if let Some(u) = &prior {
+                match self.check_unconfirmed(ov_id, u, &msgs).await {
+                    Check::Stored => {
+                        self.host.warn(&format!("turn {} of {ov_id} had reached OpenViking unacknowledged; not written again", u.sequence));
+                        self.host.outbox_drop(&okey, 1).await?;
+                        live = Some(u.live_before + u.message_count);
+                        written += 1;
+                        continue;
+                    }
+                    Check::Absent { live: now } => live = Some(now),
+                    Check::Unknown => {
+                        failure = Some((HostError::new(HostErrorKind::Unreachable, "no answer while checking an unacknowledged write"), Some(u.clone())));
+                        break;
+                    }
+                }
+            }
+            let live_before = live;
+            match self.send(ov_id, msgs.clone()).await {
+                Ok(count) => {
                     // one drop per entry: a crash replays at most the entry in hand
                     self.host.outbox_drop(&okey, 1).await?;
+                    live = count;
                     written += 1;
                 }
-                Err(e) => {
-                    self.warn_once(ov_id, &format!("OpenViking unavailable ({e}); turns are kept in the outbox"));
-                    return Ok(written);
+                Err(err) => {
+                    let u = sequence.zip(live_before).filter(|_| err.retryable()).map(|(sequence, live_before)| Unconfirmed {
+                        sequence,
+                        live_before,
+                        message_count: msgs.len() as u64,
+                    });
+                    failure = Some((err, u));
+                    break;
                 }
             }
         }
-        self.outage_over(ov_id);
+        let sent = match &failure {
+            Some((_, u)) => Sent::Unconfirmed(u.clone()),
+            None => Sent::Stored(live),
+        };
+        if written > 0 || failure.is_some() {
+            self.update(ov_id, |rec| sent.apply(rec)).await?;
+        }
+        match failure {
+            Some((err, _)) => self.warn_once(ov_id, &format!("OpenViking unavailable ({err}); turns are kept in the outbox")),
+            None => self.outage_over(ov_id),
+        }
         Ok(written)
     }
 
@@ -333,5 +383,31 @@ impl<H: Host> Engine<H> {
             let _ = self.host.save_state(&k, json!({"sessionId": req.session_id, "ovSessionId": ov_id})).await;
         }
         prev_id.filter(|p| p != ov_id)
+    }
+}
+
+/// What became of a write, for the session record.
+enum Sent {
+    /// Not sent (queued behind others, or held while a commit archives).
+    NotTried,
+    /// Acknowledged; the live message count afterwards, when the server said it.
+    Stored(Option<u64>),
+    /// Failed; `Some` when it may still have been stored (checked before the replay).
+    Unconfirmed(Option<Unconfirmed>),
+}
+
+impl Sent {
+    fn apply(&self, rec: &mut super::SessionRecord) {
+        match self {
+            Sent::NotTried => {}
+            Sent::Stored(count) => {
+                rec.live_count = *count;
+                rec.unconfirmed = None;
+            }
+            Sent::Unconfirmed(u) => {
+                rec.live_count = None;
+                rec.unconfirmed = u.clone();
+            }
+        }
     }
 }

@@ -18,6 +18,8 @@ extern "C" {
     async fn create_session(this: &HostCallbacks, ov_session_id: &str, memory_policy: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = addMessages)]
     async fn add_messages(this: &HostCallbacks, ov_session_id: &str, messages: JsValue) -> Result<JsValue, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = liveMessages)]
+    async fn live_messages(this: &HostCallbacks, ov_session_id: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
     async fn commit(this: &HostCallbacks, ov_session_id: &str, body: JsValue) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch)]
@@ -116,9 +118,15 @@ impl Host for JsHost {
         self.callbacks.create_session(id, to_js(&policy)).await.map_err(|e| host_error("createSession", e))?;
         Ok(())
     }
-    async fn add_messages(&self, id: &str, messages: Vec<Value>) -> HostResult<()> {
-        self.callbacks.add_messages(id, to_js(&Value::Array(messages))).await.map_err(|e| host_error("addMessages", e))?;
-        Ok(())
+    async fn add_messages(&self, id: &str, messages: Vec<Value>) -> HostResult<Option<u64>> {
+        let v = self.callbacks.add_messages(id, to_js(&Value::Array(messages))).await.map_err(|e| host_error("addMessages", e))?;
+        Ok(from_js("addMessages", &v).ok().and_then(|v| v.get("message_count").and_then(Value::as_u64)))
+    }
+    async fn live_messages(&self, id: &str) -> HostResult<Vec<Value>> {
+        match from_js("liveMessages", &self.callbacks.live_messages(id).await.map_err(|e| host_error("liveMessages", e))?)? {
+            Value::Array(a) => Ok(a),
+            v => Err(HostError::new(HostErrorKind::BadResponse, format!("liveMessages: expected an array, got {v}"))),
+        }
     }
     async fn commit(&self, id: &str, body: Value) -> HostResult<CommitAnswer> {
         let v = from_js("commit", &self.callbacks.commit(id, to_js(&body)).await.map_err(|e| host_error("commit", e))?)?;

@@ -7,13 +7,15 @@
 //   reset    accept and destroy the socket
 //   5xx      answer 503 with an OpenViking-style error envelope
 //   garbage  answer 200 with a body that is not JSON
+//   lost     forward the request (the server acts on it), then drop the answer: the
+//            client sees a reset for a write that did happen
 // Only ever binds 127.0.0.1. Every request is counted by outcome.
 import http from "node:http";
 
 export async function startFaultProxy({ upstream, port = 0 }) {
   const target = new URL(upstream);
   let mode = "pass";
-  const stats = { pass: 0, refuse: 0, timeout: 0, reset: 0, "5xx": 0, garbage: 0 };
+  const stats = { pass: 0, refuse: 0, timeout: 0, reset: 0, "5xx": 0, garbage: 0, lost: 0 };
   const hanging = new Set();
 
   const server = http.createServer((req, res) => {
@@ -41,10 +43,15 @@ export async function startFaultProxy({ upstream, port = 0 }) {
       res.end("<html>not json</html>");
       return;
     }
-    stats.pass++;
+    stats[m === "lost" ? "lost" : "pass"]++;
     const up = http.request(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
       (upRes) => {
+        if (m === "lost") {
+          upRes.resume();
+          upRes.on("end", () => req.socket.destroy());
+          return;
+        }
         res.writeHead(upRes.statusCode ?? 502, upRes.headers);
         upRes.pipe(res);
       },

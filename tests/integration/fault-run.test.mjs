@@ -1,5 +1,6 @@
 // ≥ 100 turns through faults in remote mode: connection refused, timeouts, resets, 5xx,
-// malformed answers (from a fault-injecting proxy in front of a real OpenViking) and the
+// malformed answers, writes stored whose answer is lost (from a fault-injecting proxy in
+// front of a real OpenViking) and the
 // server itself killed and restarted twice. Every turn must land exactly once, in order,
 // and the outbox must be seen holding turns during the outages.
 import { test, after } from "node:test";
@@ -16,7 +17,8 @@ import { createStateStore } from "../../js-glue/state-store.js";
 const TURNS = 110;
 const KILL_AT = [35, 75];
 const RESTART_AT = [45, 85];
-const FAULTS = { 3: "refuse", 7: "timeout", 11: "5xx", 15: "garbage", 17: "reset" };
+// "lost": OpenViking stores the turn but the answer never arrives — it must not be stored twice
+const FAULTS = { 3: "refuse", 7: "timeout", 11: "5xx", 15: "garbage", 17: "reset", 19: "lost" };
 
 const cleanup = [];
 after(async () => {

@@ -43,6 +43,9 @@ pub struct World {
     pub down: Option<HostErrorKind>,
     /// The next OpenViking calls fail with these, in order.
     pub fail_next: VecDeque<HostErrorKind>,
+    /// The next add_messages is stored by the server, but its answer is lost with this error
+    /// (before any `fail_next` applies).
+    pub lose_next_answer: Option<HostErrorKind>,
     pub task_polls: u32,
     pub fail_tasks: bool,
     pub warnings: Vec<String>,
@@ -98,12 +101,25 @@ impl Host for FakeHost {
         w.sessions.insert(id.to_string(), FakeSession { policy, ..Default::default() });
         Ok(())
     }
-    async fn add_messages(&self, id: &str, messages: Vec<Value>) -> HostResult<()> {
-        self.ov("add_messages")?;
+    async fn add_messages(&self, id: &str, messages: Vec<Value>) -> HostResult<Option<u64>> {
+        let lost_answer = self.0.borrow_mut().lose_next_answer.take();
+        if lost_answer.is_none() {
+            self.ov("add_messages")?;
+        }
         let mut w = self.0.borrow_mut();
         let s = w.sessions.get_mut(id).ok_or_else(|| HostError::new(HostErrorKind::NotFound, "no session"))?;
         s.live.extend(messages);
-        Ok(())
+        if let Some(k) = lost_answer {
+            // the server stored them, but the answer never arrived (timeout, reset)
+            w.calls.push("add_messages (answer lost)".into());
+            return Err(HostError::new(k, "add_messages: applied, answer lost"));
+        }
+        Ok(Some(s.live.len() as u64))
+    }
+    async fn live_messages(&self, id: &str) -> HostResult<Vec<Value>> {
+        self.ov("live_messages")?;
+        let w = self.0.borrow();
+        Ok(w.sessions.get(id).map(|s| s.live.clone()).unwrap_or_default())
     }
     async fn commit(&self, id: &str, _body: Value) -> HostResult<CommitAnswer> {
         self.ov("commit")?;
