@@ -35,7 +35,7 @@ impl Lcg {
 pub fn workload(n: usize) -> Value {
     let mut rng = Lcg(n as u64 + 7);
     let cats = ["preferences", "entities", "events", "profile"];
-    let mut scope = |prefix: &str, count: usize, rng: &mut Lcg| -> Value {
+    let scope = |prefix: &str, count: usize, rng: &mut Lcg| -> Value {
         let items: Vec<Value> = (0..count)
             .map(|i| {
                 let cat = cats[i % cats.len()];

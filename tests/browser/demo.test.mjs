@@ -8,64 +8,31 @@
 //   node --test tests/browser/        (needs pkg/: `make build`)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
-import { mkdtemp, mkdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { mkdir, readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { root, startServe, launchBrowser, loadDemo } from "./browser.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const require = createRequire(join(root, "js-glue", "package.json"));
-const { chromium } = require("playwright-core");
-
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const SCREENSHOT = join(root, "tests", "artifacts", "demo.png");
 const T = { timeout: 60_000 };
 
-let server, base, userDataDir, context, page;
+let server, base, browser, page;
 const problems = [];
 
-/** Starts serve.mjs on port 0 and resolves with the URL it prints. */
-function startServer() {
-  return new Promise((resolveUrl, reject) => {
-    server = spawn(process.execPath, [join(root, "www-demo", "serve.mjs"), "0"], { stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`serve.mjs printed no URL: ${out}`)), 10_000);
-    server.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
-      if (m) { clearTimeout(timer); resolveUrl(m[0]); }
-    });
-    server.stderr.on("data", (chunk) => { out += chunk; });
-    server.on("exit", (code) => { clearTimeout(timer); reject(new Error(`serve.mjs exited (${code}): ${out}`)); });
-  });
-}
-
 before(async () => {
-  base = await startServer();
-  userDataDir = await mkdtemp(join(tmpdir(), "ov-demo-chromium-"));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, headless: false, args: ARGS, viewport: { width: 1400, height: 900 },
-  });
-  page = context.pages()[0] ?? await context.newPage();
+  ({ url: base, child: server } = await startServe());
+  browser = await launchBrowser("ov-demo-chromium-");
+  page = browser.page;
   page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console: ${msg.text()}`); });
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   server?.kill();
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
 });
 
 /** A fresh load of the page, waiting until the first results are rendered. */
-async function load() {
-  await page.goto(base);
-  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
-}
+const load = () => loadDemo(page, base);
 
 /** Waits until the element shows text matching re (for results that arrive asynchronously). */
 const shows = (selector, re) => page.locator(selector, { hasText: re }).waitFor({ timeout: 10_000 });
@@ -158,7 +125,7 @@ test("the export snippet parses and round-trips through parseConfig without warn
   }, snippet);
   assert.deepEqual(parsed.warnings, []);
   for (const [k, v] of Object.entries(snippet)) assert.deepEqual(parsed.config[k], v, k);
-  await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base.slice(0, -1) });
+  await browser.context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base.slice(0, -1) });
   await page.click("#copy-export");
   await page.waitForFunction(() => document.getElementById("copy-status").textContent !== "");
   if ((await page.textContent("#copy-status")) === "Copied.") {
@@ -275,7 +242,7 @@ test("the replay of a long transcript uses a slider", T, async () => {
 });
 
 test("without a built engine the page says how to build it", T, async () => {
-  const other = await context.newPage();
+  const other = await browser.context.newPage();
   try {
     await other.route("**/pkg/openviking_context_engine.js", (route) => route.fulfill({ status: 404, body: "not found" }));
     await other.goto(base);

@@ -11,23 +11,15 @@
 //                                                 OpenViking venv — `.ci/install-tools.sh openviking`)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
-import { createRequire } from "node:module";
+import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { createServer } from "node:net";
+import { root, startServe as startServeChild, launchBrowser, loadDemo } from "./browser.mjs";
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const require = createRequire(join(root, "js-glue", "package.json"));
-const { chromium } = require("playwright-core");
 const run = promisify(execFile);
-
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 const HARNESS = join(root, "tests", "openviking", "harness.py");
 const PYTHON = process.env.PYTHON || "python3";
 const T = { timeout: 90_000 };
@@ -35,25 +27,15 @@ const MEMORY = "Prefers a dark editor theme";
 const SCREENSHOT = join(root, "tests", "artifacts", "live.png");
 
 const servers = [];
-let page, other, context, userDataDir, ovDir, ov, allowed, blocked;
+let page, other, browser, ovDir, ov, allowed, blocked;
 const problems = [];
 const consoleText = [];
 
 /** Starts www-demo/serve.mjs on a free port; resolves with its base URL (ending in "/"). */
-function startServe() {
-  return new Promise((resolveUrl, reject) => {
-    const child = spawn(process.execPath, [join(root, "www-demo", "serve.mjs"), "0"], { stdio: ["ignore", "pipe", "pipe"] });
-    servers.push(child);
-    let out = "";
-    const timer = setTimeout(() => reject(new Error(`serve.mjs printed no URL: ${out}`)), 10_000);
-    child.stdout.on("data", (chunk) => {
-      out += chunk;
-      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
-      if (m) { clearTimeout(timer); resolveUrl(m[0]); }
-    });
-    child.stderr.on("data", (chunk) => { out += chunk; });
-    child.on("exit", (code) => { clearTimeout(timer); reject(new Error(`serve.mjs exited (${code}): ${out}`)); });
-  });
+async function startServe() {
+  const { url, child } = await startServeChild();
+  servers.push(child);
+  return url;
 }
 
 async function freePort() {
@@ -82,12 +64,9 @@ before(async () => {
   const body = await res.json();
   assert.equal(body.status, "ok", `seeding the memory: ${JSON.stringify(body)}`);
 
-  userDataDir = await mkdtemp(join(tmpdir(), "ov-live-chromium-"));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, headless: false, args: ARGS, viewport: { width: 1400, height: 900 },
-  });
-  page = context.pages()[0] ?? await context.newPage();
-  other = await context.newPage();
+  browser = await launchBrowser("ov-live-chromium-");
+  page = browser.page;
+  other = await browser.context.newPage();
   for (const p of [page, other]) {
     p.on("console", (msg) => consoleText.push(msg.text()));
     p.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
@@ -95,19 +74,15 @@ before(async () => {
 });
 
 after(async () => {
-  await context?.close();
+  await browser?.close();
   for (const s of servers) s.kill();
   if (ovDir) {
     await run(PYTHON, [HARNESS, "stop", "--workdir", ovDir], { timeout: 60_000 }).catch(() => {});
     if (process.env.OV_TEST_KEEP !== "1") await rm(ovDir, { recursive: true, force: true });
   }
-  if (userDataDir) await rm(userDataDir, { recursive: true, force: true });
 });
 
-async function load(p, base) {
-  await p.goto(base);
-  await p.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
-}
+const load = (p, base) => loadDemo(p, base);
 
 /** Fills the live panel and clicks Search; resolves when a status or an error is shown. */
 async function liveSearch(p, { url, key = "", agent = "default" }) {

@@ -183,7 +183,7 @@ FACT_RES = [
     re.compile(r"^\s*(?:tip|note|fyi|important|hint|lesson|gotcha|reminder)\s*[:：]", re.I),
     re.compile(r"\bnote\s+that\b", re.I),
     re.compile(r"\bremember\b", re.I),
-    re.compile(r"\bslow\s+quer(?:y|ies)\b.*\b(?:are|is|was|were|come|comes|happen|caused|fixed|because|due)\b", re.I),
+    re.compile(r"\b(?:is|are|was|were)\s+(?:usually\s+|often\s+|mostly\s+|always\s+)?(?:caused\s+by|due\s+to|because\s+of)\b", re.I),
     re.compile(r"\b(?:is|are)\s+(?:fixed|solved|caused|prevented)\s+by\b", re.I),
     re.compile(r"\bkeep\s+in\s+mind\b", re.I),
     re.compile(r"(?:提示|注意|记住|小技巧)"),

@@ -1,0 +1,54 @@
+// Shared by the demo page tests: Debian's /usr/bin/chromium driven by npm playwright-core
+// (from js-glue/node_modules), and www-demo/serve.mjs on a free port.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const { chromium } = createRequire(join(root, "js-glue", "package.json"))("playwright-core");
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+/** Starts serve.mjs on port 0; resolves with { url (ending in "/"), child }. */
+export function startServe() {
+  return new Promise((resolveUrl, reject) => {
+    const child = spawn(process.execPath, [join(root, "www-demo", "serve.mjs"), "0"], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    const timer = setTimeout(() => reject(new Error(`serve.mjs printed no URL: ${out}`)), 10_000);
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      const m = out.match(/http:\/\/127\.0\.0\.1:\d+\//);
+      if (m) { clearTimeout(timer); resolveUrl({ url: m[0], child }); }
+    });
+    child.stderr.on("data", (chunk) => { out += chunk; });
+    child.on("exit", (code) => { clearTimeout(timer); reject(new Error(`serve.mjs exited (${code}): ${out}`)); });
+  });
+}
+
+/** A headless Chromium with a throwaway profile; close() also removes the profile. */
+export async function launchBrowser(prefix) {
+  const userDataDir = await mkdtemp(join(tmpdir(), prefix));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM, headless: false, args: ARGS, viewport: { width: 1400, height: 900 },
+  });
+  const page = context.pages()[0] ?? await context.newPage();
+  return {
+    context,
+    page,
+    close: async () => {
+      await context.close();
+      await rm(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Loads the page and waits until the first results are rendered. */
+export async function loadDemo(page, base) {
+  await page.goto(base);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+}
