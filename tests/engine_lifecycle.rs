@@ -374,3 +374,21 @@ fn after_a_commit_the_count_is_unknown_and_a_queued_turn_is_simply_sent() {
     let texts = user_texts(&host);
     assert_eq!(texts.iter().filter(|t| t.as_str() == "turn 3 after the commit").count(), 1);
 }
+
+#[test]
+fn a_crash_between_a_replayed_write_and_its_drop_does_not_store_it_twice() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    write(&e, "s1", Some("a0"), turn(0, "first turn"));
+    host.world().down = Some(HostErrorKind::Unreachable);
+    write(&e, "s1", Some("a1"), turn(1, "second turn, attempted"));
+    write(&e, "s1", Some("a2"), turn(2, "third turn, queued behind it"));
+    host.world().down = None;
+    host.world().crash_at_drop = Some(1); // the second replayed entry's drop never happens
+    assert!(block_on(e.flush(OV)).is_err(), "the process 'dies' after the write, before the drop");
+    assert_eq!(user_texts(&host), ["first turn", "second turn, attempted", "third turn, queued behind it"]);
+    let next = engine(&host, json!({}));
+    let out = write(&next, "s1", Some("a3"), turn(3, "fourth turn"));
+    assert_eq!(out.outbox_len, 0);
+    assert_eq!(user_texts(&host), ["first turn", "second turn, attempted", "third turn, queued behind it", "fourth turn"]);
+}

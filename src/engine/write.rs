@@ -340,6 +340,12 @@ impl<H: Host> Engine<H> {
                 }
             }
             let live_before = live;
+            // write-ahead: should the process die between this write and dropping the entry,
+            // the next process finds the entry marked and checks before sending it again
+            if let (Some(sequence), Some(live_before)) = (sequence, live_before) {
+                let u = Unconfirmed { sequence, live_before, message_count: msgs.len() as u64 };
+                self.update(ov_id, |rec| rec.unconfirmed = Some(u)).await?;
+            }
             match self.send(ov_id, msgs.clone()).await {
                 Ok(count) => {
                     // one drop per entry: a crash replays at most the entry in hand

@@ -46,6 +46,8 @@ pub struct World {
     /// The next add_messages is stored by the server, but its answer is lost with this error
     /// (before any `fail_next` applies).
     pub lose_next_answer: Option<HostErrorKind>,
+    /// `Some(n)`: the outbox_drop after the next n fails as if the process died right before it.
+    pub crash_at_drop: Option<usize>,
     pub task_polls: u32,
     pub fail_tasks: bool,
     pub warnings: Vec<String>,
@@ -185,6 +187,16 @@ impl Host for FakeHost {
         Ok(self.0.borrow().outbox.get(key).cloned().unwrap_or_default())
     }
     async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()> {
+        let crash = {
+            let mut w = self.0.borrow_mut();
+            let now = w.crash_at_drop == Some(0);
+            w.crash_at_drop = w.crash_at_drop.and_then(|n| n.checked_sub(1));
+            now
+        };
+        if crash {
+            // the process dies between a replayed write and dropping it from the outbox
+            return Err(HostError::new(HostErrorKind::Local, "outbox_drop: process crashed"));
+        }
         if let Some(v) = self.0.borrow_mut().outbox.get_mut(key) {
             let n = count.min(v.len());
             v.drain(..n);
