@@ -7,7 +7,7 @@ use crate::capture::{capture_decision, CaptureReason};
 use crate::config::Config;
 use crate::messages::estimate_message_tokens;
 use crate::messages::role;
-use crate::triggers::{allocate_sequence, evaluate, record_commit, record_turn, snapshot_window, SessionState, Trigger};
+use crate::triggers::{allocate_sequence, evaluate, note_recorded, record_commit, record_turn, snapshot_window, SessionState, Trigger};
 use crate::turn::{build_envelope, TurnMeta};
 use serde::Serialize;
 use serde_json::Value;
@@ -40,6 +40,7 @@ pub fn replay_triggers(config: &Config, messages: Vec<Value>, token_budget: Opti
         let decision = capture_decision(&env, config.capture_mode, config.capture_max_length);
         let tokens: u64 = t.iter().map(|m| estimate_message_tokens(m) as u64).sum();
         record_turn(&mut state, tokens, decision.counts, clock);
+        note_recorded(&mut state, seq);
         state.context_tokens += tokens;
         let trigger = evaluate(&state, config, clock);
         steps.push(ReplayStep { turn: i, counted: decision.counts, capture_reason: decision.reason, tokens, context_tokens: state.context_tokens, trigger });

@@ -35,6 +35,9 @@ pub struct SessionState {
     pub last_commit_at_ms: Option<u64>,
     /// The next turn sequence number.
     pub next_sequence: u64,
+    /// The highest sequence recorded (written, or queued in order): what a commit requested
+    /// now archives. A sequence allocated but still being written is not in it.
+    pub recorded_through: Option<u64>,
     /// Sequence of the first turn not yet covered by a commit.
     pub window_start_sequence: u64,
     /// Why the last commit was started (a trigger's reason, or "compact()").
@@ -129,10 +132,22 @@ pub fn record_turn(state: &mut SessionState, tokens: u64, counts: bool, now_ms: 
     state.first_turn_at_ms.get_or_insert(now_ms);
 }
 
-/// Snapshots the window as a commit is requested (everything written so far is archived).
+/// Notes that turn `sequence` is recorded (in OpenViking, or queued in order).
+pub fn note_recorded(state: &mut SessionState, sequence: u64) {
+    state.recorded_through = Some(state.recorded_through.map_or(sequence, |r| r.max(sequence)));
+}
+
+/// The last sequence a commit requested now archives: the recorded ones (a turn whose
+/// sequence is allocated but whose write is still under way lands after the archive, so it
+/// belongs to the next window). State from before `recorded_through` existed: allocated.
+fn archived_through(state: &SessionState) -> u64 {
+    state.recorded_through.unwrap_or(state.next_sequence.saturating_sub(1)).max(state.window_start_sequence)
+}
+
+/// Snapshots the window as a commit is requested (everything recorded so far is archived).
 pub fn snapshot_window(state: &mut SessionState) {
     state.commit_snapshot = Some(WindowSnapshot {
-        end_sequence: state.next_sequence.saturating_sub(1).max(state.window_start_sequence),
+        end_sequence: archived_through(state),
         turns: state.turns_since_commit,
         counted_turns: state.counted_turns_since_commit,
         tokens: state.tokens_since_commit,
@@ -145,7 +160,7 @@ pub fn snapshot_window(state: &mut SessionState) {
 /// archived turn ids.
 pub fn record_commit(state: &mut SessionState, now_ms: u64) -> (u64, u64, Vec<String>) {
     let snap = state.commit_snapshot.take().unwrap_or(WindowSnapshot {
-        end_sequence: state.next_sequence.saturating_sub(1).max(state.window_start_sequence),
+        end_sequence: archived_through(state),
         turns: state.turns_since_commit,
         counted_turns: state.counted_turns_since_commit,
         tokens: state.tokens_since_commit,
@@ -220,5 +235,23 @@ mod tests {
             record_turn(&mut s, 0, true, 0);
         }
         assert!(matches!(evaluate(&s, &c, 0), Some(Trigger::Budget { .. })));
+    }
+
+    #[test]
+    fn a_turn_still_being_written_when_a_commit_is_requested_belongs_to_the_next_window() {
+        let mut s = SessionState::default();
+        for _ in 0..2 {
+            let seq = allocate_sequence(&mut s);
+            record_turn(&mut s, 10, true, 0);
+            note_recorded(&mut s, seq);
+        }
+        let in_flight = allocate_sequence(&mut s); // its write has not finished
+        snapshot_window(&mut s);
+        record_turn(&mut s, 10, true, 0);
+        note_recorded(&mut s, in_flight);
+        let (start, end, _) = record_commit(&mut s, 1);
+        assert_eq!((start, end), (0, 1), "the archive covers the two recorded turns");
+        assert_eq!(s.window_start_sequence, in_flight);
+        assert_eq!(s.turns_since_commit, 1, "the in-flight turn counts for the next window");
     }
 }

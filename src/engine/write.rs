@@ -13,7 +13,7 @@ use crate::input::as_object;
 use crate::messages::estimate_message_tokens;
 use crate::messages::synthetic::is_synthetic;
 use crate::session_map::ov_session_id;
-use crate::triggers::{allocate_sequence, evaluate, record_turn, Trigger};
+use crate::triggers::{allocate_sequence, evaluate, note_recorded, record_turn, Trigger};
 use crate::turn::{build_envelope, to_openviking_messages, TurnMeta};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -264,6 +264,7 @@ impl<H: Host> Engine<H> {
             .update(ov_id, |rec| {
                 sent.apply(rec);
                 record_turn(&mut rec.state, tokens, counts, now);
+                note_recorded(&mut rec.state, sequence);
                 rec.state.window_turn_ids.push(turn_id.clone());
                 if let Some(b) = req.token_budget {
                     rec.state.token_budget = Some(b);
