@@ -159,3 +159,22 @@ test("an engine never touches another agent's sessions", async () => {
   }
   t.done();
 });
+
+test("two replays of one session at once (bootstrap and a turn) send each queued turn once", async () => {
+  const t = setup();
+  const e = t.make();
+  t.client.down = true;
+  for (let i = 0; i < 2; i++) await e.writeTurn({ sessionId: "s5", messages: turn(`queued turn ${i} with details`), advancementKey: `q${i}` });
+  t.client.down = false;
+  const add = t.client.addMessages;
+  t.client.addMessages = async (...a) => {
+    await new Promise((r) => setTimeout(r, 40)); // a slow server: the replays overlap
+    return add(...a);
+  };
+  const restarted = t.make();
+  const [a, b] = await Promise.all([restarted.flush("main--s5"), restarted.flush("main--s5")]);
+  assert.equal(a + b, 2, "two entries written in all");
+  const texts = t.client.sessions.get("main--s5").live.filter((m) => m.role === "user").map((m) => m.parts[0].text);
+  assert.deepEqual(texts, ["queued turn 0 with details", "queued turn 1 with details"]);
+  t.done();
+});

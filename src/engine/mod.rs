@@ -35,6 +35,9 @@ pub struct Engine<H: Host> {
     records: RefCell<HashMap<String, SessionRecord>>,
     /// Sessions whose outage was already reported (one warning per outage, not per turn).
     warned: RefCell<std::collections::HashSet<String>>,
+    /// Sessions whose outbox is being replayed: one replay at a time per session (two at once
+    /// would both send the head entry).
+    flushing: RefCell<std::collections::HashSet<String>>,
 }
 
 impl<H: Host> Engine<H> {
@@ -45,6 +48,7 @@ impl<H: Host> Engine<H> {
             user_id: RefCell::new(None),
             records: RefCell::new(HashMap::new()),
             warned: RefCell::new(Default::default()),
+            flushing: RefCell::new(Default::default()),
         }
     }
 

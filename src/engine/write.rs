@@ -310,6 +310,18 @@ impl<H: Host> Engine<H> {
     /// The first entry, if its earlier write went unacknowledged, is checked first and dropped
     /// without a second write when OpenViking already holds it (`confirm`).
     pub async fn flush(&self, ov_id: &str) -> std::result::Result<usize, HostError> {
+        // one replay per session at a time: a second caller waits for the first, then
+        // replays whatever is still queued
+        while self.flushing.borrow().contains(ov_id) {
+            self.host.sleep(FLUSH_WAIT_MS).await;
+        }
+        self.flushing.borrow_mut().insert(ov_id.to_string());
+        let out = self.replay_outbox(ov_id).await;
+        self.flushing.borrow_mut().remove(ov_id);
+        out
+    }
+
+    async fn replay_outbox(&self, ov_id: &str) -> std::result::Result<usize, HostError> {
         let okey = outbox_key(ov_id);
         let entries = self.host.outbox_read(&okey).await?;
         if entries.is_empty() {
@@ -392,6 +404,9 @@ impl<H: Host> Engine<H> {
         prev_id.filter(|p| p != ov_id)
     }
 }
+
+/// How often a replay waiting for another replay of the same session looks again.
+const FLUSH_WAIT_MS: u64 = 20;
 
 /// What became of a write, for the session record.
 enum Sent {

@@ -64,6 +64,7 @@ async function turn(t, sessionId, message) {
   const r = await runTurn({ dir, sessionId, message, timeoutMs: TURN_MS });
   const reqs = fm.requests.slice(n0);
   t.diagnostic(`turn ${sessionId} exit=${r.code} wall=${r.ms}ms requests=${reqs.length} ${JSON.stringify(message).slice(0, 60)}`);
+  for (const line of `${r.stdout}\n${r.stderr}`.split("\n").filter((l) => l.includes("[openviking]"))) t.diagnostic(`  ${line.slice(0, 300)}`);
   return { ...r, reqs };
 }
 const ok = (r) => assert.equal(r.code, 0, `exit ${r.code}; stderr tail:\n${r.stderr.slice(-3000)}`);
