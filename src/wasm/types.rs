@@ -186,7 +186,7 @@ export interface HostCallbacks {
   sessionMeta(ovSessionId: string): Promise<{ message_count?: number; commit_count?: number; pending_tokens?: number } | null>;
   createSession(ovSessionId: string, memoryPolicy: Record<string, unknown>): Promise<unknown>;
   /** Resolves to the server's answer; its `message_count` (live messages after the append) is used. */
-  addMessages(ovSessionId: string, messages: OpenVikingMessage[]): Promise<{ message_count?: number } | unknown>;
+  addMessages(ovSessionId: string, messages: OpenVikingMessage[]): Promise<{ message_count?: number } | void>;
   /** The session's live (not yet archived) messages, oldest first. */
   liveMessages(ovSessionId: string): Promise<unknown[]>;
   commit(ovSessionId: string, body: Record<string, unknown>): Promise<{ status: string; task_id?: string | null; archive_uri?: string; reason?: string }>;
