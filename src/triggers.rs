@@ -122,6 +122,23 @@ pub fn allocate_sequence(state: &mut SessionState) -> u64 {
     s
 }
 
+/// Turn ids kept for the window (newest); a longer window keeps only its newest ids, so the
+/// per-session record stays bounded however long a session goes without a commit.
+pub const WINDOW_TURN_IDS_KEPT: usize = 256;
+
+/// Adds a turn id to the window, dropping the oldest beyond [`WINDOW_TURN_IDS_KEPT`] (and
+/// keeping a pending commit's snapshot count in step).
+pub fn push_window_turn_id(state: &mut SessionState, turn_id: String) {
+    state.window_turn_ids.push(turn_id);
+    let excess = state.window_turn_ids.len().saturating_sub(WINDOW_TURN_IDS_KEPT);
+    if excess > 0 {
+        state.window_turn_ids.drain(..excess);
+        if let Some(snap) = state.commit_snapshot.as_mut() {
+            snap.turn_ids = snap.turn_ids.saturating_sub(excess);
+        }
+    }
+}
+
 /// Records a written turn (its sequence already allocated) in the state.
 pub fn record_turn(state: &mut SessionState, tokens: u64, counts: bool, now_ms: u64) {
     state.turns_since_commit += 1;

@@ -226,7 +226,7 @@ fn turns_arriving_while_archiving_are_held_then_written_to_the_same_session() {
         rec.guard.on_commit_skipped();
         block_on(e.save_record(&rec)).unwrap();
     }
-    assert_eq!(block_on(e.flush(OV)).unwrap(), 1);
+    assert_eq!(block_on(e.flush(OV)).unwrap().written, 1);
     assert_eq!(host.world().sessions[OV].live.len(), 4);
 }
 
@@ -370,7 +370,8 @@ fn after_a_commit_the_count_is_unknown_and_a_queued_turn_is_simply_sent() {
     host.world().fail_next.push_back(HostErrorKind::Timeout);
     let out = write(&e, "s1", Some("a3"), turn(3, "turn 3 after the commit"));
     assert_eq!(out.outbox_len, 1);
-    block_on(e.flush(OV)).unwrap();
+    assert_eq!(block_on(e.flush(OV)).unwrap().queued, 1, "the second timeout");
+    assert_eq!(block_on(e.flush(OV)).unwrap().written, 1);
     let texts = user_texts(&host);
     assert_eq!(texts.iter().filter(|t| t.as_str() == "turn 3 after the commit").count(), 1);
 }

@@ -64,8 +64,7 @@ impl<H: Host> Engine<H> {
         }
         // Everything the session holds must be in OpenViking before it is archived.
         if outbox > 0 {
-            self.flush(ov_id).await?;
-            if !self.host.outbox_read(&okey).await?.is_empty() {
+            if self.flush(ov_id).await?.queued > 0 {
                 let now = self.host.now_ms();
                 self.update(ov_id, |rec| rec.guard.on_failure(now)).await?;
                 return Ok(outcome(false, "OpenViking is unreachable; turns are kept in the outbox".to_string()));
@@ -169,6 +168,7 @@ impl<H: Host> Engine<H> {
                     }
                 }
                 rec.checkpoints.upsert(done);
+                super::record::bound_checkpoints(rec);
             })
             .await?;
             return Ok(Some(cp));
@@ -195,6 +195,10 @@ impl<H: Host> Engine<H> {
             }
         }
         let summary = match self.host.archive(ov_id, &archive_id).await {
+            _ if archive_id.is_empty() => {
+                self.host.warn(&format!("commit task {task_id} of {ov_id} named no archive; checkpoint kept without a summary"));
+                None
+            }
             Ok(a) => a.get("overview").and_then(Value::as_str).map(str::to_string).filter(|s| !s.trim().is_empty()),
             Err(e) => {
                 self.host.warn(&format!("could not read archive {archive_id} of {ov_id}: {e}"));

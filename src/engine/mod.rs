@@ -4,20 +4,24 @@
 //! `commit_guard`, `checkpoint`).
 //!
 //! - [`Engine::write_turn`] — the lossless write path (`commitTurn`, `afterTurn`): envelope,
-//!   capture decision, write or outbox, trigger evaluation. Never waits for a commit.
+//!   capture decision, outbox first, then the replay into OpenViking, trigger evaluation.
+//!   Never waits for a commit. Its durability invariant and crash points are documented on it.
 //! - [`Engine::run_commit`] — a commit (automatic or `compact()`), followed to its checkpoint.
-//! - [`Engine::flush`] — replays the outbox in order (a turn whose write may have landed
-//!   unacknowledged is checked first, `confirm`).
+//! - [`Engine::flush`] — replays the outbox in order (every send marked write-ahead; a turn
+//!   whose write may have landed unacknowledged is checked first, `confirm`), and reports
+//!   what stayed queued and why.
 //!
 //! Per-session state lives in [`SessionRecord`]s saved through the host after every change,
 //! so a process per turn behaves exactly like a long-lived gateway.
 
 mod commit;
 mod confirm;
+mod outbox;
 mod record;
 mod write;
 
 pub use commit::CommitOutcome;
+pub use outbox::FlushReport;
 pub use record::SessionRecord;
 pub use write::{content_key, TurnWrite, WriteOutcome, WriteStatus};
 

@@ -9,8 +9,14 @@ use crate::triggers::SessionState;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-/// How many advancement keys are remembered per session for idempotency.
-pub const APPLIED_KEYS_KEPT: usize = 512;
+/// How many advancement keys (and content keys) are remembered per session for
+/// idempotency: hosts retry the turn in hand, not one from hundreds of turns ago.
+pub const APPLIED_KEYS_KEPT: usize = 256;
+
+/// Checkpoints kept in the record (newest), and how many of them keep their summary text
+/// (assembly uses the newest summaries; every checkpoint is also stored in OpenViking).
+pub const CHECKPOINTS_KEPT: usize = 64;
+pub const SUMMARIES_KEPT: usize = 8;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -72,6 +78,45 @@ impl SessionRecord {
     }
 }
 
+/// Takes what the record lacks from outbox entries it has not seen (a crash between the
+/// append and the record's save): their keys, their sequences, their weight in the triggers.
+pub(super) fn adopt_outbox_entries(rec: &mut SessionRecord, entries: &[Value], now_ms: u64) {
+    for e in entries {
+        let Some(sequence) = e.get("sequence").and_then(Value::as_u64) else { continue };
+        if let Some(k) = e.get("advancementKey").and_then(Value::as_str) {
+            if !rec.applied_keys.iter().any(|x| x == k) {
+                rec.remember_key(k);
+            }
+        }
+        if let Some(k) = e.get("contentKey").and_then(Value::as_str) {
+            if !rec.content_keys.iter().any(|x| x == k) {
+                rec.remember_content(k);
+            }
+        }
+        if sequence >= rec.state.next_sequence {
+            rec.state.next_sequence = sequence + 1;
+            let tokens = e.get("tokens").and_then(Value::as_u64).unwrap_or(0);
+            let counts = e.get("counts").and_then(Value::as_bool).unwrap_or(false);
+            crate::triggers::record_turn(&mut rec.state, tokens, counts, now_ms);
+            crate::triggers::note_recorded(&mut rec.state, sequence);
+            if let Some(id) = e.get("turnId").and_then(Value::as_str) {
+                crate::triggers::push_window_turn_id(&mut rec.state, id.to_string());
+            }
+        }
+    }
+}
+
+/// Keeps the record bounded: the newest checkpoints, summaries only on the newest few.
+pub(super) fn bound_checkpoints(rec: &mut SessionRecord) {
+    let cps = &mut rec.checkpoints.checkpoints;
+    let excess = cps.len().saturating_sub(CHECKPOINTS_KEPT);
+    cps.drain(..excess);
+    let keep_from = cps.len().saturating_sub(SUMMARIES_KEPT);
+    for c in &mut cps[..keep_from] {
+        c.summary = None;
+    }
+}
+
 fn remember(list: &mut Vec<String>, key: &str) {
     list.push(key.to_string());
     let excess = list.len().saturating_sub(APPLIED_KEYS_KEPT);
@@ -94,12 +139,24 @@ impl<H: Host> Engine<H> {
             None => SessionRecord { ov_session_id: ov_session_id.into(), session_id: session_id.into(), ..Default::default() },
         };
         let mut rec = rec;
+        // The outbox is the reservation: a turn appended by a process that died before its
+        // record was saved is known again from its entry (keys, sequence, weight).
+        let queued = self.host.outbox_read(&outbox_key(ov_session_id)).await?;
+        adopt_outbox_entries(&mut rec, &queued, self.host.now_ms());
         // Reconcile with OpenViking once per process: writes made elsewhere (another
         // process, a lost state dir) show up in its pending_tokens.
         if rec.created {
-            if let Ok(Some(meta)) = self.host.session_meta(ov_session_id).await {
-                rec.state.server_pending_tokens = Some(meta.pending_tokens);
-                rec.live_count = Some(meta.message_count);
+            match self.host.session_meta(ov_session_id).await {
+                Ok(Some(meta)) => {
+                    rec.state.server_pending_tokens = Some(meta.pending_tokens);
+                    rec.live_count = Some(meta.message_count);
+                }
+                // the session vanished on the server: created again by the next write
+                Ok(None) => {
+                    rec.created = false;
+                    rec.live_count = None;
+                }
+                Err(_) => {}
             }
         }
         if let Some(cached) = self.records.borrow().get(ov_session_id) {

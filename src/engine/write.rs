@@ -1,19 +1,18 @@
-//! The lossless write path. Every turn is stored — written to OpenViking, or, when that is
-//! not possible right now, appended to the durable outbox and replayed in order later. The
-//! turn itself never fails because OpenViking is down or slow.
+//! The lossless write path. Every turn is appended to the durable outbox first, then
+//! replayed into OpenViking in order (`outbox`). The turn itself never fails because
+//! OpenViking is down or slow; it fails only when it could not be stored anywhere.
 
-use super::confirm::Check;
-use super::record::{outbox_key, session_key_key, Unconfirmed};
+use super::record::{outbox_key, session_key_key};
 use super::Engine;
 use crate::capture::{capture_decision, CaptureReason};
 use crate::commit_guard::{Admission, TurnRouting};
 use crate::error::{EngineError, ErrorCode, Result};
-use crate::host::{Host, HostError, HostErrorKind};
+use crate::host::{Host, HostError};
 use crate::input::as_object;
 use crate::messages::estimate_message_tokens;
 use crate::messages::synthetic::is_synthetic;
 use crate::session_map::ov_session_id;
-use crate::triggers::{allocate_sequence, evaluate, note_recorded, record_turn, Trigger};
+use crate::triggers::{allocate_sequence, evaluate, note_recorded, push_window_turn_id, record_turn, Trigger};
 use crate::turn::{build_envelope, to_openviking_messages, TurnMeta};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -126,6 +125,18 @@ fn host_err(e: HostError) -> EngineError {
 
 impl<H: Host> Engine<H> {
     /// Writes one turn (lossless), updates the trigger state, and says whether a commit is due.
+    ///
+    /// The durability invariant — *acknowledged means durably stored*: this resolves
+    /// (`committed`, or `duplicate` for a retried key) only once the turn is fsync'd in the
+    /// outbox or stored in OpenViking. Crash points:
+    /// - before the outbox append: nothing was recorded; the host's retry writes the turn;
+    /// - after the append, before the record is saved: the entry carries its advancement
+    ///   and content keys and its sequence, and the next process reads them back from the
+    ///   outbox (`load_record`), so a retry is `duplicate` and the entry is replayed;
+    /// - mid-send, or after the send before the drop: the entry is marked write-ahead and
+    ///   checked against OpenViking before it is sent again (`outbox`, `confirm`);
+    /// - mid-commit: a commit starts only with an empty outbox, and turns arriving while it
+    ///   archives stay in the outbox until the archive is cut.
     pub async fn write_turn(&self, req: TurnWrite) -> Result<WriteOutcome> {
         let now = self.host.now_ms();
         let ov_id = ov_session_id(&self.config.agent_id, &req.session_id);
@@ -133,45 +144,20 @@ impl<H: Host> Engine<H> {
         let previous = self.track_session_key(&req, &ov_id).await;
         let okey = outbox_key(&ov_id);
 
-        // Reserve the advancement key and the sequence number at once (no await in between),
-        // so a retried or concurrent call can never write the same turn twice. A turn whose
-        // content was already written (the other of commitTurn/afterTurn) is acknowledged
-        // without a second write.
+        // Reserve the keys and the sequence in memory (no await until the append is
+        // requested), so a concurrent call for the same turn sees them; they become durable
+        // with the outbox entry.
         let ckey = content_key(&req.messages);
-        let reserved = self
-            .update(&ov_id, |rec| {
-                if rec.session_key.is_none() {
-                    rec.session_key = req.session_key.clone();
-                }
-                if rec.session_id.is_empty() {
-                    rec.session_id = req.session_id.clone();
-                }
-                if let Some(key) = &req.advancement_key {
-                    if rec.applied_keys.iter().any(|k| k == key) {
-                        return None;
-                    }
-                    rec.remember_key(key);
-                }
-                if let Some(c) = &ckey {
-                    if rec.content_keys.iter().any(|k| k == c) {
-                        return Some(None);
-                    }
-                    rec.remember_content(c);
-                }
-                let seq = allocate_sequence(&mut rec.state);
-                Some(Some((seq, rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now))))
-            })
-            .await
-            .map_err(host_err)?;
-        let already_stored = matches!(reserved, Some(None));
+        let reserved = self.reserve(&ov_id, &req, ckey.as_deref(), now);
         let Some(Some((sequence, checkpoint_id, routing))) = reserved else {
-            let outbox_len = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
+            let already_stored = reserved.is_some();
             if already_stored {
                 // the trigger state may still take the host's latest budget
                 if let Some(b) = req.token_budget {
                     self.update(&ov_id, |rec| rec.state.token_budget = Some(b)).await.map_err(host_err)?;
                 }
             }
+            let outbox_len = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
             return Ok(WriteOutcome {
                 status: if already_stored { WriteStatus::Committed } else { WriteStatus::Duplicate },
                 already_stored,
@@ -186,37 +172,147 @@ impl<H: Host> Engine<H> {
                 previous_ov_session_id: previous,
             });
         };
-        match self.store_turn(&req, &ov_id, sequence, checkpoint_id, routing, now).await {
-            Ok(out) => Ok(WriteOutcome { previous_ov_session_id: previous, ..out }),
+        let turn_id = req.advancement_key.clone().unwrap_or_else(|| format!("{ov_id}:{sequence}"));
+        let prepared = self.prepare(&req, &ov_id, sequence, &turn_id, checkpoint_id, ckey.as_deref(), now);
+        let appended = match prepared {
+            Ok((entry, counts, tokens, reason)) => self.host.outbox_append(&okey, entry).await.map(|()| (counts, tokens, reason)).map_err(host_err),
+            Err(e) => Err(e),
+        };
+        let (counts, tokens, capture_reason) = match appended {
+            Ok(v) => v,
             Err(e) => {
                 // Not stored anywhere: give the keys back so the host's retry writes it.
-                let _ = self
-                    .update(&ov_id, |rec| {
-                        if let Some(key) = &req.advancement_key {
-                            rec.applied_keys.retain(|k| k != key);
+                self.release(&ov_id, &req, ckey.as_deref());
+                return Err(e);
+            }
+        };
+
+        // Durable from here on. The trigger state follows; losing it to a crash only loses
+        // the turn's weight in the triggers (the next process reads the entry back).
+        let saved = self
+            .update(&ov_id, |rec| {
+                record_turn(&mut rec.state, tokens, counts, now);
+                note_recorded(&mut rec.state, sequence);
+                push_window_turn_id(&mut rec.state, turn_id.clone());
+                if let Some(b) = req.token_budget {
+                    rec.state.token_budget = Some(b);
+                }
+                if let Some(t) = req.context_tokens {
+                    rec.state.context_tokens = t;
+                }
+                (evaluate(&rec.state, &self.config, now), rec.guard.admit(now, false))
+            })
+            .await;
+        let (trigger, admission) = match saved {
+            Ok(v) => v,
+            Err(e) => {
+                self.host.warn(&format!("turn {sequence} of {ov_id} is in the outbox, but its session state could not be saved ({e})"));
+                (None, Admission::InFlight)
+            }
+        };
+
+        let mut queued = routing == TurnRouting::HoldUntilArchived;
+        let mut outbox_len = None;
+        if routing == TurnRouting::WriteNow {
+            // one more pass when the first left it unacknowledged: the check may settle it
+            for attempt in 0..2 {
+                match self.flush(&ov_id).await {
+                    Ok(r) => {
+                        let mine = r.queued_sequences.contains(&sequence);
+                        queued |= mine;
+                        outbox_len = Some(r.queued);
+                        let marked = self.records.borrow().get(&ov_id).and_then(|r| r.unconfirmed.as_ref().map(|u| u.sequence)) == Some(sequence);
+                        if !mine || attempt == 1 || !marked {
+                            break;
                         }
-                        if let Some(c) = &ckey {
-                            rec.content_keys.retain(|k| k != c);
-                        }
-                    })
-                    .await;
-                Err(e)
+                    }
+                    Err(e) => {
+                        self.host.warn(&format!("replaying the outbox of {ov_id} failed: {e}"));
+                        queued = true;
+                        break;
+                    }
+                }
+            }
+        }
+        let outbox_len = match outbox_len {
+            Some(n) => n,
+            None => self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0),
+        };
+        Ok(WriteOutcome {
+            status: WriteStatus::Committed,
+            already_stored: false,
+            ov_session_id: ov_id,
+            sequence: Some(sequence),
+            queued,
+            outbox_len,
+            counted: counts,
+            capture_reason: Some(capture_reason),
+            trigger,
+            commit_due: trigger.is_some() && admission == Admission::Start,
+            previous_ov_session_id: previous,
+        })
+    }
+
+    /// The keys check and the sequence, at once in the cached record (not saved yet):
+    /// `None` — a duplicate key; `Some(None)` — the content was already written (the other of
+    /// commitTurn/afterTurn); `Some(Some(..))` — the reserved sequence, the latest checkpoint
+    /// and where the turn goes.
+    fn reserve(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>, now: u64) -> Option<Option<(u64, Option<String>, TurnRouting)>> {
+        let mut records = self.records.borrow_mut();
+        let rec = records.entry(ov_id.to_string()).or_insert_with(|| super::SessionRecord { ov_session_id: ov_id.to_string(), ..Default::default() });
+        if rec.session_key.is_none() {
+            rec.session_key = req.session_key.clone();
+        }
+        if rec.session_id.is_empty() {
+            rec.session_id = req.session_id.clone();
+        }
+        if let Some(key) = &req.advancement_key {
+            if rec.applied_keys.iter().any(|k| k == key) {
+                return None;
+            }
+        }
+        if let Some(c) = ckey {
+            if rec.content_keys.iter().any(|k| k == c) {
+                if let Some(key) = &req.advancement_key {
+                    rec.remember_key(key);
+                }
+                return Some(None);
+            }
+            rec.remember_content(c);
+        }
+        if let Some(key) = &req.advancement_key {
+            rec.remember_key(key);
+        }
+        let seq = allocate_sequence(&mut rec.state);
+        Some(Some((seq, rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now))))
+    }
+
+    /// Undoes `reserve` for a turn that could not be stored anywhere.
+    fn release(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>) {
+        if let Some(rec) = self.records.borrow_mut().get_mut(ov_id) {
+            if let Some(key) = &req.advancement_key {
+                rec.applied_keys.retain(|k| k != key);
+            }
+            if let Some(c) = ckey {
+                rec.content_keys.retain(|k| k != c);
             }
         }
     }
 
-    async fn store_turn(
+    /// The turn's outbox entry (envelope → OpenViking messages) and its capture decision.
+    #[allow(clippy::too_many_arguments)]
+    fn prepare(
         &self,
         req: &TurnWrite,
         ov_id: &str,
         sequence: u64,
+        turn_id: &str,
         checkpoint_id: Option<String>,
-        routing: TurnRouting,
+        ckey: Option<&str>,
         now: u64,
-    ) -> Result<WriteOutcome> {
-        let turn_id = req.advancement_key.clone().unwrap_or_else(|| format!("{ov_id}:{sequence}"));
+    ) -> Result<(Value, bool, u64, CaptureReason)> {
         let meta = TurnMeta {
-            turn_id: turn_id.clone(),
+            turn_id: turn_id.to_string(),
             session_id: ov_id.to_string(),
             sequence,
             now_ms: now,
@@ -227,168 +323,16 @@ impl<H: Host> Engine<H> {
         let decision = capture_decision(&env, self.config.capture_mode, self.config.capture_max_length);
         let counts = decision.counts && !req.is_heartbeat;
         let tokens: u64 = req.messages.iter().filter(|m| !is_synthetic(m)).map(|m| estimate_message_tokens(m) as u64).sum();
-        let ov_messages = to_openviking_messages(&env);
-        let message_count = ov_messages.len() as u64;
-        let entry = json!({"sequence": sequence, "turnId": turn_id, "messages": ov_messages});
-
-        // Durable first: write now, or queue. Order is kept: once anything is queued, later
-        // turns queue behind it until the outbox drains.
-        let okey = outbox_key(ov_id);
-        let pending = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
-        let mut queued = false;
-        let mut sent = Sent::NotTried;
-        if routing == TurnRouting::HoldUntilArchived || pending > 0 {
-            self.host.outbox_append(&okey, entry).await.map_err(host_err)?;
-            queued = true;
-        } else {
-            let live_before = self.records.borrow().get(ov_id).and_then(|r| r.live_count);
-            match self.send(ov_id, ov_messages).await {
-                Ok(count) => {
-                    sent = Sent::Stored(count);
-                    self.outage_over(ov_id);
-                }
-                Err(e) => {
-                    sent = Sent::Unconfirmed(live_before.filter(|_| e.retryable()).map(|live_before| Unconfirmed { sequence, live_before, message_count }));
-                    if e.retryable() {
-                        self.warn_once(ov_id, &format!("OpenViking unavailable ({e}); turns are kept in the outbox and replayed when it is back"));
-                    } else {
-                        self.host.warn(&format!("OpenViking refused turn {sequence} of {ov_id} ({e}); kept in the outbox"));
-                    }
-                    self.host.outbox_append(&okey, entry).await.map_err(host_err)?;
-                    queued = true;
-                }
-            }
-        }
-
-        let (trigger, admission) = self
-            .update(ov_id, |rec| {
-                sent.apply(rec);
-                record_turn(&mut rec.state, tokens, counts, now);
-                note_recorded(&mut rec.state, sequence);
-                rec.state.window_turn_ids.push(turn_id.clone());
-                if let Some(b) = req.token_budget {
-                    rec.state.token_budget = Some(b);
-                }
-                if let Some(t) = req.context_tokens {
-                    rec.state.context_tokens = t;
-                }
-                (evaluate(&rec.state, &self.config, now), rec.guard.admit(now, false))
-            })
-            .await
-            .map_err(host_err)?;
-
-        if queued && routing == TurnRouting::WriteNow {
-            let _ = self.flush(ov_id).await;
-        }
-        let outbox_len = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
-        Ok(WriteOutcome {
-            status: WriteStatus::Committed,
-            already_stored: false,
-            ov_session_id: ov_id.to_string(),
-            sequence: Some(sequence),
-            queued,
-            outbox_len,
-            counted: counts,
-            capture_reason: Some(decision.reason),
-            trigger,
-            commit_due: trigger.is_some() && admission == Admission::Start,
-            previous_ov_session_id: None,
-        })
-    }
-
-    /// Creates the session if needed and appends the messages. Returns the session's live
-    /// message count afterwards, when known.
-    async fn send(&self, ov_id: &str, messages: Vec<Value>) -> std::result::Result<Option<u64>, HostError> {
-        self.ensure_session(ov_id).await?;
-        if messages.is_empty() {
-            return Ok(self.records.borrow().get(ov_id).and_then(|r| r.live_count));
-        }
-        self.host.add_messages(ov_id, messages).await
-    }
-
-    /// Replays the outbox in order; stops at the first failure. Returns how many were written.
-    /// The first entry, if its earlier write went unacknowledged, is checked first and dropped
-    /// without a second write when OpenViking already holds it (`confirm`).
-    pub async fn flush(&self, ov_id: &str) -> std::result::Result<usize, HostError> {
-        // one replay per session at a time: a second caller waits for the first, then
-        // replays whatever is still queued
-        while self.flushing.borrow().contains(ov_id) {
-            self.host.sleep(FLUSH_WAIT_MS).await;
-        }
-        self.flushing.borrow_mut().insert(ov_id.to_string());
-        let out = self.replay_outbox(ov_id).await;
-        self.flushing.borrow_mut().remove(ov_id);
-        out
-    }
-
-    async fn replay_outbox(&self, ov_id: &str) -> std::result::Result<usize, HostError> {
-        let okey = outbox_key(ov_id);
-        let entries = self.host.outbox_read(&okey).await?;
-        if entries.is_empty() {
-            return Ok(0);
-        }
-        let rec = self.load_record(ov_id, "").await?;
-        let mut unconfirmed = rec.unconfirmed.clone();
-        let mut live = rec.live_count;
-        let mut written = 0;
-        let mut failure = None;
-        for e in entries {
-            let msgs = e.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
-            let sequence = e.get("sequence").and_then(Value::as_u64);
-            let prior = unconfirmed.take().filter(|u| Some(u.sequence) == sequence);
-            if let Some(u) = &prior {
-                match self.check_unconfirmed(ov_id, u, &msgs).await {
-                    Check::Stored => {
-                        self.host.warn(&format!("turn {} of {ov_id} had reached OpenViking unacknowledged; not written again", u.sequence));
-                        self.host.outbox_drop(&okey, 1).await?;
-                        live = Some(u.live_before + u.message_count);
-                        written += 1;
-                        continue;
-                    }
-                    Check::Absent { live: now } => live = Some(now),
-                    Check::Unknown => {
-                        failure = Some((HostError::new(HostErrorKind::Unreachable, "no answer while checking an unacknowledged write"), Some(u.clone())));
-                        break;
-                    }
-                }
-            }
-            let live_before = live;
-            // write-ahead: should the process die between this write and dropping the entry,
-            // the next process finds the entry marked and checks before sending it again
-            if let (Some(sequence), Some(live_before)) = (sequence, live_before) {
-                let u = Unconfirmed { sequence, live_before, message_count: msgs.len() as u64 };
-                self.update(ov_id, |rec| rec.unconfirmed = Some(u)).await?;
-            }
-            match self.send(ov_id, msgs.clone()).await {
-                Ok(count) => {
-                    // one drop per entry: a crash replays at most the entry in hand
-                    self.host.outbox_drop(&okey, 1).await?;
-                    live = count;
-                    written += 1;
-                }
-                Err(err) => {
-                    let u = sequence.zip(live_before).filter(|_| err.retryable()).map(|(sequence, live_before)| Unconfirmed {
-                        sequence,
-                        live_before,
-                        message_count: msgs.len() as u64,
-                    });
-                    failure = Some((err, u));
-                    break;
-                }
-            }
-        }
-        let sent = match &failure {
-            Some((_, u)) => Sent::Unconfirmed(u.clone()),
-            None => Sent::Stored(live),
-        };
-        if written > 0 || failure.is_some() {
-            self.update(ov_id, |rec| sent.apply(rec)).await?;
-        }
-        match failure {
-            Some((err, _)) => self.warn_once(ov_id, &format!("OpenViking unavailable ({err}); turns are kept in the outbox")),
-            None => self.outage_over(ov_id),
-        }
-        Ok(written)
+        let entry = json!({
+            "sequence": sequence,
+            "turnId": turn_id,
+            "advancementKey": req.advancement_key,
+            "contentKey": ckey,
+            "tokens": tokens,
+            "counts": counts,
+            "messages": to_openviking_messages(&env),
+        });
+        Ok((entry, counts, tokens, decision.reason))
     }
 
     /// Keeps `sessionKey` → current transcript. When the key arrives with a new `sessionId`
@@ -402,34 +346,5 @@ impl<H: Host> Engine<H> {
             let _ = self.host.save_state(&k, json!({"sessionId": req.session_id, "ovSessionId": ov_id})).await;
         }
         prev_id.filter(|p| p != ov_id)
-    }
-}
-
-/// How often a replay waiting for another replay of the same session looks again.
-const FLUSH_WAIT_MS: u64 = 20;
-
-/// What became of a write, for the session record.
-enum Sent {
-    /// Not sent (queued behind others, or held while a commit archives).
-    NotTried,
-    /// Acknowledged; the live message count afterwards, when the server said it.
-    Stored(Option<u64>),
-    /// Failed; `Some` when it may still have been stored (checked before the replay).
-    Unconfirmed(Option<Unconfirmed>),
-}
-
-impl Sent {
-    fn apply(&self, rec: &mut super::SessionRecord) {
-        match self {
-            Sent::NotTried => {}
-            Sent::Stored(count) => {
-                rec.live_count = *count;
-                rec.unconfirmed = None;
-            }
-            Sent::Unconfirmed(u) => {
-                rec.live_count = None;
-                rec.unconfirmed = u.clone();
-            }
-        }
     }
 }

@@ -102,8 +102,9 @@ impl ContextEngine {
         })
     }
 
-    /// Replays the session's outbox in order; resolves to how many turns were written.
-    #[wasm_bindgen(unchecked_return_type = "Promise<number>")]
+    /// Replays the session's outbox in order; resolves to what was written, what stayed
+    /// queued and why.
+    #[wasm_bindgen(unchecked_return_type = "Promise<FlushReport>")]
     pub fn flush(&self, ov_session_id: String) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {

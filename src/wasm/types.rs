@@ -235,6 +235,16 @@ export type Trigger =
   | { kind: "turns"; turns: number; threshold: number }
   | { kind: "interval"; minutes: number; threshold: number };
 
+/** What a replay of the outbox did (`flush`). */
+export interface FlushReport {
+  /** Turns that reached OpenViking in this replay. */
+  written: number;
+  /** Turns still waiting in the outbox. */
+  queued: number;
+  /** Why turns stayed queued; null when the outbox is empty. */
+  reason: string | null;
+}
+
 export interface WriteOutcome {
   status: "committed" | "duplicate";
   alreadyStored: boolean;

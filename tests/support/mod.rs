@@ -50,6 +50,8 @@ pub struct World {
     pub crash_at_drop: Option<usize>,
     pub task_polls: u32,
     pub fail_tasks: bool,
+    /// The local disk refuses outbox appends (full, read-only).
+    pub fail_append: bool,
     pub warnings: Vec<String>,
     pub calls: Vec<String>,
     pub sleeps: u64,
@@ -79,6 +81,10 @@ impl FakeHost {
             return Err(HostError::new(k, format!("{what}: injected failure")));
         }
         Ok(())
+    }
+    /// Like `all_messages`, empty when the session does not exist.
+    pub fn all_messages_opt(&self, ov_id: &str) -> Vec<Value> {
+        if self.0.borrow().sessions.contains_key(ov_id) { self.all_messages(ov_id) } else { Vec::new() }
     }
     /// Every message OpenViking holds for a session, archived and live, in order.
     pub fn all_messages(&self, ov_id: &str) -> Vec<Value> {
@@ -180,6 +186,9 @@ impl Host for FakeHost {
         Ok(())
     }
     async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()> {
+        if self.0.borrow().fail_append {
+            return Err(HostError::new(HostErrorKind::Local, "outbox_append: no space left on device"));
+        }
         self.0.borrow_mut().outbox.entry(key.to_string()).or_default().push(entry);
         Ok(())
     }
@@ -214,6 +223,37 @@ impl Host for FakeHost {
     fn warn(&self, message: &str) {
         self.0.borrow_mut().warnings.push(message.to_string());
     }
+}
+
+/// An engine for agent `main` (user `alice`) over `host`, config keys from `extra`.
+pub fn engine(host: &FakeHost, extra: Value) -> openviking_context_engine::engine::Engine<FakeHost> {
+    let mut raw = json!({"agentId": "main", "compactTurnThreshold": 3, "compactTokensAddedThreshold": 100000});
+    for (k, v) in extra.as_object().expect("extra is an object") {
+        raw[k] = v.clone();
+    }
+    let config = openviking_context_engine::config::parse_config(&raw, &openviking_context_engine::config::Env::new()).unwrap().config;
+    let e = openviking_context_engine::engine::Engine::new(config, host.clone());
+    e.set_user_id("alice");
+    e
+}
+
+/// A `TurnWrite` as OpenClaw's commitTurn (with a key) or afterTurn (without) sends it.
+pub fn turn_write(session: &str, key: Option<&str>, messages: Vec<Value>) -> openviking_context_engine::engine::TurnWrite {
+    openviking_context_engine::engine::TurnWrite {
+        session_id: session.into(),
+        session_key: Some("agent:main:cli".into()),
+        messages,
+        advancement_key: key.map(str::to_string),
+        token_budget: Some(100_000),
+        context_tokens: None,
+        used_context_uris: vec![],
+        is_heartbeat: false,
+    }
+}
+
+/// The user texts OpenViking holds for a session (archived and live), in order.
+pub fn user_texts(host: &FakeHost, ov_id: &str) -> Vec<String> {
+    host.all_messages_opt(ov_id).iter().filter(|m| m["role"] == "user").map(|m| m["parts"][0]["text"].as_str().unwrap_or("").to_string()).collect()
 }
 
 /// A realistic turn: a user question, an assistant tool call and result, and an answer.
