@@ -54,6 +54,67 @@ pub fn has_cjk(s: &str) -> bool {
     s.chars().any(is_cjk)
 }
 
+/// JSON text (as `JSON.stringify` writes it) with every lone UTF-16 surrogate escape
+/// (`\ud800`–`\udfff` not part of a high+low pair) replaced by `\ufffd`, so it parses as
+/// UTF-8. JS strings may hold lone surrogates (a model or tool output cut mid-emoji); the
+/// engine stores them as U+FFFD REPLACEMENT CHARACTER instead of refusing the turn. Text
+/// without a lone surrogate is returned borrowed, unchanged.
+pub fn replace_lone_surrogate_escapes(json: &str) -> std::borrow::Cow<'_, str> {
+    let b = json.as_bytes();
+    let hex4 = |at: usize| -> Option<u16> {
+        let s = json.get(at..at + 4)?;
+        if !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+            return None;
+        }
+        u16::from_str_radix(s, 16).ok()
+    };
+    let unit_at = |at: usize| -> Option<u16> {
+        if b.get(at) == Some(&b'\\') && b.get(at + 1) == Some(&b'u') {
+            hex4(at + 2)
+        } else {
+            None
+        }
+    };
+    let mut out: Option<String> = None;
+    let mut copied = 0; // bytes of `json` already in `out`
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        let Some(u) = unit_at(i) else {
+            i += 2; // another escape (\\, \", \n …): skip both characters
+            continue;
+        };
+        let lone = match u {
+            0xD800..=0xDBFF => match unit_at(i + 6) {
+                Some(0xDC00..=0xDFFF) => {
+                    i += 12; // a valid pair
+                    continue;
+                }
+                _ => true,
+            },
+            0xDC00..=0xDFFF => true,
+            _ => false,
+        };
+        if lone {
+            let o = out.get_or_insert_with(|| String::with_capacity(json.len()));
+            o.push_str(&json[copied..i]);
+            o.push_str("\\ufffd");
+            copied = i + 6;
+        }
+        i += 6;
+    }
+    match out {
+        None => std::borrow::Cow::Borrowed(json),
+        Some(mut o) => {
+            o.push_str(&json[copied..]);
+            std::borrow::Cow::Owned(o)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -81,5 +142,26 @@ mod tests {
     #[test]
     fn whitespace_collapses() {
         assert_eq!(collapse_whitespace("  a \n\t b  "), "a b");
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters() {
+        let fix = |s: &str| replace_lone_surrogate_escapes(s).into_owned();
+        assert_eq!(fix(r#""cut \ud83d""#), r#""cut \ufffd""#);
+        assert_eq!(fix(r#""\ude00 tail""#), r#""\ufffd tail""#);
+        assert_eq!(fix(r#""\ud83d\ude00""#), r#""\ud83d\ude00""#, "a pair stays");
+        assert_eq!(fix(r#""\ud83d\ud83d\ude00""#), r#""\ufffd\ud83d\ude00""#);
+        assert_eq!(fix(r#""\\ud800 is text""#), r#""\\ud800 is text""#, "an escaped backslash, not an escape");
+        assert_eq!(fix(r#""\\\ud800""#), r#""\\\ufffd""#);
+        assert_eq!(fix(r#"{"\udBFF":"\u0041\uDC00"}"#), r#"{"\ufffd":"\u0041\ufffd"}"#);
+        assert!(matches!(replace_lone_surrogate_escapes(r#"{"a":"\u00e9 ok"}"#), std::borrow::Cow::Borrowed(_)));
+        for s in [r#""\ud800""#, r#""\udfff\ud800x""#, r#""a\ud83d""#] {
+            let v: serde_json::Value = serde_json::from_str(&fix(s)).expect("parses after the fix");
+            assert!(v.as_str().unwrap().contains('\u{FFFD}'));
+        }
+        // truncated escapes and odd input never panic
+        for s in ["\\", "\\u", "\\ud8", "\\ud800\\u", "\\ud800\\udc", "é\\ud800é"] {
+            let _ = replace_lone_surrogate_escapes(s);
+        }
     }
 }

@@ -91,5 +91,39 @@ fn a_full_recall_crosses_the_boundary() {
     let out = e.auto_recall_js(req).expect("ok");
     let messages: Array = Reflect::get(&out, &"messages".into()).unwrap().into();
     assert_eq!(messages.length(), 2);
-    assert!(estimate_tokens_js("数据库慢查询") >= 4);
+    assert!(estimate_tokens_js("数据库慢查询".into()).unwrap() >= 4);
+}
+
+#[test]
+fn a_non_string_where_a_string_goes_is_an_input_error_not_a_trap() {
+    let e = engine();
+    let length_minus_one = obj(&[("length", JsValue::from_f64(-1.0))]);
+    let bads: Vec<JsValue> = vec![
+        JsValue::from_f64(42.0),
+        JsValue::TRUE,
+        Object::new().into(),
+        BigInt::from(7u32).into(),
+        Symbol::for_("s").into(),
+        length_minus_one,
+        JsValue::NULL,
+        JsValue::UNDEFINED,
+    ];
+    for bad in bads {
+        assert_eq!(code_and_field(estimate_tokens_js(bad.clone()).err().expect("must fail")), ("INVALID_INPUT".into(), Some("text".into())));
+        assert_eq!(code_and_field(e.classify_expand_uri(bad).err().expect("must fail")), ("INVALID_INPUT".into(), Some("uri".into())));
+    }
+    assert!(estimate_tokens_js("still works".into()).unwrap() > 0, "the instance is not poisoned");
+}
+
+#[test]
+fn a_lone_surrogate_reads_as_a_replacement_character() {
+    let e = engine();
+    let cut = js_sys::JsString::from_char_code1(0xD83D).concat(&"cut mid-emoji, which theme do I like?".into());
+    assert!(estimate_tokens_js(cut.clone().into()).unwrap() > 0);
+    let msg = obj(&[("role", "user".into()), ("content", cut.clone().into())]);
+    let req = obj(&[("prompt", cut.into()), ("messages", Array::of1(&msg).into()), ("nowMs", JsValue::from_f64(1.0))]);
+    let out = e.auto_recall_js(req).expect("a lone surrogate is not an error");
+    let messages: Array = Reflect::get(&out, &"messages".into()).unwrap().into();
+    let content = Reflect::get(&messages.get(0), &"content".into()).unwrap().as_string().unwrap();
+    assert!(content.starts_with('\u{FFFD}'), "{content}");
 }

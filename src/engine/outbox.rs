@@ -32,6 +32,8 @@ pub struct FlushReport {
     /// Why the replay stopped with turns still queued (`None` when the outbox is empty, or
     /// when another replay of the session was still under way).
     pub reason: Option<String>,
+    /// Another replay of this session was under way: it takes the queued turns.
+    pub in_progress: bool,
 }
 
 /// One outbox entry as the replay needs it.
@@ -49,13 +51,29 @@ fn entry(v: &Value) -> Entry {
 
 impl<H: Host> Engine<H> {
     /// Replays the outbox in order; stops at the first failure. One replay per session at a
-    /// time: a second caller waits for the first, then replays whatever is still queued.
+    /// time: while one runs, another call returns at once (`inProgress`) — the running one
+    /// reads the outbox again before it ends, so it also takes entries appended meanwhile.
     pub async fn flush(&self, ov_id: &str) -> HostResult<FlushReport> {
-        while self.flushing.borrow().contains(ov_id) {
-            self.host.sleep(FLUSH_WAIT_MS).await;
+        if !self.flushing.borrow_mut().insert(ov_id.to_string()) {
+            let queued = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
+            return Ok(FlushReport { queued, in_progress: true, ..Default::default() });
         }
-        self.flushing.borrow_mut().insert(ov_id.to_string());
-        let out = self.replay_outbox(ov_id).await;
+        let mut total = FlushReport::default();
+        let out = loop {
+            match self.replay_outbox(ov_id).await {
+                Ok(r) => {
+                    total.written += r.written;
+                    let again = r.written > 0 && r.reason.is_none();
+                    total.queued = r.queued;
+                    total.queued_sequences = r.queued_sequences;
+                    total.reason = r.reason;
+                    if !again {
+                        break Ok(total);
+                    }
+                }
+                Err(e) => break Err(e),
+            }
+        };
         self.flushing.borrow_mut().remove(ov_id);
         let report = out?;
         match &report.reason {
@@ -194,6 +212,3 @@ impl<H: Host> Engine<H> {
         }
     }
 }
-
-/// How often a replay waiting for another replay of the same session looks again.
-const FLUSH_WAIT_MS: u64 = 20;

@@ -218,11 +218,11 @@ impl<H: Host> Engine<H> {
             for attempt in 0..2 {
                 match self.flush(&ov_id).await {
                     Ok(r) => {
-                        let mine = r.queued_sequences.contains(&sequence);
+                        let mine = r.in_progress || r.queued_sequences.contains(&sequence);
                         queued |= mine;
                         outbox_len = Some(r.queued);
                         let marked = self.records.borrow().get(&ov_id).and_then(|r| r.unconfirmed.as_ref().map(|u| u.sequence)) == Some(sequence);
-                        if !mine || attempt == 1 || !marked {
+                        if !mine || attempt == 1 || !marked || r.in_progress {
                             break;
                         }
                     }

@@ -2,6 +2,9 @@
 //!
 //! Inputs go through `JSON.stringify` + `serde_json` (one boundary crossing, measured faster
 //! than walking large objects field by field); outputs through `serde_json` + `JSON.parse`.
+//! Lone UTF-16 surrogates in input strings become U+FFFD (`text::replace_lone_surrogate_escapes`),
+//! as they do in plain string arguments (`string_arg`), so such text is stored, not refused.
+//! No JS value makes an export trap: every argument is taken as a `JsValue` and checked here.
 
 use crate::error::{EngineError, ErrorCode};
 use js_sys::{Error, Reflect, JSON};
@@ -22,7 +25,46 @@ pub fn decode(field: &str, v: &JsValue) -> Result<Value, EngineError> {
         })?
         .as_string()
         .unwrap_or_else(|| "null".to_string()); // functions and symbols stringify to undefined
+    let text = crate::text::replace_lone_surrogate_escapes(&text);
     serde_json::from_str(&text).map_err(|e| EngineError::input(field, format!("is not valid JSON: {e}")))
+}
+
+/// A string argument; anything else is an `INVALID_INPUT` error naming `field`.
+pub fn string_arg(field: &str, v: &JsValue) -> Result<String, JsValue> {
+    v.as_string().ok_or_else(|| to_js_error(EngineError::input(field, format!("expected a string, got {}", type_name(v)))))
+}
+
+/// A finite, non-negative number argument (milliseconds, counts).
+pub fn millis_arg(field: &str, v: &JsValue) -> Result<u64, JsValue> {
+    match v.as_f64() {
+        Some(n) if n.is_finite() && n >= 0.0 => Ok(n.min(u64::MAX as f64) as u64),
+        _ => Err(to_js_error(EngineError::input(field, format!("expected a non-negative number, got {}", type_name(v))))),
+    }
+}
+
+/// What a JS value is, for error messages (never its content: it may be private text).
+pub fn type_name(v: &JsValue) -> &'static str {
+    if v.is_undefined() {
+        "undefined"
+    } else if v.is_null() {
+        "null"
+    } else if v.as_bool().is_some() {
+        "a boolean"
+    } else if let Some(n) = v.as_f64() {
+        if n.is_finite() { "a number" } else { "a non-finite number" }
+    } else if v.is_string() {
+        "a string"
+    } else if v.is_bigint() {
+        "a bigint"
+    } else if v.is_symbol() {
+        "a symbol"
+    } else if v.is_function() {
+        "a function"
+    } else if js_sys::Array::is_array(v) {
+        "an array"
+    } else {
+        "an object"
+    }
 }
 
 /// A result as a plain JS value (objects, not `Map`s).

@@ -1,6 +1,6 @@
 //! The JS surface. Each export: decode → core → encode.
 
-use super::codec::{decode, encode, to_js_error};
+use super::codec::{decode, encode, string_arg, to_js_error};
 use crate::auto_recall::{auto_recall, RecallRequest};
 use crate::config::{parse_config, Config, Env};
 use crate::input::as_object;
@@ -31,8 +31,8 @@ pub fn version() -> String {
 
 /// Estimated tokens of a text (o200k-calibrated; honest for CJK and code).
 #[wasm_bindgen(js_name = estimateTokens)]
-pub fn estimate_tokens_js(text: &str) -> usize {
-    estimate_tokens(text)
+pub fn estimate_tokens_js(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<usize, JsValue> {
+    Ok(estimate_tokens(&string_arg("text", &text)?))
 }
 
 /// Estimated tokens of each message as a model receives it (text, tool calls, tool results,
@@ -146,8 +146,8 @@ impl Engine {
 
     /// What a URI given to `memory_expand` points at (archive, session, memory), or null.
     #[wasm_bindgen(js_name = classifyExpandUri, unchecked_return_type = "ExpandTarget | null")]
-    pub fn classify_expand_uri(&self, uri: &str) -> Result<JsValue, JsValue> {
-        encode(&crate::expand::classify(uri))
+    pub fn classify_expand_uri(&self, #[wasm_bindgen(unchecked_param_type = "string")] uri: JsValue) -> Result<JsValue, JsValue> {
+        encode(&crate::expand::classify(&string_arg("uri", &uri)?))
     }
 
     /// The compaction triggers over a transcript, turn by turn (the demo's replay timeline).

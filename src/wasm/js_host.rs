@@ -1,68 +1,120 @@
 //! `JsHost`: the engine's `Host` implemented by JS callbacks — an object the plugin passes
 //! in (`HostCallbacks` in the TypeScript declarations) whose async methods do the OpenViking
-//! I/O with `fetch` and keep durable state in the plugin's state dir. A rejected callback
-//! becomes a typed `HostError` (by the error's `kind`, else its `code`/`status`), never a panic.
+//! I/O with `fetch` and keep durable state in the plugin's state dir.
+//!
+//! A callback can misbehave in any way and it stays a failure of that one call: a missing
+//! method, a synchronous throw, a rejection with anything (not only an `Error`), a hostile
+//! thenable, a wrong shape, or no answer at all — each becomes a typed `HostError`
+//! (`Timeout` after the engine's `timeoutMs`), never an exception through the wasm, never a
+//! promise of the engine that does not settle. `nowMs` and `warn` cannot break a call either.
 
 use crate::host::{CommitAnswer, Host, HostError, HostErrorKind, HostResult, SessionMeta, TaskAnswer};
+use js_sys::{Array, Function, Object, Promise, Reflect};
 use serde_json::Value;
-use wasm_bindgen::prelude::*;
+use wasm_bindgen::{JsCast, JsValue};
+use wasm_bindgen_futures::JsFuture;
 
-#[wasm_bindgen]
-extern "C" {
-    #[wasm_bindgen(typescript_type = "HostCallbacks")]
-    pub type HostCallbacks;
+/// The callbacks `HostCallbacks` must have (checked when the engine is built).
+pub const CALLBACKS: &[&str] = &[
+    "sessionMeta",
+    "createSession",
+    "addMessages",
+    "liveMessages",
+    "commit",
+    "task",
+    "archive",
+    "readJson",
+    "writeJson",
+    "loadState",
+    "saveState",
+    "outboxAppend",
+    "outboxRead",
+    "outboxDrop",
+    "sleep",
+    "nowMs",
+    "warn",
+];
 
-    #[wasm_bindgen(method, catch, js_name = sessionMeta)]
-    async fn session_meta(this: &HostCallbacks, ov_session_id: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = createSession)]
-    async fn create_session(this: &HostCallbacks, ov_session_id: &str, memory_policy: JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = addMessages)]
-    async fn add_messages(this: &HostCallbacks, ov_session_id: &str, messages: JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = liveMessages)]
-    async fn live_messages(this: &HostCallbacks, ov_session_id: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch)]
-    async fn commit(this: &HostCallbacks, ov_session_id: &str, body: JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch)]
-    async fn task(this: &HostCallbacks, task_id: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch)]
-    async fn archive(this: &HostCallbacks, ov_session_id: &str, archive_id: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = readJson)]
-    async fn read_json(this: &HostCallbacks, uri: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = writeJson)]
-    async fn write_json(this: &HostCallbacks, uri: &str, value: JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = loadState)]
-    async fn load_state(this: &HostCallbacks, key: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = saveState)]
-    async fn save_state(this: &HostCallbacks, key: &str, value: JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = outboxAppend)]
-    async fn outbox_append(this: &HostCallbacks, key: &str, entry: JsValue) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = outboxRead)]
-    async fn outbox_read(this: &HostCallbacks, key: &str) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = outboxDrop)]
-    async fn outbox_drop(this: &HostCallbacks, key: &str, count: u32) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, catch)]
-    async fn sleep(this: &HostCallbacks, ms: f64) -> Result<JsValue, JsValue>;
-    #[wasm_bindgen(method, js_name = nowMs)]
-    fn now_ms(this: &HostCallbacks) -> f64;
-    #[wasm_bindgen(method)]
-    fn warn(this: &HostCallbacks, message: &str);
-}
+/// Grace on top of `timeoutMs` for OpenViking calls (the plugin's client times out itself).
+const TIMEOUT_GRACE_MS: u64 = 2_000;
 
 pub struct JsHost {
-    callbacks: HostCallbacks,
+    callbacks: JsValue,
+    timeout_ms: u64,
 }
 
 impl JsHost {
-    pub fn new(callbacks: HostCallbacks) -> Self {
-        JsHost { callbacks }
+    /// `callbacks` must be an object with every method of [`CALLBACKS`]; the error names the
+    /// first one missing.
+    pub fn new(callbacks: JsValue, timeout_ms: u64) -> Result<Self, String> {
+        if !callbacks.is_object() {
+            return Err(format!("expected the host callbacks object, got {}", super::codec::type_name(&callbacks)));
+        }
+        for name in CALLBACKS {
+            let f = Reflect::get(&callbacks, &JsValue::from_str(name)).unwrap_or(JsValue::UNDEFINED);
+            if !f.is_function() {
+                return Err(format!("{name}: expected a function"));
+            }
+        }
+        Ok(JsHost { callbacks, timeout_ms })
+    }
+
+    /// Calls `op` with `args` and waits for its answer, at most `timeout_ms`.
+    async fn call(&self, op: &str, args: &[JsValue], timeout_ms: u64) -> HostResult<JsValue> {
+        let f = Reflect::get(&self.callbacks, &JsValue::from_str(op)).map_err(|e| host_error(op, e))?;
+        let f: Function = f.dyn_into().map_err(|_| HostError::new(HostErrorKind::BadResponse, format!("{op}: not a function")))?;
+        let args: Array = args.iter().collect();
+        let returned = f.apply(&self.callbacks, &args).map_err(|e| host_error(op, e))?;
+        settle_within(op, returned, timeout_ms).await
+    }
+
+    async fn ov(&self, op: &str, args: &[JsValue]) -> HostResult<JsValue> {
+        self.call(op, args, self.timeout_ms.saturating_add(TIMEOUT_GRACE_MS)).await
+    }
+
+    async fn local(&self, op: &str, args: &[JsValue]) -> HostResult<JsValue> {
+        self.call(op, args, self.timeout_ms).await.map_err(|e| HostError { kind: if e.kind == HostErrorKind::Timeout { e.kind } else { HostErrorKind::Local }, ..e })
+    }
+}
+
+/// Adopts whatever a callback returned (a value, a promise, any thenable) into a real
+/// promise — the resolve function of a fresh promise never throws, whatever `then` does —
+/// and races it against a timer.
+async fn settle_within(op: &str, returned: JsValue, timeout_ms: u64) -> HostResult<JsValue> {
+    let adopted = Promise::new(&mut |resolve, _reject| {
+        let _ = resolve.call1(&JsValue::NULL, &returned);
+    });
+    let sentinel: JsValue = Object::new().into();
+    let global = js_sys::global();
+    let set_timeout = Reflect::get(&global, &"setTimeout".into()).ok().and_then(|f| f.dyn_into::<Function>().ok());
+    let mut timer = JsValue::UNDEFINED;
+    let ms = JsValue::from_f64(timeout_ms.min(2_000_000_000) as f64);
+    let timeout = Promise::new(&mut |resolve, _reject| {
+        if let Some(st) = &set_timeout {
+            timer = st.call3(&global, &resolve, &ms, &sentinel).unwrap_or(JsValue::UNDEFINED);
+        }
+    });
+    let raced = Promise::race(&Array::of2(&adopted, &timeout));
+    let out = JsFuture::from(raced).await;
+    if let Ok(clear) = Reflect::get(&global, &"clearTimeout".into()).and_then(|f| f.dyn_into::<Function>().map_err(JsValue::from)) {
+        let _ = clear.call1(&global, &timer);
+    }
+    match out {
+        Ok(v) if v == sentinel => Err(HostError::new(HostErrorKind::Timeout, format!("{op}: no answer within {timeout_ms} ms"))),
+        Ok(v) => Ok(v),
+        Err(e) => Err(host_error(op, e)),
     }
 }
 
 fn prop(v: &JsValue, key: &str) -> JsValue {
-    js_sys::Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
+    if !v.is_object() {
+        return JsValue::UNDEFINED;
+    }
+    Reflect::get(v, &JsValue::from_str(key)).unwrap_or(JsValue::UNDEFINED)
 }
 
 /// A rejection as a typed error: `err.kind` if it names one, else by `code`, else `status`.
+/// The rejection may be anything (a string, undefined, an object with throwing getters).
 fn host_error(op: &str, err: JsValue) -> HostError {
     let message = prop(&err, "message").as_string().or_else(|| err.as_string()).unwrap_or_else(|| "callback failed".into());
     let message = format!("{op}: {message}");
@@ -102,12 +154,25 @@ fn text(v: &Value, key: &str) -> String {
     v.get(key).and_then(Value::as_str).unwrap_or("").to_string()
 }
 
+fn s(v: &str) -> JsValue {
+    JsValue::from_str(v)
+}
+
+fn object(op: &str, v: Value) -> HostResult<Value> {
+    if v.is_object() {
+        Ok(v)
+    } else {
+        Err(HostError::new(HostErrorKind::BadResponse, format!("{op}: expected an object")))
+    }
+}
+
 impl Host for JsHost {
     async fn session_meta(&self, id: &str) -> HostResult<Option<SessionMeta>> {
-        let v = from_js("sessionMeta", &self.callbacks.session_meta(id).await.map_err(|e| host_error("sessionMeta", e))?)?;
+        let v = from_js("sessionMeta", &self.ov("sessionMeta", &[s(id)]).await?)?;
         if v.is_null() {
             return Ok(None);
         }
+        let v = object("sessionMeta", v)?;
         Ok(Some(SessionMeta {
             message_count: num(&v, "message_count", "messageCount"),
             commit_count: num(&v, "commit_count", "commitCount"),
@@ -115,31 +180,35 @@ impl Host for JsHost {
         }))
     }
     async fn create_session(&self, id: &str, policy: Value) -> HostResult<()> {
-        self.callbacks.create_session(id, to_js(&policy)).await.map_err(|e| host_error("createSession", e))?;
-        Ok(())
+        self.ov("createSession", &[s(id), to_js(&policy)]).await.map(drop)
     }
     async fn add_messages(&self, id: &str, messages: Vec<Value>) -> HostResult<Option<u64>> {
-        let v = self.callbacks.add_messages(id, to_js(&Value::Array(messages))).await.map_err(|e| host_error("addMessages", e))?;
-        Ok(from_js("addMessages", &v).ok().and_then(|v| v.get("message_count").and_then(Value::as_u64)))
+        let v = self.ov("addMessages", &[s(id), to_js(&Value::Array(messages))]).await?;
+        // `{message_count?}` or nothing; any other answer is not a confirmation
+        match from_js("addMessages", &v)? {
+            Value::Null => Ok(None),
+            v @ Value::Object(_) => Ok(v.get("message_count").and_then(Value::as_u64)),
+            _ => Err(HostError::new(HostErrorKind::BadResponse, "addMessages: unexpected answer")),
+        }
     }
     async fn live_messages(&self, id: &str) -> HostResult<Vec<Value>> {
-        match from_js("liveMessages", &self.callbacks.live_messages(id).await.map_err(|e| host_error("liveMessages", e))?)? {
+        match from_js("liveMessages", &self.ov("liveMessages", &[s(id)]).await?)? {
             Value::Array(a) => Ok(a),
-            v => Err(HostError::new(HostErrorKind::BadResponse, format!("liveMessages: expected an array, got {v}"))),
+            _ => Err(HostError::new(HostErrorKind::BadResponse, "liveMessages: expected an array")),
         }
     }
     async fn commit(&self, id: &str, body: Value) -> HostResult<CommitAnswer> {
-        let v = from_js("commit", &self.callbacks.commit(id, to_js(&body)).await.map_err(|e| host_error("commit", e))?)?;
+        let v = from_js("commit", &self.ov("commit", &[s(id), to_js(&body)]).await?)?;
         match v.get("status").and_then(Value::as_str) {
             Some("accepted") if v.get("task_id").and_then(Value::as_str).is_some() => {
                 Ok(CommitAnswer::Accepted { task_id: text(&v, "task_id"), archive_uri: text(&v, "archive_uri") })
             }
             Some("skipped") | Some("accepted") => Ok(CommitAnswer::Skipped { reason: text(&v, "reason") }),
-            _ => Err(HostError::new(HostErrorKind::BadResponse, format!("commit: unexpected answer {v}"))),
+            _ => Err(HostError::new(HostErrorKind::BadResponse, "commit: unexpected answer")),
         }
     }
     async fn task(&self, task_id: &str) -> HostResult<TaskAnswer> {
-        let v = from_js("task", &self.callbacks.task(task_id).await.map_err(|e| host_error("task", e))?)?;
+        let v = from_js("task", &self.ov("task", &[s(task_id)]).await?)?;
         Ok(match v.get("status").and_then(Value::as_str) {
             Some("completed") => TaskAnswer::Completed { result: v.get("result").cloned().unwrap_or(Value::Null) },
             Some("failed") => TaskAnswer::Failed { error: v.get("error").map(|e| e.to_string()).unwrap_or_default() },
@@ -148,46 +217,49 @@ impl Host for JsHost {
         })
     }
     async fn archive(&self, id: &str, archive_id: &str) -> HostResult<Value> {
-        from_js("archive", &self.callbacks.archive(id, archive_id).await.map_err(|e| host_error("archive", e))?)
+        object("archive", from_js("archive", &self.ov("archive", &[s(id), s(archive_id)]).await?)?)
     }
     async fn read_json(&self, uri: &str) -> HostResult<Value> {
-        from_js("readJson", &self.callbacks.read_json(uri).await.map_err(|e| host_error("readJson", e))?)
+        from_js("readJson", &self.ov("readJson", &[s(uri)]).await?)
     }
     async fn write_json(&self, uri: &str, value: Value) -> HostResult<()> {
-        self.callbacks.write_json(uri, to_js(&value)).await.map_err(|e| host_error("writeJson", e))?;
-        Ok(())
+        self.ov("writeJson", &[s(uri), to_js(&value)]).await.map(drop)
     }
     async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
-        let v = from_js("loadState", &self.callbacks.load_state(key).await.map_err(|e| host_error("loadState", e))?)?;
+        let v = from_js("loadState", &self.local("loadState", &[s(key)]).await?).map_err(|e| HostError { kind: HostErrorKind::Local, ..e })?;
         Ok(if v.is_null() { None } else { Some(v) })
     }
     async fn save_state(&self, key: &str, value: Value) -> HostResult<()> {
-        self.callbacks.save_state(key, to_js(&value)).await.map_err(|e| host_error("saveState", e))?;
-        Ok(())
+        self.local("saveState", &[s(key), to_js(&value)]).await.map(drop)
     }
     async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()> {
-        self.callbacks.outbox_append(key, to_js(&entry)).await.map_err(|e| host_error("outboxAppend", e))?;
-        Ok(())
+        self.local("outboxAppend", &[s(key), to_js(&entry)]).await.map(drop)
     }
     async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>> {
-        let v = from_js("outboxRead", &self.callbacks.outbox_read(key).await.map_err(|e| host_error("outboxRead", e))?)?;
-        Ok(match v {
-            Value::Array(a) => a,
-            _ => Vec::new(),
-        })
+        match from_js("outboxRead", &self.local("outboxRead", &[s(key)]).await?) {
+            Ok(Value::Array(a)) => Ok(a),
+            Ok(Value::Null) => Ok(Vec::new()),
+            _ => Err(HostError::new(HostErrorKind::Local, "outboxRead: expected an array")),
+        }
     }
     async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()> {
-        self.callbacks.outbox_drop(key, count.min(u32::MAX as usize) as u32).await.map_err(|e| host_error("outboxDrop", e))?;
-        Ok(())
+        self.local("outboxDrop", &[s(key), JsValue::from_f64(count as f64)]).await.map(drop)
     }
     fn now_ms(&self) -> u64 {
-        let t = self.callbacks.now_ms();
-        if t.is_finite() && t > 0.0 { t as u64 } else { 0 }
+        let f = Reflect::get(&self.callbacks, &"nowMs".into()).ok().and_then(|f| f.dyn_into::<Function>().ok());
+        let t = f.and_then(|f| f.call0(&self.callbacks).ok()).and_then(|v| v.as_f64());
+        match t {
+            Some(t) if t.is_finite() && t > 0.0 => t.min(u64::MAX as f64) as u64,
+            // a clock that throws or answers nonsense: the platform's
+            _ => js_sys::Date::now() as u64,
+        }
     }
     async fn sleep(&self, ms: u64) {
-        let _ = self.callbacks.sleep(ms as f64).await;
+        let _ = self.call("sleep", &[JsValue::from_f64(ms as f64)], ms.saturating_add(self.timeout_ms)).await;
     }
     fn warn(&self, message: &str) {
-        self.callbacks.warn(message);
+        if let Some(f) = Reflect::get(&self.callbacks, &"warn".into()).ok().and_then(|f| f.dyn_into::<Function>().ok()) {
+            let _ = f.call1(&self.callbacks, &JsValue::from_str(message));
+        }
     }
 }

@@ -2,8 +2,8 @@
 //! returns a Promise; the engine is shared by an `Rc` so background work (a commit the host
 //! runs without awaiting) and the next turn can overlap safely.
 
-use super::codec::{decode, encode, to_js_error};
-use super::js_host::{HostCallbacks, JsHost};
+use super::codec::{decode, encode, millis_arg, string_arg, to_js_error};
+use super::js_host::JsHost;
 use crate::config::parse_config;
 use crate::engine::{Engine, TurnWrite};
 use crate::error::{EngineError, ErrorCode};
@@ -40,24 +40,26 @@ impl ContextEngine {
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "PluginConfig | null | undefined")] raw: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Record<string, string | undefined> | undefined")] env: JsValue,
-        host: HostCallbacks,
+        #[wasm_bindgen(unchecked_param_type = "HostCallbacks")] host: JsValue,
     ) -> Result<ContextEngine, JsValue> {
         let raw = decode("(config)", &raw).map_err(to_js_error)?;
         let env = super::exports::read_env(&env)?;
         let parsed = parse_config(&raw, &env).map_err(to_js_error)?;
-        Ok(ContextEngine { inner: Rc::new(Engine::new(parsed.config, JsHost::new(host))) })
+        let host = JsHost::new(host, parsed.config.timeout_ms).map_err(|why| to_js_error(EngineError::input("host", why)))?;
+        Ok(ContextEngine { inner: Rc::new(Engine::new(parsed.config, host)) })
     }
 
     /// The OpenViking user id, for user-scope URIs (checkpoints).
     #[wasm_bindgen(js_name = setUserId)]
-    pub fn set_user_id(&self, user_id: &str) {
-        self.inner.set_user_id(user_id);
+    pub fn set_user_id(&self, #[wasm_bindgen(unchecked_param_type = "string")] user_id: JsValue) -> Result<(), JsValue> {
+        self.inner.set_user_id(&string_arg("userId", &user_id)?);
+        Ok(())
     }
 
     /// The OpenViking session id of an OpenClaw `sessionId` for this agent.
     #[wasm_bindgen(js_name = ovSessionId)]
-    pub fn ov_session_id(&self, session_id: &str) -> String {
-        ov_session_id(&self.inner.config.agent_id, session_id)
+    pub fn ov_session_id(&self, #[wasm_bindgen(unchecked_param_type = "string")] session_id: JsValue) -> Result<String, JsValue> {
+        Ok(ov_session_id(&self.inner.config.agent_id, &string_arg("sessionId", &session_id)?))
     }
 
     /// Writes one finished turn losslessly (OpenViking, or the durable outbox).
@@ -86,18 +88,24 @@ impl ContextEngine {
             let forced = o.opt_bool("forced").map_err(to_js_error)?.unwrap_or(false);
             let reason = o.opt_str("reason").map_err(to_js_error)?.unwrap_or(if forced { "compact()" } else { "trigger" }).to_string();
             let wait = o.opt_u64("waitMs").map_err(to_js_error)?;
-            let until = wait.map(|w| crate::host::Host::now_ms(&inner.host) + w);
+            let until = wait.map(|w| crate::host::Host::now_ms(&inner.host).saturating_add(w));
             encode(&inner.run_commit(&id, forced, &reason, until).await.map_err(host_err)?)
         })
     }
 
     /// Follows a pending commit task for up to `waitMs`: the checkpoint, or null.
     #[wasm_bindgen(js_name = followTask, unchecked_return_type = "Promise<CompactCheckpoint | null>")]
-    pub fn follow_task(&self, ov_session_id: String, wait_ms: f64) -> Promise {
+    pub fn follow_task(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number")] wait_ms: JsValue,
+    ) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
+            let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
+            let wait_ms = millis_arg("waitMs", &wait_ms)?;
             owned(&inner, &ov_session_id)?;
-            let until = crate::host::Host::now_ms(&inner.host) + wait_ms.max(0.0) as u64;
+            let until = crate::host::Host::now_ms(&inner.host).saturating_add(wait_ms);
             encode(&inner.follow_task(&ov_session_id, until).await.map_err(host_err)?)
         })
     }
@@ -105,9 +113,10 @@ impl ContextEngine {
     /// Replays the session's outbox in order; resolves to what was written, what stayed
     /// queued and why.
     #[wasm_bindgen(unchecked_return_type = "Promise<FlushReport>")]
-    pub fn flush(&self, ov_session_id: String) -> Promise {
+    pub fn flush(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
+            let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.flush(&ov_session_id).await.map_err(host_err)?)
         })
@@ -115,9 +124,10 @@ impl ContextEngine {
 
     /// The engine's durable record of a session (state, commit guard, checkpoints).
     #[wasm_bindgen(unchecked_return_type = "Promise<SessionRecord>")]
-    pub fn record(&self, ov_session_id: String) -> Promise {
+    pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
         future_to_promise(async move {
+            let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.load_record(&ov_session_id, "").await.map_err(host_err)?)
         })

@@ -9,4 +9,4 @@ mod live;
 pub mod exports;
 mod types;
 
-pub use codec::{decode, encode, to_js_error};
+pub use codec::{decode, encode, millis_arg, string_arg, to_js_error};

@@ -243,6 +243,8 @@ export interface FlushReport {
   queued: number;
   /** Why turns stayed queued; null when the outbox is empty. */
   reason: string | null;
+  /** Another replay of this session was under way; it takes the queued turns. */
+  inProgress: boolean;
 }
 
 export interface WriteOutcome {

@@ -1,0 +1,188 @@
+// The lifecycle engine under a host whose callbacks misbehave: each failure stays a failure
+// of that one call (a turn is kept in the outbox, or the call rejects with a code), every
+// engine promise settles, and the next call works. Also: a turn holding a lone UTF-16
+// surrogate is stored (as U+FFFD), not refused.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { loadEngine } from "../wasm.js";
+
+const { ContextEngine } = await loadEngine();
+
+/** An in-memory host (OpenViking + state dir) whose `bad` callback misbehaves once per call. */
+function memoryHost() {
+  const sessions = new Map();
+  const state = new Map();
+  const outbox = new Map();
+  const warnings = [];
+  const h = {
+    warnings,
+    sessions,
+    async sessionMeta(id) {
+      return sessions.has(id) ? { message_count: sessions.get(id).length } : null;
+    },
+    async createSession(id) {
+      if (sessions.has(id)) throw Object.assign(new Error("exists"), { code: "ALREADY_EXISTS" });
+      sessions.set(id, []);
+    },
+    async addMessages(id, messages) {
+      sessions.get(id).push(...messages);
+      return { message_count: sessions.get(id).length };
+    },
+    async liveMessages(id) {
+      return sessions.get(id) ?? [];
+    },
+    async commit() {
+      return { status: "accepted", task_id: "t1" }; // no archive_uri: a server that names none
+    },
+    async task() {
+      return { status: "completed", result: {} };
+    },
+    async archive(_id, archiveId) {
+      if (!archiveId) throw new TypeError("getArchive: archiveId is required"); // as the real client does, synchronously in spirit
+      return { overview: "# summary" };
+    },
+    async readJson() {
+      return {};
+    },
+    async writeJson() {},
+    async loadState(k) {
+      return state.has(k) ? structuredClone(state.get(k)) : null;
+    },
+    async saveState(k, v) {
+      state.set(k, structuredClone(v));
+    },
+    async outboxAppend(k, e) {
+      outbox.set(k, [...(outbox.get(k) ?? []), structuredClone(e)]);
+    },
+    async outboxRead(k) {
+      return structuredClone(outbox.get(k) ?? []);
+    },
+    async outboxDrop(k, n) {
+      outbox.set(k, (outbox.get(k) ?? []).slice(n));
+    },
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    nowMs: () => Date.now(),
+    warn: (m) => warnings.push(m),
+  };
+  return h;
+}
+
+const turn = (text) => [
+  { role: "user", content: text, timestamp: Date.now() },
+  { role: "assistant", content: [{ type: "text", text: `ok: ${text.slice(0, 20)}` }] },
+];
+
+const hostile = {
+  "a synchronous throw": () => {
+    throw new Error("boom");
+  },
+  "a rejection with a string": () => Promise.reject("nope"),
+  "a rejection with undefined": () => Promise.reject(undefined),
+  "a thenable whose then throws": () => ({
+    then() {
+      throw new Error("then exploded");
+    },
+  }),
+  "a thenable that resolves and rejects": () => ({
+    then(res, rej) {
+      rej(new Error("first"));
+      res({ message_count: 99 });
+    },
+  }),
+  "a promise whose constructor getter throws": () => {
+    const p = Promise.resolve({ message_count: 1 });
+    Object.defineProperty(p, "constructor", { get() { throw new Error("ctor"); } });
+    return p;
+  },
+  "a number instead of an answer": () => 42,
+  "an answer that never comes": () => new Promise(() => {}),
+};
+
+for (const [what, bad] of Object.entries(hostile)) {
+  test(`addMessages answering with ${what}: the turn is kept, the engine goes on`, { timeout: 20000 }, async () => {
+    const h = memoryHost();
+    const e = new ContextEngine({ agentId: "main", timeoutMs: 1000 }, {}, h);
+    await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("first turn before the fault") });
+    const good = h.addMessages;
+    h.addMessages = bad;
+    const out = await e.writeTurn({ sessionId: "s", advancementKey: "k1", messages: turn("second turn during the fault") });
+    assert.equal(out.status, "committed");
+    h.addMessages = good;
+    const report = await e.flush("main--s");
+    assert.equal(report.queued, 0, JSON.stringify(report));
+    const third = await e.writeTurn({ sessionId: "s", advancementKey: "k2", messages: turn("third turn after the fault") });
+    assert.equal(third.outboxLen, 0);
+    const users = h.sessions.get("main--s").filter((m) => m.role === "user").map((m) => m.parts[0].text);
+    // a thenable that "resolved" after rejecting never stored anything; the rest stored once
+    assert.deepEqual(users, ["first turn before the fault", "second turn during the fault", "third turn after the fault"]);
+  });
+}
+
+test("nowMs and warn that throw cannot break a call", async () => {
+  const h = memoryHost();
+  h.nowMs = () => {
+    throw new Error("clock broke");
+  };
+  h.warn = () => {
+    throw new Error("logger broke");
+  };
+  const e = new ContextEngine({ agentId: "main" }, {}, h);
+  h.addMessages = () => Promise.reject(Object.assign(new Error("down"), { code: "OV_UNREACHABLE" }));
+  const out = await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("a turn while the logger is broken") });
+  assert.equal(out.queued, true);
+  assert.equal((await e.record("main--s")).sessionId, "s");
+});
+
+test("a storage callback that throws rejects that call with a code; the next call works", async () => {
+  const h = memoryHost();
+  const e = new ContextEngine({ agentId: "main" }, {}, h);
+  const append = h.outboxAppend;
+  h.outboxAppend = () => {
+    throw new Error("EROFS");
+  };
+  await assert.rejects(e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("not storable now") }), (err) => err.code === "HOST_FAILED");
+  h.outboxAppend = append;
+  const out = await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("not storable now") });
+  assert.equal(out.status, "committed", "the failed attempt reserved nothing");
+});
+
+test("a commit that names no archive settles, and the next write works", { timeout: 20000 }, async () => {
+  const h = memoryHost();
+  const e = new ContextEngine({ agentId: "main", timeoutMs: 1000 }, {}, h);
+  await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("We decided to ship on Fridays") });
+  const out = await e.runCommit({ ovSessionId: "main--s", forced: true, waitMs: 3000 });
+  assert.equal(out.compacted, true);
+  const next = await e.writeTurn({ sessionId: "s", advancementKey: "k1", messages: turn("next turn") });
+  assert.equal(next.status, "committed");
+});
+
+test("a host object that lacks a callback is refused at construction, naming it", () => {
+  const h = memoryHost();
+  delete h.outboxDrop;
+  assert.throws(() => new ContextEngine({}, {}, h), (err) => err.code === "INVALID_INPUT" && err.field === "host" && /outboxDrop/.test(err.message));
+  assert.throws(() => new ContextEngine({}, {}, 5), (err) => err.code === "INVALID_INPUT" && err.field === "host");
+});
+
+test("a turn holding a lone surrogate is stored, the surrogate as U+FFFD", async () => {
+  const h = memoryHost();
+  const e = new ContextEngine({ agentId: "main" }, {}, h);
+  const cut = "the model stopped mid-emoji \uD83D";
+  const out = await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn(cut) });
+  assert.equal(out.status, "committed");
+  const stored = h.sessions.get("main--s")[0].parts[0].text;
+  assert.equal(stored, "the model stopped mid-emoji \uFFFD");
+});
+
+test("a non-string session id is an input error naming the field, never a trap", async () => {
+  const h = memoryHost();
+  const e = new ContextEngine({ agentId: "main" }, {}, h);
+  for (const bad of [42, true, {}, 7n, Symbol("s"), { length: -1 }, null, undefined]) {
+    assert.throws(() => e.ovSessionId(bad), (err) => err.code === "INVALID_INPUT" && err.field === "sessionId");
+    assert.throws(() => e.setUserId(bad), (err) => err.code === "INVALID_INPUT" && err.field === "userId");
+    await assert.rejects(e.flush(bad), (err) => err.code === "INVALID_INPUT" && err.field === "ovSessionId");
+    await assert.rejects(e.record(bad), (err) => err.code === "INVALID_INPUT");
+    await assert.rejects(e.followTask(bad, 0), (err) => err.code === "INVALID_INPUT");
+  }
+  await assert.rejects(e.followTask("main--s", "soon"), (err) => err.code === "INVALID_INPUT" && err.field === "waitMs");
+  assert.equal(e.ovSessionId("s"), "main--s", "still works");
+});
