@@ -22,23 +22,44 @@ const METADATA_KEYS: &[&str] = &[
     "timestamp", "timezone",
 ];
 
-/// Removes every `<tag>…</tag>` block (an unterminated one runs to the end).
-fn strip_tag_blocks(text: &str, open: &str, close: &str, removed: &mut bool) -> String {
+pub const RECALL_BLOCK_OPEN: &str = "<relevant-memories>";
+pub const RECALL_BLOCK_CLOSE: &str = "</relevant-memories>";
+
+/// Removes injected `<relevant-memories>…</relevant-memories>` blocks — the hook fallback's
+/// (and the legacy plugin's) — from user text: a block counts only when its opening tag
+/// starts a line and a closing tag follows. A mention of the tag inside a sentence, or an
+/// opening tag never closed, is the user's own text and stays. The fallback escapes `<` and
+/// `>` inside its block (`messages::fallback`), so no memory text can close it early.
+/// Returns the text and whether a block was removed; formatting is otherwise kept.
+pub fn strip_recall_blocks(text: &str) -> (std::borrow::Cow<'_, str>, bool) {
+    if !text.contains(RECALL_BLOCK_OPEN) {
+        return (std::borrow::Cow::Borrowed(text), false);
+    }
     let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(start) = rest.find(open) {
-        *removed = true;
-        out.push_str(&rest[..start]);
-        match rest[start..].find(close) {
-            Some(end) => rest = &rest[start + end + close.len()..],
-            None => {
-                rest = "";
-                break;
+    let mut removed = false;
+    let mut from = 0; // text[..from] is decided
+    let mut search = 0;
+    while let Some(rel) = text[search..].find(RECALL_BLOCK_OPEN) {
+        let start = search + rel;
+        let line_start = text[..start].rfind('\n').map_or(0, |i| i + 1);
+        let starts_line = text[line_start..start].chars().all(|c| c == ' ' || c == '\t' || c == '\r');
+        let close = text[start..].find(RECALL_BLOCK_CLOSE).map(|i| start + i + RECALL_BLOCK_CLOSE.len());
+        match close {
+            Some(end) if starts_line => {
+                out.push_str(&text[from..start]);
+                from = end;
+                search = end;
+                removed = true;
             }
+            Some(_) => search = start + RECALL_BLOCK_OPEN.len(),
+            None => break,
         }
     }
-    out.push_str(rest);
-    out
+    if !removed {
+        return (std::borrow::Cow::Borrowed(text), false);
+    }
+    out.push_str(&text[from..]);
+    (std::borrow::Cow::Owned(out), true)
 }
 
 /// Removes fenced blocks that the host adds around a message: a line such as
@@ -104,7 +125,8 @@ fn strip_timestamp_prefix(text: &str) -> &str {
 pub fn sanitize(text: &str) -> Sanitized {
     let mut had_injected = false;
     let no_nul: String = text.chars().filter(|&c| c != '\0').collect();
-    let t = strip_tag_blocks(&no_nul, "<relevant-memories>", "</relevant-memories>", &mut had_injected);
+    let (t, removed) = strip_recall_blocks(&no_nul);
+    had_injected |= removed;
     let t = strip_metadata_fences(&t, &mut had_injected);
     let t = strip_timestamp_prefix(&t);
     Sanitized { text: collapse_whitespace(t), had_injected }
@@ -135,5 +157,18 @@ mod tests {
     fn timestamp_prefix_goes_but_speaker_tag_stays() {
         assert_eq!(sanitize("[2026-11-30 10:00] /new").text, "/new");
         assert_eq!(sanitize("[user] /new").text, "[user] /new");
+    }
+
+    #[test]
+    fn a_mention_of_the_tag_is_the_users_own_text() {
+        let s = sanitize("How does the <relevant-memories> tag work in this plugin?");
+        assert_eq!(s.text, "How does the <relevant-memories> tag work in this plugin?");
+        assert!(!s.had_injected);
+        let inline = "Explain <relevant-memories>x</relevant-memories> please";
+        assert_eq!(sanitize(inline).text, inline, "inline, not a block");
+        let unclosed = "<relevant-memories>\nwhat if it never closes";
+        assert_eq!(strip_recall_blocks(unclosed).0, unclosed);
+        let two = "<relevant-memories>\na\n</relevant-memories>\n  <relevant-memories>b</relevant-memories>\nkeep";
+        assert_eq!(strip_recall_blocks(two).0.trim(), "keep");
     }
 }

@@ -121,24 +121,15 @@ fn role_of(m: &Value) -> Option<Role> {
     }
 }
 
-/// `text` with legacy `<relevant-memories>` blocks removed, formatting otherwise kept;
-/// `removed` is set when a block was there.
+/// `text` with injected `<relevant-memories>` blocks removed (`sanitize::strip_recall_blocks`,
+/// the one rule), formatting otherwise kept; `removed` is set when a block was there.
 fn without_injected(text: &str, removed: &mut bool) -> String {
-    if !text.contains("<relevant-memories>") {
+    let (t, r) = crate::sanitize::strip_recall_blocks(text);
+    if !r {
         return text.to_string();
     }
     *removed = true;
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find("<relevant-memories>") {
-        out.push_str(&rest[..start]);
-        rest = match rest[start..].find("</relevant-memories>") {
-            Some(end) => &rest[start + end + "</relevant-memories>".len()..],
-            None => "",
-        };
-    }
-    out.push_str(rest);
-    out.trim().to_string()
+    t.trim().to_string()
 }
 
 fn image_meta(part: &Value) -> Value {

@@ -6,6 +6,7 @@
 //!   {type:"toolCall", id, name, arguments}], stopReason, …}`
 //! - tool result: `{role:"toolResult", toolCallId, toolName, content:[{type:"text",text}], isError}`
 
+pub mod fallback;
 pub mod synthetic;
 
 use crate::tokens::{estimate_tokens, MESSAGE_OVERHEAD_TOKENS};

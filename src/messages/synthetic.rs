@@ -19,7 +19,7 @@ pub const AUTO_RECALL_SOURCE: &str = "openviking-auto-recall";
 pub const EXPLICIT_RECALL_SOURCE: &str = "openviking-recall";
 
 /// One memory as the model sees it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct RecalledMemory {
     pub uri: String,
     pub category: String,
@@ -87,16 +87,26 @@ fn is_synthetic_id(id: &str) -> bool {
     id.starts_with(SYNTHETIC_ID_PREFIX)
 }
 
+/// The one rule for "ours": a tool call or tool result is part of a synthetic recall pair
+/// when its id starts with the prefix *and* it names `memory_recall_auto`. Anything else with
+/// an `ovrecall…` id is the host's and is kept — call and result together.
+fn is_ours(id: Option<&str>, name: Option<&str>) -> bool {
+    id.is_some_and(is_synthetic_id) && name == Some(RECALL_AUTO_TOOL)
+}
+
 fn is_synthetic_call_part(p: &Value) -> bool {
     p.get("type").and_then(Value::as_str) == Some("toolCall")
-        && p.get("name").and_then(Value::as_str) == Some(RECALL_AUTO_TOOL)
-        && p.get("id").and_then(Value::as_str).is_some_and(is_synthetic_id)
+        && is_ours(p.get("id").and_then(Value::as_str), p.get("name").and_then(Value::as_str))
+}
+
+fn is_synthetic_result(m: &Value) -> bool {
+    role(m) == Some("toolResult") && is_ours(m.get("toolCallId").and_then(Value::as_str), m.get("toolName").and_then(Value::as_str))
 }
 
 /// Is `m` (part of) a synthetic recall pair?
 pub fn is_synthetic(m: &Value) -> bool {
     match role(m) {
-        Some("toolResult") => m.get("toolCallId").and_then(Value::as_str).is_some_and(is_synthetic_id),
+        Some("toolResult") => is_synthetic_result(m),
         Some("assistant") => match m.get("content") {
             Some(Value::Array(parts)) => parts.iter().any(is_synthetic_call_part),
             _ => false,
@@ -105,21 +115,38 @@ pub fn is_synthetic(m: &Value) -> bool {
     }
 }
 
-/// Removes every synthetic recall call and result. An assistant message that also carried
-/// other content keeps that content.
+/// Removes every synthetic recall call and result, pairs together: a result goes when it is
+/// ours by the rule above or answers a call removed here (a host that dropped `toolName`).
+/// An assistant message that also carried other content keeps that content.
 pub fn strip_synthetic(messages: Vec<Value>) -> Vec<Value> {
+    let (mut removed_calls, mut kept_calls) = (Vec::new(), Vec::new());
+    for p in messages.iter().filter(|m| role(m) == Some("assistant")).filter_map(|m| m.get("content").and_then(Value::as_array)).flatten() {
+        if p.get("type").and_then(Value::as_str) != Some("toolCall") {
+            continue;
+        }
+        let id = p.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+        if is_synthetic_call_part(p) { removed_calls.push(id) } else { kept_calls.push(id) }
+    }
     let mut out = Vec::with_capacity(messages.len());
     for mut m in messages {
+        if role(&m) == Some("toolResult") {
+            let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+            let answers_removed = removed_calls.iter().any(|c| c == id);
+            let answers_kept = kept_calls.iter().any(|c| c == id);
+            // a result goes with its call: never orphan a call that stays
+            if !(answers_removed || (is_synthetic_result(&m) && !answers_kept)) {
+                out.push(m);
+            }
+            continue;
+        }
         if !is_synthetic(&m) {
             out.push(m);
             continue;
         }
-        if role(&m) == Some("assistant") {
-            if let Some(Value::Array(parts)) = m.get_mut("content") {
-                parts.retain(|p| !is_synthetic_call_part(p));
-                if !parts.is_empty() {
-                    out.push(m);
-                }
+        if let Some(Value::Array(parts)) = m.get_mut("content") {
+            parts.retain(|p| !is_synthetic_call_part(p));
+            if !parts.is_empty() {
+                out.push(m);
             }
         }
     }
@@ -143,4 +170,51 @@ pub fn inject_recall(messages: Vec<Value>, pair: Option<[Value; 2]>, prompt_is_s
         out.insert(at, call);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
+    use super::*;
+
+    fn call(id: &str, name: &str) -> Value {
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": id, "name": name, "arguments": {}}]})
+    }
+    fn result(id: &str, name: Option<&str>) -> Value {
+        let mut r = json!({"role": "toolResult", "toolCallId": id, "content": [{"type": "text", "text": "x"}]});
+        if let Some(n) = name {
+            r["toolName"] = json!(n);
+        }
+        r
+    }
+
+    #[test]
+    fn a_host_pair_with_a_look_alike_id_is_kept_whole() {
+        let msgs = vec![call("ovrecall1234", "exec"), result("ovrecall1234", Some("exec"))];
+        assert_eq!(strip_synthetic(msgs.clone()), msgs, "neither the call nor the result is ours");
+    }
+
+    #[test]
+    fn our_pair_goes_together_even_when_the_result_lost_its_tool_name() {
+        let user = json!({"role": "user", "content": "hi"});
+        let msgs = vec![call("ovrecallabcd", RECALL_AUTO_TOOL), result("ovrecallabcd", None), user.clone()];
+        assert_eq!(strip_synthetic(msgs), vec![user.clone()]);
+        let orphan = vec![result("ovrecallffff", Some(RECALL_AUTO_TOOL)), user.clone()];
+        assert_eq!(strip_synthetic(orphan), vec![user]);
+    }
+
+    #[test]
+    fn every_call_left_has_its_result_and_every_result_its_call() {
+        let cases = [("ovrecall1", RECALL_AUTO_TOOL), ("ovrecall2", "exec"), ("call_3", RECALL_AUTO_TOOL), ("call_4", "exec")];
+        for (id, name) in cases {
+            for result_name in [Some(name), None, Some(RECALL_AUTO_TOOL), Some("exec")] {
+                let out = strip_synthetic(vec![call(id, name), result(id, result_name)]);
+                let calls = out.iter().filter(|m| role(m) == Some("assistant")).count();
+                let results = out.iter().filter(|m| role(m) == Some("toolResult")).count();
+                assert!(calls == results || (calls == 1 && result_name != Some(name) && results == 1), "{id} {name} {result_name:?}: {out:?}");
+                assert!(!(calls == 1 && results == 0), "orphaned call for {id} {name} {result_name:?}");
+            }
+        }
+    }
 }

@@ -150,6 +150,16 @@ impl Engine {
         encode(&crate::expand::classify(&string_arg("uri", &uri)?))
     }
 
+    /// The `before_prompt_build` fallback's block for these memories (markup escaped inside,
+    /// so no memory can close it), or null when there is nothing to recall.
+    #[wasm_bindgen(js_name = fallbackBlock, unchecked_return_type = "string | null")]
+    pub fn fallback_block(&self, #[wasm_bindgen(unchecked_param_type = "RecalledMemory[]")] memories: JsValue) -> Result<JsValue, JsValue> {
+        let v = decode("memories", &memories).map_err(to_js_error)?;
+        let memories: Vec<crate::messages::synthetic::RecalledMemory> =
+            serde_json::from_value(v).map_err(|e| to_js_error(crate::EngineError::input("memories", e.to_string())))?;
+        Ok(crate::messages::fallback::fallback_block(&memories).map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
+    }
+
     /// The compaction triggers over a transcript, turn by turn (the demo's replay timeline).
     #[wasm_bindgen(js_name = replayTriggers, unchecked_return_type = "ReplayStep[]")]
     pub fn replay_triggers(

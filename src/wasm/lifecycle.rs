@@ -62,6 +62,12 @@ impl ContextEngine {
         Ok(ov_session_id(&self.inner.config.agent_id, &string_arg("sessionId", &session_id)?))
     }
 
+    /// Is this OpenViking session one of this agent's? (Parsed, never a string prefix.)
+    #[wasm_bindgen(js_name = ownsSession)]
+    pub fn owns_session(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Result<bool, JsValue> {
+        Ok(crate::session_map::owns_session(&self.inner.config.agent_id, &string_arg("ovSessionId", &ov_session_id)?))
+    }
+
     /// Writes one finished turn losslessly (OpenViking, or the durable outbox).
     #[wasm_bindgen(js_name = writeTurn, unchecked_return_type = "Promise<WriteOutcome>")]
     pub fn write_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite")] request: JsValue) -> Promise {
