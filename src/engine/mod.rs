@@ -42,6 +42,9 @@ pub struct Engine<H: Host> {
     /// Sessions whose outbox is being replayed: one replay at a time per session (two at once
     /// would both send the head entry).
     flushing: RefCell<std::collections::HashSet<String>>,
+    /// Per session, where the turn in progress opens, from its first `afterTurn` checkpoint
+    /// (see `after_turn`): the end-of-turn call is written whole from there.
+    turn_openings: RefCell<HashMap<String, usize>>,
 }
 
 impl<H: Host> Engine<H> {
@@ -53,6 +56,7 @@ impl<H: Host> Engine<H> {
             records: RefCell::new(HashMap::new()),
             warned: RefCell::new(Default::default()),
             flushing: RefCell::new(Default::default()),
+            turn_openings: RefCell::new(HashMap::new()),
         }
     }
 

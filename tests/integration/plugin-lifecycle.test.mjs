@@ -64,6 +64,38 @@ test("2026.8.1–9.2: commitTurn and afterTurn for the same turn write it once",
   assert.deepEqual(await userTexts("main--s8"), ["Let's go with Postgres 16 for billing"]);
 });
 
+const toolUse = (id) => ({ role: "assistant", content: [{ type: "toolCall", id, name: "exec", arguments: { command: "ls" } }], stopReason: "toolUse", timestamp: 1764000009100 });
+const toolResult = (id) => ({ role: "toolResult", toolCallId: id, toolName: "exec", content: [{ type: "text", text: "README.md" }], isError: false, timestamp: 1764000009200 });
+const liveMessages = async (ov) => (await client.sessionContext(ov, { tokenBudget: 1000000 })).messages ?? [];
+
+test("2026.9.2: the tool-loop afterTurn checkpoints write nothing; commitTurn stores the turn once", async () => {
+  const sessionKey = "agent:main:h92";
+  // as the real host calls it: afterTurn before each model call, then commitTurn with the
+  // transcript's copy of the turn (its user timestamp ~1 s off the live message's)
+  const live = user("List the files in the repo", 1764000009000);
+  await engine.afterTurn({ sessionId: "s92", sessionKey, messages: [live], prePromptMessageCount: 0, tokenBudget: 80000 });
+  await engine.afterTurn({ sessionId: "s92", sessionKey, messages: [live, toolUse("c92"), toolResult("c92")], prePromptMessageCount: 1, tokenBudget: 80000 });
+  const final = { ...answer("There is a README.md."), timestamp: 1764000009300 };
+  const transcript = [user("List the files in the repo", 1764000008050), toolUse("c92"), toolResult("c92"), final];
+  assert.deepEqual(await engine.commitTurn({ sessionId: "s92", sessionKey, advancementKey: "adv-92-1", messages: transcript }), { status: "committed" });
+  assert.deepEqual(await userTexts("main--s92"), ["List the files in the repo"]);
+  const tools = (await liveMessages("main--s92")).flatMap((m) => m.parts).filter((p) => p.type === "tool");
+  assert.equal(tools.length, 1, "the tool call stored once");
+});
+
+test("2026.7.35: a tool turn arriving as three afterTurn slices is stored whole, once", async () => {
+  const sessionKey = "agent:main:h735";
+  const u = user("What does the README say?", 1764000010000);
+  await engine.afterTurn({ sessionId: "s735", sessionKey, messages: [u], prePromptMessageCount: 0 });
+  await engine.afterTurn({ sessionId: "s735", sessionKey, messages: [u, toolUse("c735"), toolResult("c735")], prePromptMessageCount: 1 });
+  const done = [u, toolUse("c735"), toolResult("c735"), answer("It describes the engine.")];
+  await engine.afterTurn({ sessionId: "s735", sessionKey, messages: done, prePromptMessageCount: 3 });
+  const msgs = await liveMessages("main--s735");
+  assert.deepEqual(msgs.map((m) => m.role), ["user", "assistant"], "one turn: the user message and one assistant message");
+  const parts = msgs[1].parts.map((p) => p.type);
+  assert.ok(parts.includes("tool") && parts.includes("text"), `tool call and answer together: ${parts}`);
+});
+
 test("2026.4.x: afterTurn slices by prePromptMessageCount and never stores the injected pair", async () => {
   const sessionKey = "agent:main:old";
   const history = [user("I prefer dark mode in every editor", 1764000003000), answer("Dark mode noted.")];
