@@ -29,9 +29,10 @@ setup: setup-core
 	.ci/install-tools.sh openviking
 	.ci/install-tools.sh openclaw
 
-build: $(PKG) js-glue/$(PKG)
+build: setup-core $(PKG) js-glue/$(PKG)
 
-$(PKG): $(SOURCES)
+# (setup-core first: wasm-pack needs npm's wasm-opt, or it tries to download binaryen)
+$(PKG): $(SOURCES) | setup-core
 	wasm-pack build --release --target web --out-dir pkg --no-pack
 	@touch $(PKG)
 

@@ -21,14 +21,32 @@
 //! assert_eq!(out.messages.len(), 2); // memory_recall_auto call + result
 //! ```
 //!
+//! ## The lifecycle engine
+//! [`engine::Engine`] drives a turn over a [`host::Host`] (OpenViking calls, durable state
+//! and the outbox, time): `write_turn` (commitTurn), `after_turn` (afterTurn: checkpoints
+//! write nothing, a finished turn is written whole), `flush`, `run_commit` / `follow_task`
+//! (compaction as an OpenViking commit, followed to its checkpoint). Acknowledged means
+//! durably stored: in the outbox or in OpenViking (the invariant is on `write_turn`).
+//!
 //! ## Modules
 //! - [`config`] — every plugin key: defaults, bounds, env resolution, errors naming the key
 //! - [`tokens`] — token estimation for English, CJK and code
-//! - [`text`], [`sanitize`] — UTF-16-safe truncation; removing injected blocks from user text
+//! - [`text`], [`sanitize`] — UTF-16-safe truncation, lone surrogates; removing injected blocks
 //! - [`recall`] — query building, rerank, dedupe, budget, explain records
-//! - [`messages`] — AgentMessage helpers; the synthetic `memory_recall_auto` pair
-//! - [`auto_recall`] — one turn's automatic recall, end to end
-//! - `wasm` (wasm32 only) — the only code that touches wasm-bindgen
+//! - [`messages`] — AgentMessage helpers; the synthetic `memory_recall_auto` pair; the hook
+//!   fallback's block
+//! - [`auto_recall`], [`assemble`], [`assemble_turn`] — one turn's recall and composition
+//! - [`turn`], [`capture`], [`after_turn`] — TurnEnvelope and its OpenViking messages; what
+//!   counts toward the triggers; which part of an `afterTurn` call is a finished turn
+//! - [`triggers`], [`commit_guard`], [`checkpoint`], [`replay`] — when to compact, one commit
+//!   at a time, CompactCheckpoint, the triggers over a transcript
+//! - [`session_map`] — OpenViking session ids (injective) and agent isolation
+//! - [`expand`] — memory_expand's ranking of archived turns
+//! - [`engine`], [`host`] — the async lifecycle and the I/O it needs
+//! - [`time`], [`error`], [`input`] — ISO times from `now_ms`; the error type; field-aware input
+//! - `http` — the OpenViking protocol for the demo's live search (gloo-net on wasm32)
+//! - `wasm` (wasm32 only) — the exports and the JS-callback host; wasm-bindgen lives there
+//!   and in `http`'s wasm transport only
 
 pub mod after_turn;
 pub mod assemble;
