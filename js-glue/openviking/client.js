@@ -5,6 +5,7 @@
 
 import { CLIENT_CODES as C, OpenVikingError, makeRedactor } from "./errors.js";
 import { createTransport } from "./http.js";
+import { localServerGate } from "./local-server.js";
 
 export { OpenVikingError, CLIENT_CODES } from "./errors.js";
 export { resolveMemoryScopes, isWithinScope } from "./scopes.js";
@@ -46,9 +47,12 @@ function sleep(ms, signal) {
 
 /**
  * @param {{baseUrl: string, apiKey?: string, agentId: string, rootKey?: string, timeoutMs?: number,
- *          fetch?: typeof fetch}} options  rootKey: used by createAccount (else apiKey)
+ *          fetch?: typeof fetch, localServer?: boolean}} options  rootKey: used by createAccount (else apiKey)
+ *   localServer: baseUrl is the plugin's local-mode server; nothing (no API key, no turn) is sent
+ *   there until its answer was verified as OpenViking's (local-server.js). Without it the same
+ *   check applies once ensureLocalServer was asked for that origin in this process.
  */
-export function createClient({ baseUrl, apiKey, agentId, rootKey, timeoutMs = 30000, fetch = globalThis.fetch } = {}) {
+export function createClient({ baseUrl, apiKey, agentId, rootKey, timeoutMs = 30000, fetch = globalThis.fetch, localServer = false } = {}) {
   let base;
   try {
     base = new URL(baseUrl);
@@ -68,7 +72,8 @@ export function createClient({ baseUrl, apiKey, agentId, rootKey, timeoutMs = 30
   const redact = makeRedactor([apiKey, rootKey]);
   const baseHeaders = { "X-OpenViking-Agent": agentId };
   if (apiKey) baseHeaders["X-API-Key"] = apiKey;
-  const request = createTransport({ baseUrl: base, fetchImpl: fetch, timeoutMs, baseHeaders, redact });
+  const gate = () => localServerGate(base.origin, { managed: localServer === true });
+  const request = createTransport({ baseUrl: base, fetchImpl: fetch, timeoutMs, baseHeaders, redact, gate });
   const call = (opts) => ({ signal: opts?.signal, timeoutMs: opts?.timeoutMs });
   const S = (id) => `/api/v1/sessions/${seg("sessionId", id)}`;
 
@@ -76,8 +81,8 @@ export function createClient({ baseUrl, apiKey, agentId, rootKey, timeoutMs = 30
     baseUrl: base.href.replace(/\/+$/, ""),
     agentId,
 
-    /** GET /health — the bare health object (this endpoint has no envelope). */
-    health: (opts) => request("GET", "/health", { ...call(opts), envelope: false }),
+    /** GET /health — the bare health object (this endpoint has no envelope); sent without the key. */
+    health: (opts) => request("GET", "/health", { ...call(opts), envelope: false, auth: false }),
     systemStatus: (opts) => request("GET", "/api/v1/system/status", call(opts)),
 
     createSession: ({ sessionId, memoryPolicy, ...opts } = {}) =>
@@ -170,6 +175,9 @@ export function createClient({ baseUrl, apiKey, agentId, rootKey, timeoutMs = 30
 
     /** The directory entries [{name, uri, isDir, size, modTime, …}]. */
     ls: (uri, opts) => request("GET", "/api/v1/fs/ls", { ...call(opts), query: { uri, output: "original" } }),
+    /** {name, uri, isDir, size, modTime, …} of one file or folder; NOT_FOUND when there is none. */
+    stat: (uri, opts) => request("GET", "/api/v1/fs/stat", { ...call(opts), query: { uri } }),
+    /** {uri, estimated_deleted_count}; a uri with nothing behind it answers ok with count 0. */
     deleteUri: (uri, { recursive = false, ...opts } = {}) =>
       request("DELETE", "/api/v1/fs", { ...call(opts), query: { uri, recursive, wait: true } }),
 

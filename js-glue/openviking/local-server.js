@@ -1,11 +1,14 @@
 // local-server.js — start, reuse and stop a local `openviking-server` on 127.0.0.1:<port>.
-// ensureLocalServer() reuses a healthy server or spawns one detached (it outlives a CLI turn),
+// ensureLocalServer() reuses a healthy OpenViking or spawns one detached (it outlives a CLI turn),
 // recording it in <stateDir>/openviking-server.pid; a per-port O_EXCL lock file keeps two
 // concurrent callers from starting two servers. stopLocalServer() only stops the server that
 // pid file names, and only while that pid is still openviking-server on the recorded port.
+// "Healthy OpenViking" is checked without any credential (inspectPort): anything else on the
+// port is an impostor — an error, never reused, no server spawned over it — and
+// localServerGate() keeps the client from sending it the API key or a turn.
 
 import { spawn } from "node:child_process";
-import { accessSync, closeSync, constants, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { isOpenVikingServer, pidAlive, processGroup, processStartTicks } from "./proc.js";
 import { tryLock } from "./lock.js";
@@ -47,16 +50,185 @@ export function resolveServerBin(serverBin, env = process.env) {
   throw new Error("openviking-server not found: pass serverBin, set OPENVIKING_SERVER_BIN, or put it on PATH");
 }
 
-/** True when GET /health on the port answers like OpenViking and reports healthy. */
-export async function probeHealth(port, timeoutMs = 2000) {
-  try {
-    const res = await fetch(`http://${HOST}:${port}/health`, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual" });
-    if (res.status !== 200) return false;
-    const body = await res.json();
-    return body?.healthy === true || (body?.status === "ok" && typeof body?.version === "string");
-  } catch {
-    return false;
+// ---- is it really OpenViking? -------------------------------------------------------------
+// Before the plugin sends anything with the API key (or a turn) to 127.0.0.1:<port> in local
+// mode, the answer on the port must be OpenViking's: GET /health (no key sent) answering 200
+// with OpenViking 0.5's health document, and on Linux the listening socket owned by this
+// user. Anything else on the port is an impostor: a clear error, never used, never sent the key.
+
+const SEMVER = /^\d+\.\d+(\.\d+)?([-+.][0-9A-Za-z.+-]*)?$/;
+
+/** Why a keyless GET /health answer is not OpenViking 0.5's, or null when it is. OpenViking
+ *  0.5.2 answers {status:"ok", healthy:true, version:"0.5.2", auth_mode:"api_key"} (auth_mode
+ *  is left out when the server cannot read its config; with a key it adds account_id, user_id,
+ *  role — the probe never sends one). */
+export function healthProblem(status, contentType, body) {
+  if (status !== 200) return `GET /health answered HTTP ${status}`;
+  if (!/^application\/json\b/i.test(contentType ?? "")) return `GET /health answered ${contentType ? shown(contentType) : "no content type"}, not JSON`;
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return "GET /health did not answer a JSON object";
+  if (body.status !== "ok") return `GET /health status is ${shown(body.status)}, not "ok"`;
+  if (body.healthy !== true) return "GET /health does not report healthy: true";
+  if (typeof body.version !== "string" || !SEMVER.test(body.version)) return "GET /health has no OpenViking version";
+  for (const k of ["auth_mode", "account_id", "user_id", "role"]) {
+    if (k in body && body[k] !== null && typeof body[k] !== "string") return `GET /health has a malformed ${k}`;
   }
+  return null;
+}
+
+/** Why a keyless GET /api/v1/system/status answer is not OpenViking's envelope, or null. With
+ *  API keys on, 0.5.2 answers 401 {status:"error", result:null, error:{code:"UNAUTHENTICATED",
+ *  message}, telemetry, profile}; in dev mode 200 {status:"ok", result:{initialized, user}, …}. */
+export function statusProblem(status, body) {
+  const what = "GET /api/v1/system/status (sent without a key)";
+  if (body === null || typeof body !== "object" || Array.isArray(body)) return `${what} did not answer OpenViking's JSON envelope`;
+  if (!("result" in body) || !("error" in body)) return `${what} did not answer OpenViking's {status, result, error} envelope`;
+  if (status === 200 && body.status === "ok" && body.result && typeof body.result.initialized === "boolean") return null;
+  if ((status === 401 || status === 403) && body.status === "error" && typeof body.error?.code === "string") return null;
+  return `${what} answered HTTP ${status} with status ${shown(body.status)}, not OpenViking's`;
+}
+
+// /proc/net/tcp{,6} local addresses that a connection to 127.0.0.1 can reach
+const V4_REACH = new Set(["0100007F", "00000000"]); // 127.0.0.1, 0.0.0.0
+const V6_REACH = new Set(["0000000000000000FFFF00000100007F", "00000000000000000000000000000000"]); // ::ffff:127.0.0.1, ::
+
+/** Linux: the uids owning the TCP listeners that 127.0.0.1:<port> reaches (IPv4 ones, else
+ *  dual-stack IPv6 ones), or null when /proc/net is not readable. */
+export function listenerUids(port) {
+  const found = { v4: [], v6: [] };
+  let read = false;
+  for (const [file, reach, out] of [["/proc/net/tcp", V4_REACH, found.v4], ["/proc/net/tcp6", V6_REACH, found.v6]]) {
+    let text;
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    read = true;
+    for (const line of text.split("\n").slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f.length < 8 || f[3] !== "0A") continue; // 0A = LISTEN
+      const [addr, hexPort] = f[1].split(":");
+      if (parseInt(hexPort, 16) !== port || !reach.has(addr?.toUpperCase())) continue;
+      out.push(Number(f[7]));
+    }
+  }
+  if (!read) return null;
+  return found.v4.length ? found.v4 : found.v6;
+}
+
+/** A value from an untrusted answer, short enough for a log line. */
+const shown = (v) => {
+  const t = JSON.stringify(v) ?? String(v);
+  return t.length > 60 ? `${t.slice(0, 60)}…` : t;
+};
+
+/**
+ * What answers on 127.0.0.1:<port>, without sending any credential:
+ *   {state:"openviking", health} — OpenViking's health answer, from a listener of this user;
+ *   {state:"absent", reason}     — nothing answers (refused, no answer in time);
+ *   {state:"impostor", reason}   — something answers that is not (this user's) OpenViking.
+ */
+export async function inspectPort(port, timeoutMs = 2000) {
+  const myUid = typeof process.getuid === "function" ? process.getuid() : null;
+  const ownerProblem = () => {
+    if (myUid === null) return null;
+    const uids = listenerUids(port);
+    const foreign = uids?.find((u) => u !== myUid);
+    return foreign === undefined ? null : `the listener on ${HOST}:${port} belongs to uid ${foreign}, not to this user (uid ${myUid})`;
+  };
+  const get = async (path) => {
+    // the probe carries no API key: nothing secret goes out before the answer is judged
+    const res = await fetch(`http://${HOST}:${port}${path}`, { signal: AbortSignal.timeout(timeoutMs), redirect: "manual", headers: { Accept: "application/json" } });
+    let body;
+    try {
+      body = JSON.parse(await res.text());
+    } catch {
+      body = undefined;
+    }
+    return { status: res.status, contentType: res.headers.get("content-type"), body };
+  };
+  let health;
+  try {
+    health = await get("/health");
+  } catch (err) {
+    const owner = ownerProblem();
+    if (owner) return { state: "impostor", reason: owner };
+    const why = err?.name === "TimeoutError" ? `no answer within ${timeoutMs} ms` : (err?.cause?.code ?? err?.cause?.message ?? err?.name ?? "unreachable");
+    return { state: "absent", reason: why };
+  }
+  const problem = healthProblem(health.status, health.contentType, health.body) ?? ownerProblem();
+  if (problem) return { state: "impostor", reason: problem };
+  let status;
+  try {
+    status = await get("/api/v1/system/status");
+  } catch (err) {
+    return { state: "impostor", reason: `GET /api/v1/system/status got no answer (${err?.cause?.code ?? err?.name})` };
+  }
+  const envelope = statusProblem(status.status, status.body);
+  if (envelope) return { state: "impostor", reason: envelope };
+  return { state: "openviking", health: health.body };
+}
+
+/** True when GET /health on the port answers as OpenViking does and reports healthy (and, on
+ *  Linux, the port is this user's). */
+export async function probeHealth(port, timeoutMs = 2000) {
+  return (await inspectPort(port, timeoutMs)).state === "openviking";
+}
+
+// Local servers this process manages (ensureLocalServer was asked for them), by origin, with
+// the last verdict on what answers there. On globalThis: the plugin module may be loaded twice.
+const REGISTRY = Symbol.for("openviking-context-engine.local-servers");
+const registry = () => (globalThis[REGISTRY] ??= new Map());
+const VERIFIED_FOR_MS = 30000; // a good verdict is re-checked after this (the port may change hands)
+const REFUSED_FOR_MS = 2000; // a bad one sooner (the impostor may be gone, our server up)
+
+function originOf(port) {
+  return `http://${HOST}:${port}`;
+}
+
+function entryFor(port) {
+  const origin = originOf(port);
+  let entry = registry().get(origin);
+  if (!entry) registry().set(origin, (entry = { port, verdict: null, at: 0, pending: null }));
+  return entry;
+}
+
+/** A fresh look at the port (callers at the same moment share one), recorded for the gate. */
+function inspectAndRecord(port) {
+  const entry = entryFor(port);
+  entry.pending ??= inspectPort(port).then((verdict) => {
+    Object.assign(entry, { verdict, at: Date.now(), pending: null });
+    return verdict;
+  });
+  return entry.pending;
+}
+
+/**
+ * For the OpenViking client, before a request that carries the API key. Resolves to null when
+ * `origin` is not a local server of this process (nothing to check: remote mode), else to
+ * {ok:true} or {ok:false, reason}: the key may only go out on ok. `managed` makes an origin
+ * local even before ensureLocalServer ran in this process.
+ */
+export async function localServerGate(origin, { managed = false } = {}) {
+  let entry = registry().get(origin);
+  if (!entry) {
+    if (!managed) return null;
+    const m = /^http:\/\/127\.0\.0\.1:(\d{1,5})$/.exec(origin);
+    if (!m) return { ok: false, reason: `${origin} is not a local server address` };
+    entry = entryFor(Number(m[1]));
+  }
+  const v0 = entry.verdict;
+  const fresh = v0 && Date.now() - entry.at < (v0.state === "openviking" ? VERIFIED_FOR_MS : REFUSED_FOR_MS);
+  const v = fresh ? v0 : await inspectAndRecord(entry.port);
+  if (v.state === "openviking") return { ok: true };
+  return { ok: false, reason: v.state === "impostor" ? `not OpenViking: ${v.reason}` : `no OpenViking answers (${v.reason})` };
+}
+
+function impostorError(port, reason) {
+  return new Error(
+    `something that is not OpenViking answers on ${HOST}:${port} (${reason}); it is not used and is sent no API key or turns — ` +
+      `stop it or choose another port (the plugin's "port"), then the local server starts`,
+  );
 }
 
 export function readPidFile(stateDir) {
@@ -66,6 +238,21 @@ export function readPidFile(stateDir) {
   } catch {
     return null;
   }
+}
+
+/** A state dir made by an older version may be 0755: make it (and the files this module keeps
+ *  there) private. Never fails: a warning at most. */
+function tightenDir(stateDir, log) {
+  const problems = [];
+  for (const [p, want] of [[stateDir, 0o700], [join(stateDir, PID_FILE), 0o600], [join(stateDir, LOG_FILE), 0o600]]) {
+    try {
+      const st = lstatSync(p);
+      if (!st.isSymbolicLink() && (st.mode & 0o777) !== want) chmodSync(p, want);
+    } catch (err) {
+      if (err.code !== "ENOENT") problems.push(`${p}: ${err.code ?? err.message}`);
+    }
+  }
+  if (problems.length) log.warn(`openviking-server: could not make the state dir private: ${problems.join("; ")}`);
 }
 
 function writePidFile(stateDir, info) {
@@ -129,10 +316,15 @@ function serverEnv(extra) {
   return env;
 }
 
-async function spawnAndWait({ port, configPath, stateDir, serverBin, env, deadline, log }) {
+async function spawnAndWait({ port, configPath, stateDir, serverBin, env, deadline, log, usable }) {
   const bin = resolveServerBin(serverBin);
   const logPath = join(stateDir, LOG_FILE);
   const fd = openSync(logPath, "a", 0o600);
+  try {
+    fchmodSync(fd, 0o600); // a log left by an older version may be 0644
+  } catch {
+    /* not ours to change: the server still logs there */
+  }
   let child;
   try {
     child = spawn(bin, ["--config", configPath, "--host", HOST, "--port", String(port)], {
@@ -153,10 +345,11 @@ async function spawnAndWait({ port, configPath, stateDir, serverBin, env, deadli
   for (;;) {
     if (exited) {
       removePidFile(stateDir, pid);
-      if (await probeHealth(port)) return { started: false, pid: null }; // someone else's server won the port
+      if (await usable()) return { started: false, pid: null }; // someone else's server won the port (an impostor throws)
       throw new Error(`openviking-server exited (${JSON.stringify(exited)}) before /health answered; see ${logPath}`);
     }
-    if (await probeHealth(port)) return { started: true, pid };
+    const v = await inspectAndRecord(port);
+    if (v.state === "openviking") return { started: true, pid };
     if (Date.now() > deadline) {
       await terminate(pid, 5000);
       removePidFile(stateDir, pid);
@@ -179,32 +372,44 @@ export async function ensureLocalServer({ port, configPath, stateDir, serverBin,
   const baseUrl = `http://${HOST}:${port}`;
   const deadline = Date.now() + startTimeoutMs;
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
+  tightenDir(stateDir, logger);
+  entryFor(port); // from now on the client checks this origin before it sends the key
   const reuse = () => ({ started: false, pid: ownedPid(stateDir, port), baseUrl });
+  /** "openviking" → reuse; "impostor" → throw (never use it); "absent" → false. */
+  const usable = async () => {
+    const v = await inspectAndRecord(port);
+    if (v.state === "impostor") {
+      const err = impostorError(port, v.reason);
+      logger.warn(`openviking-server: ${err.message}`);
+      throw err;
+    }
+    return v.state === "openviking";
+  };
 
-  if (await probeHealth(port)) return reuse();
+  if (await usable()) return reuse();
   const lockPath = join(stateDir, `openviking-server.${port}.lock`);
   for (;;) {
     const lock = tryLock(lockPath, { staleMs: startTimeoutMs + 15000, meta: { port } });
     if (lock) {
       try {
-        if (await probeHealth(port)) return reuse(); // the previous holder finished starting it
+        if (await usable()) return reuse(); // the previous holder finished starting it
         const known = readPidFile(stateDir);
         if (known && isOurs(known)) {
           if (known.port !== port) throw new Error(`${stateDir} already manages openviking-server pid ${known.pid} on port ${known.port}`);
           logger.warn(`openviking-server pid ${known.pid} runs but is not healthy yet; waiting`);
           while (Date.now() < deadline) {
-            if (await probeHealth(port)) return reuse();
+            if (await usable()) return reuse();
             await sleep(POLL_MS);
           }
           throw new Error(`openviking-server pid ${known.pid} on port ${port} is running but not healthy`);
         }
-        const r = await spawnAndWait({ port, configPath, stateDir, serverBin, env, deadline, log: logger });
+        const r = await spawnAndWait({ port, configPath, stateDir, serverBin, env, deadline, log: logger, usable });
         return r.started ? { ...r, baseUrl } : reuse();
       } finally {
         lock.release();
       }
     }
-    if (await probeHealth(port)) return reuse();
+    if (await usable()) return reuse();
     if (Date.now() > deadline) throw new Error(`timed out waiting for another process to start openviking-server on port ${port}`);
     await sleep(POLL_MS);
   }

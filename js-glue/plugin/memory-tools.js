@@ -68,16 +68,81 @@ export function memoryStoreTool(runtime, toolContext) {
   };
 }
 
+/**
+ * Why `uri` cannot be handed to a delete (an error text naming `field`), or null. It must be
+ * the uri exactly as OpenViking lists it (what memory_recall shows): nothing that a URL parser
+ * or the server could read as another uri — no percent-escapes (%2F, %2E, …), no "." or ".."
+ * segments, no empty segments ("//", a trailing "/": the server collapses them), no
+ * backslashes, queries, fragments, control or invisible characters, no outer spaces, and no
+ * look-alike characters that Unicode normalisation (NFKC) turns into a dot, slash, backslash or
+ * percent sign ("．", "․", "／", "％"…). Other non-ASCII text (CJK, fullwidth "：") stays: the
+ * server names memory files after their topics.
+ */
+export function uriProblem(field, uri, { trailingSlash = false } = {}) {
+  if (typeof uri !== "string" || !uri) return `${field}: must be a non-empty viking:// uri`;
+  if (uri.length > 4096) return `${field}: longer than 4096 characters`;
+  if (!uri.startsWith("viking://")) return `${field}: must start with viking://`;
+  if (/%[0-9A-Fa-f]{2}/.test(uri)) return `${field}: percent-encoded characters (such as %2F or %2E) are not allowed; give the uri exactly as memory_recall lists it`;
+  if (uri.includes("\\")) return `${field}: backslashes are not allowed`;
+  if (/[?#]/.test(uri)) return `${field}: a query (?) or fragment (#) is not allowed`;
+  if (/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(uri)) return `${field}: control or invisible characters are not allowed`;
+  if (uri.trim() !== uri) return `${field}: leading or trailing spaces are not allowed`;
+  const lookAlike = [...uri].find((c) => c > "\x7f" && /[./\\%?#]|^$/.test(c.normalize("NFKC")));
+  if (lookAlike) {
+    return `${field}: "${lookAlike}" (U+${lookAlike.codePointAt(0).toString(16).toUpperCase().padStart(4, "0")}) normalises to "${lookAlike.normalize("NFKC")}"; look-alike dots, slashes or percent signs are not allowed — give the uri exactly as memory_recall lists it`;
+  }
+  const segs = uri.slice("viking://".length).split("/");
+  if (trailingSlash && segs.length > 1 && segs.at(-1) === "") segs.pop();
+  if (segs.some((sg) => sg === "")) return `${field}: empty path segments ("//" or a trailing "/") are not allowed`;
+  if (segs.some((sg) => /^\.+$/.test(sg))) return `${field}: "." and ".." segments are not allowed`;
+  return null;
+}
+
+const isNotFound = (err) => err?.code === "NOT_FOUND" || err?.status === 404;
+
+/**
+ * Delete one memory file and report only what the server really deleted: it must exist before
+ * (fs/stat), the delete must count it, and it must be gone after. Resolves to the tool's
+ * document, or {problem} for a uri the caller must change.
+ */
+async function verifiedDelete(agent, uri) {
+  let before;
+  try {
+    before = await agent.client.stat(uri);
+  } catch (err) {
+    if (isNotFound(err)) return { deleted: [], notFound: [uri], reason: "OpenViking has no memory at this uri; nothing was deleted" };
+    throw err;
+  }
+  if (before?.isDir) return { problem: "uri: names a folder, not a memory; give one memory's uri" };
+  if (typeof before?.uri === "string" && before.uri !== uri) return { problem: `uri: OpenViking reads it as ${before.uri}; give that uri` };
+  const res = await agent.client.deleteUri(uri);
+  forgetSearch(agent);
+  const count = res?.estimated_deleted_count;
+  let stillThere;
+  try {
+    await agent.client.stat(uri);
+    stillThere = true;
+  } catch (err) {
+    if (!isNotFound(err)) {
+      return { deleted: [], unverified: [uri], reason: `OpenViking accepted the delete, but whether it is gone could not be checked: ${err.message}` };
+    }
+    stillThere = false;
+  }
+  if (stillThere) return { deleted: [], notDeleted: [uri], reason: "OpenViking still has this memory after the delete" };
+  if (typeof count === "number" && count < 1) return { deleted: [], notFound: [uri], reason: "OpenViking deleted nothing (the memory was already gone)" };
+  return { deleted: [uri] };
+}
+
 export function memoryForgetTool(runtime, toolContext) {
   return {
     name: "memory_forget",
     label: "Forget",
-    description: "Delete a wrong or unwanted memory: by its uri, or by a query (deletes only a single clear match, otherwise lists candidates).",
+    description: "Delete a wrong or unwanted memory: by its uri, or by a query (deletes only a single clear match, otherwise lists candidates). Reports only what OpenViking really deleted.",
     parameters: {
       type: "object",
       additionalProperties: false,
       properties: {
-        uri: { type: "string", description: "The memory's viking:// uri." },
+        uri: { type: "string", description: "The memory's viking:// uri, exactly as memory_recall lists it." },
         query: { type: "string", description: "What the memory says." },
         limit: { type: "integer", minimum: 1, maximum: 20 },
         scoreThreshold: { type: "number", minimum: 0, maximum: 1 },
@@ -87,7 +152,16 @@ export function memoryForgetTool(runtime, toolContext) {
     async execute(_id, params) {
       const bad = unknownKeys(params, ["uri", "query", "limit", "scoreThreshold", "targetUri"]);
       if (bad) return fail(bad);
-      if (!params.uri && !(typeof params.query === "string" && params.query.trim())) return fail("uri: give a uri or a query");
+      if (params.uri === "" && typeof params.query === "string" && params.query.trim()) params = { ...params, uri: undefined };
+      if (params.uri === undefined && !(typeof params.query === "string" && params.query.trim())) return fail("uri: give a uri or a query");
+      if (params.uri !== undefined) {
+        const problem = uriProblem("uri", params.uri);
+        if (problem) return fail(problem);
+      }
+      if (params.targetUri !== undefined) {
+        const problem = uriProblem("targetUri", params.targetUri, { trailingSlash: true });
+        if (problem) return fail(problem);
+      }
       try {
         const agent = runtime.agent(toolContext?.sessionKey);
         const s = await scopes(runtime, agent);
@@ -95,22 +169,20 @@ export function memoryForgetTool(runtime, toolContext) {
         if (params.targetUri !== undefined && !own.some((sc) => isWithinScope(params.targetUri, sc))) {
           return fail("targetUri: must be within your own memory scopes");
         }
-        if (params.uri) {
-          if (typeof params.uri !== "string" || !own.some((sc) => isWithinScope(params.uri, sc)) || own.includes(params.uri.replace(/\/+$/, ""))) {
+        if (params.uri !== undefined) {
+          if (!own.some((sc) => isWithinScope(params.uri, sc)) || own.includes(params.uri)) {
             return fail("uri: only a memory inside your own memory scopes can be deleted");
           }
-          await agent.client.deleteUri(params.uri);
-          forgetSearch(agent);
-          return result({ deleted: [params.uri] });
+          const out = await verifiedDelete(agent, params.uri);
+          return out.problem ? fail(out.problem) : result(out);
         }
         const found = await agent.client.find({ query: params.query, targetUri: params.targetUri ?? s.userMemories, limit: params.limit ?? 5, scoreThreshold: params.scoreThreshold ?? 0 });
         const candidates = (found.memories ?? [])
-          .filter((m) => m.level === 2 && own.some((sc) => isWithinScope(m.uri, sc)))
+          .filter((m) => m.level === 2 && typeof m.uri === "string" && !uriProblem("uri", m.uri) && own.some((sc) => isWithinScope(m.uri, sc)) && !own.includes(m.uri))
           .map((m) => ({ uri: m.uri, abstract: m.abstract, score: m.score }));
         if (candidates.length === 1 && candidates[0].score >= 0.85) {
-          await agent.client.deleteUri(candidates[0].uri);
-          forgetSearch(agent);
-          return result({ deleted: [candidates[0].uri] });
+          const out = await verifiedDelete(agent, candidates[0].uri);
+          return result(out.problem ? { deleted: [], candidates, reason: out.problem.replace(/^uri: /, "") } : out);
         }
         return result({ deleted: [], candidates, note: "No single clear match; call memory_forget with the uri to delete one." });
       } catch (err) {
@@ -120,13 +192,12 @@ export function memoryForgetTool(runtime, toolContext) {
   };
 }
 
-/** This agent's OpenViking session id prefix ("<agent>--"). */
-const sessionPrefix = (agent) => agent.engine.ovSessionId("x").slice(0, -1);
 
 /** The checkpoint (from this agent's local session records) that extracted `memoryUri`. */
 async function checkpointOfMemory(runtime, agent, memoryUri) {
-  const keys = await runtime.store.listStateKeys(`session/${sessionPrefix(agent)}`);
+  const keys = await runtime.store.listStateKeys("session/");
   for (const key of keys) {
+    if (!agent.engine.ownsSession(key.slice("session/".length))) continue; // the engine decides
     const rec = await runtime.store.loadState(key);
     for (const c of rec?.checkpoints?.checkpoints ?? []) {
       if ((c.extracted_memory_uris ?? []).includes(memoryUri)) return c;
@@ -171,7 +242,7 @@ export function memoryExpandTool(runtime, toolContext) {
           archiveId = checkpoint.archive_uri.split("/").pop();
         } else {
           sessionId = target.session_id;
-          if (!sessionId.startsWith(sessionPrefix(agent))) return fail("summaryOrMemoryUri: not one of your own sessions");
+          if (!agent.engine.ownsSession(sessionId)) return fail("summaryOrMemoryUri: not one of your own sessions");
           const rec = await agent.engine.record(sessionId);
           const cps = rec?.checkpoints?.checkpoints ?? [];
           archiveId = target.kind === "archive" ? target.archive_id : cps.at(-1)?.archive_uri.split("/").pop();

@@ -76,7 +76,8 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     const agentId = agentIdFor(sessionKey);
     let a = agents.get(agentId);
     if (a) return a;
-    const client = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey || undefined, agentId, timeoutMs: config.timeoutMs });
+    // local mode: the client checks the port is really OpenViking before any key leaves
+    const client = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey || undefined, agentId, timeoutMs: config.timeoutMs, localServer: config.mode === "local" });
     const host = createEngineHost({ client, store, logger: { warn: (m) => logger.warn(m) } });
     const engine = new wasm.ContextEngine({ ...rawConfig, agentId }, process.env, host);
     a = { agentId, client, engine, userId: null };

@@ -192,7 +192,7 @@ function recorder(answer = () => ({ status: "ok", result: { ok: true } })) {
   return { calls, fetchImpl };
 }
 
-test("every method sends X-API-Key and X-OpenViking-Agent; clients share no state", async () => {
+test("every method sends X-API-Key (but GET /health, which needs none) and X-OpenViking-Agent; clients share no state", async () => {
   const r = recorder((call) => (call.path.endsWith("/health") ? { status: "ok", healthy: true }
     : call.path.includes("/tasks/") ? { status: "ok", result: { status: "completed" } }
       : call.path.endsWith("/api/v1/content/read") ? { status: "ok", result: '{"a":1}' } : { status: "ok", result: {} }));
@@ -204,20 +204,21 @@ test("every method sends X-API-Key and X-OpenViking-Agent; clients share no stat
     c.getTask("t"), c.waitTask("t"), c.sessionContext("s", { tokenBudget: 10 }), c.getArchive("s", "archive_001"),
     c.find({ query: "q", targetUri: "viking://user/u/memories", limit: 3, scoreThreshold: 0.1 }), c.readContent(u),
     c.readJson(u), c.writeContent({ uri: u, content: "{}", mode: "create", wait: true }), c.ls("viking://user/u/"),
-    c.deleteUri(u), c.deleteSession("s"), c.createAccount({ accountId: "x", adminUserId: "y" })];
+    c.deleteUri(u), c.deleteSession("s"), c.createAccount({ accountId: "x", adminUserId: "y" }), c.stat(u)];
   const results = await Promise.all([...all(a), ...all(b)]);
   assert.deepEqual(results[13], { a: 1 }); // readJson parsed the string
-  assert.equal(r.calls.length, 38);
+  assert.equal(r.calls.length, 40);
   for (const call of r.calls) {
     assert.ok(call.path.startsWith("/ov/"), call.path);
     const agent = call.headers["X-OpenViking-Agent"];
     assert.ok(agent === "agent-a" || agent === "agent-b");
-    assert.equal(call.headers["X-API-Key"], agent === "agent-a" ? KEY : "other-key-123", call.path);
+    assert.equal(call.headers["X-API-Key"], call.path === "/ov/health" ? undefined : agent === "agent-a" ? KEY : "other-key-123", call.path);
   }
   const find = r.calls.find((c) => c.path.endsWith("/search/find"));
   assert.deepEqual(find.body, { query: "q", target_uri: "viking://user/u/memories", limit: 3, score_threshold: 0.1 });
   const del = r.calls.find((c) => c.method === "DELETE" && c.path === "/ov/api/v1/fs");
   assert.deepEqual(del.query, { uri: u, recursive: "false", wait: "true" });
+  assert.deepEqual(r.calls.find((c) => c.path === "/ov/api/v1/fs/stat").query, { uri: u });
   assert.deepEqual(r.calls.find((c) => c.path.endsWith("/context")).query, { token_budget: "10" });
   assert.deepEqual(r.calls.find((c) => c.path === "/ov/api/v1/sessions/s" && c.method === "GET").query, { auto_create: "true" });
 });
