@@ -201,6 +201,20 @@ test("memory_expand goes from a summary's archive, and from an extracted memory,
   assert.match((await expand.execute("e4", {})).content[0].text, /^summaryOrMemoryUri:/);
 });
 
+test("memory_expand: agent main never reads the archive of look-alike agent main-", async () => {
+  const keyOf = (agent) => `agent:${agent}:exp`;
+  await engine.commitTurn({ sessionId: "sx", sessionKey: keyOf("main-"), advancementKey: "la-0", messages: [user("main- decided the vault code is 4711", 1764000019000), answer("Noted.")] });
+  const c = await engine.compact({ sessionId: "sx", sessionKey: keyOf("main-"), force: true });
+  assert.equal(c.compacted, true);
+  const archiveUri = c.result.details.checkpoint?.archive_uri ?? `viking://user/${h.env.userId}/sessions/_main_2d--sx/history/archive_001`;
+  assert.match(archiveUri, /\/sessions\/_main_2d--sx\//, "main-'s session id is not main's prefix plus a dash");
+  const own = JSON.parse((await tools.memory_expand({ sessionKey: keyOf("main-") }).execute("l1", { summaryOrMemoryUri: archiveUri })).content[0].text);
+  assert.ok(own.excerpts.some((e) => /4711/.test(e.text)), "main- reads its own archive");
+  const theirs = await tools.memory_expand({ sessionKey: keyOf("main") }).execute("l2", { summaryOrMemoryUri: archiveUri });
+  assert.equal(theirs.isError, true);
+  assert.ok(!JSON.stringify(theirs).includes("4711"));
+});
+
 test("the stable profile reaches the model through the recall pair", async () => {
   const uri = `viking://user/${h.env.userId}/memories/profile.md`;
   await client.writeContent({ uri, content: "Alice is a backend engineer in Berlin who writes Rust and TypeScript.", mode: "replace", wait: true });

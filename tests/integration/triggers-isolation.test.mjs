@@ -88,3 +88,26 @@ test("two agents with one user key: the server shows both, the engine touches on
   const betaMeta = await b.client.getSession("beta--shared-name");
   assert.equal(betaMeta.message_count, 2, "beta's session untouched");
 });
+
+test("look-alike agents main, main- and main--x on one server: none owns another's sessions", async () => {
+  const agents = {};
+  for (const id of ["main", "main-", "main--x"]) {
+    agents[id] = await engineWith(id, {});
+    await agents[id].e.writeTurn({ sessionId: "s", advancementKey: `${id}-1`, messages: turn(`${id} decided something private`) });
+  }
+  const ids = Object.fromEntries(Object.entries(agents).map(([id, a]) => [id, a.e.ovSessionId("s")]));
+  assert.equal(new Set(Object.values(ids)).size, 3, `distinct session ids: ${JSON.stringify(ids)}`);
+  for (const [id, a] of Object.entries(agents)) {
+    for (const [other, ov] of Object.entries(ids)) {
+      assert.equal(a.e.ownsSession(ov), id === other, `${id} owns ${ov}?`);
+      if (id === other) continue;
+      for (const call of [() => a.e.record(ov), () => a.e.flush(ov), () => a.e.runCommit({ ovSessionId: ov, forced: true }), () => a.e.followTask(ov, 0)]) {
+        await assert.rejects(call(), (err) => err.code === "INVALID_INPUT", `${id} on ${ov}`);
+      }
+    }
+    // and each one's session holds only its own turn
+    const ctx = await a.client.sessionContext(ids[id], { tokenBudget: 100000 });
+    const texts = (ctx.messages ?? []).filter((m) => m.role === "user").map((m) => m.parts.find((p) => p.type === "text")?.text);
+    assert.deepEqual(texts, [`${id} decided something private`]);
+  }
+});
