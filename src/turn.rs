@@ -390,4 +390,12 @@ mod tests {
         let err = build_envelope(&[json!({"role": "user", "content": "x"}), json!({"role": 5})], meta()).unwrap_err();
         assert_eq!(err.field.as_deref(), Some("messages[1].role"));
     }
+
+    #[test]
+    fn a_user_mentioning_the_tag_is_stored_whole() {
+        let said = "How does the <relevant-memories> tag work, and why is it stripped?";
+        let env = build_envelope(&[json!({"role": "user", "content": said})], meta()).unwrap();
+        let texts: Vec<&str> = env.parts.iter().filter_map(|p| match p { Part::Text { text, .. } => Some(text.as_str()), _ => None }).collect();
+        assert_eq!(texts, [said]);
+    }
 }
