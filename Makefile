@@ -10,7 +10,7 @@ export GECKODRIVER := $(HOME)/.cargo/bin/geckodriver
 PKG := pkg/openviking_context_engine_bg.wasm
 SOURCES := $(shell find src -name '*.rs') Cargo.toml Cargo.lock
 
-.PHONY: run test setup setup-core build test-rust test-wasm test-js bench clean
+.PHONY: run test setup setup-core build test-rust test-wasm test-js bench fuzz clean
 
 PORT ?= 8787
 
@@ -41,10 +41,17 @@ js-glue/$(PKG): $(PKG)
 	rm -rf js-glue/pkg && mkdir -p js-glue/pkg && cp pkg/*.js pkg/*.wasm pkg/*.d.ts js-glue/pkg/
 
 bench: setup-core build
+	.ci/install-tools.sh openviking
 	cargo bench --bench recall
 	node tests/bench/recall-wasm.mjs
 	node tests/bench/tokens.mjs
 	node tests/bench/write-path.mjs
+	CRASH_TURNS=1000 CRASH_KILLS=60 CRASH_RESTARTS=6 node --test tests/integration/crash-kill.test.mjs
+	$(MAKE) fuzz
+
+# the long fuzz run of the wasm package (the test command runs a shorter one)
+fuzz: setup-core build
+	node tests/fuzz/fuzz.mjs --calls 1000000
 
 clean:
 	rm -rf pkg target
