@@ -15,7 +15,7 @@
 //! - After a compaction the summary's "Current State" and "Open Issues" sections are carried
 //!   as active instructions in the system prompt addition (design §3.4 item 6).
 
-use crate::messages::synthetic::is_synthetic;
+use crate::messages::synthetic::strip_synthetic;
 use crate::messages::{estimate_message_tokens, role, text_of};
 use crate::tokens::estimate_tokens;
 use serde::Serialize;
@@ -171,7 +171,7 @@ pub fn active_instructions(summary: &str) -> Option<String> {
 
 pub fn compose(input: ComposeInput) -> Composition {
     let ComposeInput { messages, prompt, token_budget, recall_pair, summaries, next_sequence, recent_raw_turn_count, now_ms } = input;
-    let cleaned: Vec<Value> = messages.into_iter().filter(|m| !is_synthetic(m) && !is_summary_message(m)).collect();
+    let cleaned: Vec<Value> = strip_synthetic(messages).into_iter().filter(|m| !is_summary_message(m)).collect();
     let mut turns = split_turns(cleaned);
     // Without a separate prompt, the last turn is the current one (older hosts).
     let current: Vec<Value> = if prompt.is_none() && turns.last().is_some_and(|t| t.first().is_some_and(|m| role(m) == Some("user"))) {

@@ -9,7 +9,7 @@
 //! `meta` parts (kind, mime type, size — not the bytes). Field names are stable.
 
 use crate::error::{EngineError, Result};
-use crate::messages::synthetic::is_synthetic;
+use crate::messages::synthetic::without_synthetic;
 use crate::messages::{role, text_of};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -160,12 +160,12 @@ pub fn build_envelope(messages: &[Value], meta: TurnMeta) -> Result<TurnEnvelope
     let mut opener: Option<Role> = None;
     let mut injected_removed = false;
     for (i, m) in messages.iter().enumerate() {
-        let r = role_of(m).ok_or_else(|| {
-            EngineError::input(format!("messages[{i}].role"), "expected user, assistant, toolResult or system")
-        })?;
-        if is_synthetic(m) {
-            continue;
-        }
+        role_of(m).ok_or_else(|| EngineError::input(format!("messages[{i}].role"), "expected user, assistant, toolResult or system"))?;
+    }
+    // the synthetic recall pairs are never stored (a host call sharing their message stays)
+    for (_, m) in without_synthetic(messages) {
+        let m: &Value = &m;
+        let r = role_of(m).unwrap_or(Role::User);
         opener.get_or_insert(r);
         match r {
             Role::User | Role::System | Role::Assistant => match m.get("content") {

@@ -75,6 +75,7 @@ suite openviking-client "" node --test js-glue/test/openviking/
 suite tokens-reference "# pass" node --test tests/bench/tokens-reference.test.mjs
 suite sample "kept #1" node js-glue/bin/sample.mjs
 suite browser-demo "# screenshot" node --test tests/browser/
+suite fuzz "# fuzz calls=" node --test tests/fuzz/fuzz.test.mjs
 suite openviking-smoke "" python3 -m unittest -v tests/openviking/smoke_test.py
 suite integration "" node --test --test-concurrency=1 tests/integration/
 suite e2e-openclaw "" node --test --test-concurrency=1 tests/e2e/

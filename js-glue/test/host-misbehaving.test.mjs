@@ -105,10 +105,17 @@ for (const [what, bad] of Object.entries(hostile)) {
     await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("first turn before the fault") });
     const good = h.addMessages;
     h.addMessages = bad;
-    const out = await e.writeTurn({ sessionId: "s", advancementKey: "k1", messages: turn("second turn during the fault") });
-    assert.equal(out.status, "committed");
+    // committed (in the outbox), or — for a server that never answers — HOST_TIMEOUT at the
+    // call's deadline while the write goes on in the background; never a hang
+    const out = await e.writeTurn({ sessionId: "s", advancementKey: "k1", messages: turn("second turn during the fault") }).catch((err) => err);
+    assert.ok(out.status === "committed" || out.code === "HOST_TIMEOUT", String(out.message ?? out.status));
     h.addMessages = good;
-    const report = await e.flush("main--s");
+    let report;
+    for (let i = 0; i < 20; i++) {
+      report = await e.flush("main--s");
+      if (report.queued === 0 && !report.inProgress) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
     assert.equal(report.queued, 0, JSON.stringify(report));
     const third = await e.writeTurn({ sessionId: "s", advancementKey: "k2", messages: turn("third turn after the fault") });
     assert.equal(third.outboxLen, 0);
@@ -185,4 +192,34 @@ test("a non-string session id is an input error naming the field, never a trap",
   }
   await assert.rejects(e.followTask("main--s", "soon"), (err) => err.code === "INVALID_INPUT" && err.field === "waitMs");
   assert.equal(e.ovSessionId("s"), "main--s", "still works");
+});
+
+test("a retry while the first attempt is still being stored is refused, never answered duplicate", async () => {
+  const h = memoryHost();
+  const append = h.outboxAppend;
+  let fail = true;
+  h.outboxAppend = async (k, e) => {
+    await new Promise((r) => setTimeout(r, 150));
+    if (fail) throw Object.assign(new Error("ENOSPC"), { kind: "local" });
+    return append(k, e);
+  };
+  const e = new ContextEngine({ agentId: "main" }, {}, h);
+  const first = e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("a turn on a slow disk") });
+  const retry = e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("a turn on a slow disk") });
+  await assert.rejects(retry, (err) => err.code === "HOST_TIMEOUT", "not durable yet: the retry must not hear duplicate");
+  await assert.rejects(first, (err) => err.code === "HOST_FAILED");
+  fail = false;
+  const again = await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("a turn on a slow disk") });
+  assert.equal(again.status, "committed");
+  assert.equal(h.sessions.get("main--s").filter((m) => m.role === "user").length, 1);
+});
+
+test("every engine call settles within its deadline, even when a callback never answers", { timeout: 20000 }, async () => {
+  const h = memoryHost();
+  h.loadState = () => new Promise(() => {});
+  const e = new ContextEngine({ agentId: "main", timeoutMs: 1000 }, {}, h);
+  const t0 = Date.now();
+  await assert.rejects(e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("never answered") }), (err) => ["HOST_TIMEOUT", "HOST_FAILED"].includes(err.code));
+  await assert.rejects(e.record("main--s"), (err) => ["HOST_TIMEOUT", "HOST_FAILED"].includes(err.code));
+  assert.ok(Date.now() - t0 < 10000, `settled in ${Date.now() - t0} ms`);
 });

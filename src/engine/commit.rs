@@ -64,7 +64,12 @@ impl<H: Host> Engine<H> {
         }
         // Everything the session holds must be in OpenViking before it is archived.
         if outbox > 0 {
-            if self.flush(ov_id).await?.queued > 0 {
+            let report = self.flush(ov_id).await?;
+            if report.in_progress {
+                // another replay (e.g. the bootstrap's) holds the outbox: not an outage
+                return Ok(outcome(false, "not started: the outbox is being replayed; the commit follows with the next turn".to_string()));
+            }
+            if report.queued > 0 {
                 let now = self.host.now_ms();
                 self.update(ov_id, |rec| rec.guard.on_failure(now)).await?;
                 return Ok(outcome(false, "OpenViking is unreachable; turns are kept in the outbox".to_string()));
@@ -124,7 +129,12 @@ impl<H: Host> Engine<H> {
     /// Returns the checkpoint when the task completed (or failed after archiving).
     pub async fn follow_task(&self, ov_id: &str, until_ms: u64) -> HostResult<Option<CompactCheckpoint>> {
         self.load_record(ov_id, "").await?;
+        // bounded by polls as well as by the clock: a host clock that stalls or runs
+        // backwards must not keep the loop going
+        let start = self.host.now_ms();
+        let mut polls_left = until_ms.saturating_sub(start) / TASK_POLL_MS + 1;
         loop {
+            let out_of_time = |now: u64, left: u64| now >= until_ms || left == 0;
             let phase = self.update(ov_id, |rec| rec.guard.phase.clone()).await?;
             let CommitPhase::Extracting { task_id, archive_uri, start_sequence, end_sequence, .. } = phase else {
                 return Ok(None);
@@ -132,7 +142,8 @@ impl<H: Host> Engine<H> {
             let answer = match self.host.task(&task_id).await {
                 Ok(a) => a,
                 Err(e) if e.retryable() => {
-                    if self.host.now_ms() >= until_ms {
+                    polls_left = polls_left.saturating_sub(1);
+                    if out_of_time(self.host.now_ms(), polls_left) {
                         return Ok(None);
                     }
                     self.host.sleep(TASK_POLL_MS).await;
@@ -148,7 +159,8 @@ impl<H: Host> Engine<H> {
                     (None, true)
                 }
                 TaskAnswer::Pending | TaskAnswer::Running => {
-                    if self.host.now_ms() >= until_ms {
+                    polls_left = polls_left.saturating_sub(1);
+                    if out_of_time(self.host.now_ms(), polls_left) {
                         return Ok(None);
                     }
                     self.host.sleep(TASK_POLL_MS).await;

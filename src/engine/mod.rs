@@ -45,6 +45,9 @@ pub struct Engine<H: Host> {
     /// Per session, where the turn in progress opens, from its first `afterTurn` checkpoint
     /// (see `after_turn`): the end-of-turn call is written whole from there.
     turn_openings: RefCell<HashMap<String, usize>>,
+    /// Advancement and content keys reserved whose outbox append has not finished: a retry
+    /// of one of them is refused (retryable), never answered `duplicate` before it is durable.
+    in_flight: RefCell<std::collections::HashSet<String>>,
 }
 
 impl<H: Host> Engine<H> {
@@ -57,6 +60,7 @@ impl<H: Host> Engine<H> {
             warned: RefCell::new(Default::default()),
             flushing: RefCell::new(Default::default()),
             turn_openings: RefCell::new(HashMap::new()),
+            in_flight: RefCell::new(Default::default()),
         }
     }
 

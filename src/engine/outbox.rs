@@ -59,11 +59,15 @@ impl<H: Host> Engine<H> {
             return Ok(FlushReport { queued, in_progress: true, ..Default::default() });
         }
         let mut total = FlushReport::default();
+        let mut rounds = 0;
         let out = loop {
+            rounds += 1;
             match self.replay_outbox(ov_id).await {
                 Ok(r) => {
                     total.written += r.written;
-                    let again = r.written > 0 && r.reason.is_none();
+                    // again for entries appended meanwhile; a bounded number of times (an
+                    // outbox whose drops do not take effect must not loop forever)
+                    let again = r.written > 0 && r.reason.is_none() && rounds < MAX_REPLAY_ROUNDS;
                     total.queued = r.queued;
                     total.queued_sequences = r.queued_sequences;
                     total.reason = r.reason;
@@ -92,11 +96,25 @@ impl<H: Host> Engine<H> {
         }
         self.load_record(ov_id, "").await?;
         let mut done = 0;
+        if let (Some(head), Some(last)) = (entries.first().and_then(|e| e.sequence), self.records.borrow().get(ov_id).and_then(|r| r.last_dropped)) {
+            if head <= last {
+                // the host's drop said done but the entry is still there: stop, do not resend
+                report.queued = entries.len();
+                report.queued_sequences = entries.iter().filter_map(|e| e.sequence).collect();
+                report.reason = Some(format!("the outbox still holds turn {head}, already written and dropped; the state dir is not keeping drops"));
+                return Ok(report);
+            }
+        }
         for e in &entries {
             match self.replay_one(ov_id, e).await {
                 Ok(()) => {
                     // one drop per entry: a crash replays at most the entry in hand
                     self.host.outbox_drop(&okey, 1).await?;
+                    if let Some(seq) = e.sequence {
+                        if let Some(rec) = self.records.borrow_mut().get_mut(ov_id) {
+                            rec.last_dropped = Some(seq);
+                        }
+                    }
                     done += 1;
                 }
                 Err(why) => {
@@ -212,3 +230,6 @@ impl<H: Host> Engine<H> {
         }
     }
 }
+
+/// Replays of entries appended during a replay, at most, before `flush` returns.
+const MAX_REPLAY_ROUNDS: usize = 8;

@@ -44,6 +44,9 @@ pub struct SessionRecord {
     /// A turn whose write failed in a way that may still have reached OpenViking (timeout,
     /// reset, 5xx, garbled answer): checked before it is sent again (see `write::flush`).
     pub unconfirmed: Option<Unconfirmed>,
+    /// The sequence of the last outbox entry written and dropped (sequences only grow): an
+    /// entry at or below it still in the outbox means the drop did not take effect.
+    pub last_dropped: Option<u64>,
 }
 
 /// A turn sent but not acknowledged, and the live count it would leave if it was stored.

@@ -160,7 +160,7 @@ impl<H: Host> Engine<H> {
         // requested), so a concurrent call for the same turn sees them; they become durable
         // with the outbox entry.
         let ckey = content_key(&req.messages);
-        let reserved = self.reserve(&ov_id, &req, ckey.as_deref(), now);
+        let reserved = self.reserve(&ov_id, &req, ckey.as_deref(), now)?;
         let Some(Some((sequence, checkpoint_id, routing))) = reserved else {
             let already_stored = reserved.is_some();
             if already_stored {
@@ -191,10 +191,14 @@ impl<H: Host> Engine<H> {
             Err(e) => Err(e),
         };
         let (counts, tokens, capture_reason) = match appended {
-            Ok(v) => v,
+            Ok(v) => {
+                self.landed(&req, ckey.as_deref());
+                v
+            }
             Err(e) => {
                 // Not stored anywhere: give the keys back so the host's retry writes it.
                 self.release(&ov_id, &req, ckey.as_deref());
+                self.landed(&req, ckey.as_deref());
                 return Err(e);
             }
         };
@@ -269,7 +273,7 @@ impl<H: Host> Engine<H> {
     /// `None` — a duplicate key; `Some(None)` — the content was already written (the other of
     /// commitTurn/afterTurn); `Some(Some(..))` — the reserved sequence, the latest checkpoint
     /// and where the turn goes.
-    fn reserve(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>, now: u64) -> Option<Option<(u64, Option<String>, TurnRouting)>> {
+    fn reserve(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>, now: u64) -> Result<Option<Option<(u64, Option<String>, TurnRouting)>>> {
         let mut records = self.records.borrow_mut();
         let rec = records.entry(ov_id.to_string()).or_insert_with(|| super::SessionRecord { ov_session_id: ov_id.to_string(), ..Default::default() });
         if rec.session_key.is_none() {
@@ -278,9 +282,18 @@ impl<H: Host> Engine<H> {
         if rec.session_id.is_empty() {
             rec.session_id = req.session_id.clone();
         }
+        // a key whose turn is still on its way into the outbox is not durable yet: the
+        // caller must not be told `duplicate` (it would drop the turn if that append fails)
+        let in_flight = self.in_flight.borrow();
+        let busy = req.advancement_key.as_ref().is_some_and(|k| in_flight.contains(&format!("k:{k}")))
+            || ckey.is_some_and(|c| in_flight.contains(&format!("c:{c}")));
+        drop(in_flight);
+        if busy {
+            return Err(EngineError::new(ErrorCode::HostTimeout, "the same turn is still being stored; retry it"));
+        }
         if let Some(key) = &req.advancement_key {
             if rec.applied_keys.iter().any(|k| k == key) {
-                return None;
+                return Ok(None);
             }
         }
         if let Some(c) = ckey {
@@ -288,15 +301,28 @@ impl<H: Host> Engine<H> {
                 if let Some(key) = &req.advancement_key {
                     rec.remember_key(key);
                 }
-                return Some(None);
+                return Ok(Some(None));
             }
             rec.remember_content(c);
+            self.in_flight.borrow_mut().insert(format!("c:{c}"));
         }
         if let Some(key) = &req.advancement_key {
             rec.remember_key(key);
+            self.in_flight.borrow_mut().insert(format!("k:{key}"));
         }
         let seq = allocate_sequence(&mut rec.state);
-        Some(Some((seq, rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now))))
+        Ok(Some(Some((seq, rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now)))))
+    }
+
+    /// The turn's keys are durable (or given back): no longer in flight.
+    fn landed(&self, req: &TurnWrite, ckey: Option<&str>) {
+        let mut in_flight = self.in_flight.borrow_mut();
+        if let Some(k) = &req.advancement_key {
+            in_flight.remove(&format!("k:{k}"));
+        }
+        if let Some(c) = ckey {
+            in_flight.remove(&format!("c:{c}"));
+        }
     }
 
     /// Undoes `reserve` for a turn that could not be stored anywhere.
@@ -334,7 +360,7 @@ impl<H: Host> Engine<H> {
         let env = build_envelope(&req.messages, meta)?;
         let decision = capture_decision(&env, self.config.capture_mode, self.config.capture_max_length);
         let counts = decision.counts && !req.is_heartbeat;
-        let tokens: u64 = req.messages.iter().filter(|m| !is_synthetic(m)).map(|m| estimate_message_tokens(m) as u64).sum();
+        let tokens: u64 = crate::messages::synthetic::without_synthetic(&req.messages).iter().map(|(_, m)| estimate_message_tokens(m) as u64).sum();
         let entry = json!({
             "sequence": sequence,
             "turnId": turn_id,

@@ -119,38 +119,74 @@ pub fn is_synthetic(m: &Value) -> bool {
 /// ours by the rule above or answers a call removed here (a host that dropped `toolName`).
 /// An assistant message that also carried other content keeps that content.
 pub fn strip_synthetic(messages: Vec<Value>) -> Vec<Value> {
+    let keep = synthetic_plan(&messages);
+    messages.into_iter().zip(keep).filter_map(|(m, k)| k.apply(m)).collect()
+}
+
+/// Like [`strip_synthetic`], by reference: the remaining messages with their indices in
+/// `messages` (for errors that name the host's index).
+pub fn without_synthetic(messages: &[Value]) -> Vec<(usize, std::borrow::Cow<'_, Value>)> {
+    let keep = synthetic_plan(messages);
+    messages
+        .iter()
+        .zip(keep)
+        .enumerate()
+        .filter_map(|(i, (m, k))| match k {
+            Keep::Whole => Some((i, std::borrow::Cow::Borrowed(m))),
+            Keep::Drop => None,
+            Keep::WithoutOurCalls => Keep::WithoutOurCalls.apply(m.clone()).map(|m| (i, std::borrow::Cow::Owned(m))),
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy)]
+enum Keep {
+    Whole,
+    Drop,
+    WithoutOurCalls,
+}
+
+impl Keep {
+    fn apply(self, mut m: Value) -> Option<Value> {
+        match self {
+            Keep::Whole => Some(m),
+            Keep::Drop => None,
+            Keep::WithoutOurCalls => {
+                if let Some(Value::Array(parts)) = m.get_mut("content") {
+                    parts.retain(|p| !is_synthetic_call_part(p));
+                    if parts.is_empty() {
+                        return None;
+                    }
+                }
+                Some(m)
+            }
+        }
+    }
+}
+
+/// What becomes of each message when the synthetic pairs are removed.
+fn synthetic_plan(messages: &[Value]) -> Vec<Keep> {
     let (mut removed_calls, mut kept_calls) = (Vec::new(), Vec::new());
     for p in messages.iter().filter(|m| role(m) == Some("assistant")).filter_map(|m| m.get("content").and_then(Value::as_array)).flatten() {
         if p.get("type").and_then(Value::as_str) != Some("toolCall") {
             continue;
         }
-        let id = p.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+        let id = p.get("id").and_then(Value::as_str).unwrap_or("");
         if is_synthetic_call_part(p) { removed_calls.push(id) } else { kept_calls.push(id) }
     }
-    let mut out = Vec::with_capacity(messages.len());
-    for mut m in messages {
-        if role(&m) == Some("toolResult") {
-            let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
-            let answers_removed = removed_calls.iter().any(|c| c == id);
-            let answers_kept = kept_calls.iter().any(|c| c == id);
-            // a result goes with its call: never orphan a call that stays
-            if !(answers_removed || (is_synthetic_result(&m) && !answers_kept)) {
-                out.push(m);
+    messages
+        .iter()
+        .map(|m| {
+            if role(m) == Some("toolResult") {
+                let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
+                let answers_removed = removed_calls.contains(&id);
+                let answers_kept = kept_calls.contains(&id);
+                // a result goes with its call: never orphan a call that stays
+                return if answers_removed || (is_synthetic_result(m) && !answers_kept) { Keep::Drop } else { Keep::Whole };
             }
-            continue;
-        }
-        if !is_synthetic(&m) {
-            out.push(m);
-            continue;
-        }
-        if let Some(Value::Array(parts)) = m.get_mut("content") {
-            parts.retain(|p| !is_synthetic_call_part(p));
-            if !parts.is_empty() {
-                out.push(m);
-            }
-        }
-    }
-    out
+            if is_synthetic(m) { Keep::WithoutOurCalls } else { Keep::Whole }
+        })
+        .collect()
 }
 
 /// Index of the current user turn: the last `user` message.

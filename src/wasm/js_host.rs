@@ -84,25 +84,34 @@ async fn settle_within(op: &str, returned: JsValue, timeout_ms: u64) -> HostResu
     let adopted = Promise::new(&mut |resolve, _reject| {
         let _ = resolve.call1(&JsValue::NULL, &returned);
     });
+    match race_timer(&adopted, timeout_ms).await {
+        None => Err(HostError::new(HostErrorKind::Timeout, format!("{op}: no answer within {timeout_ms} ms"))),
+        Some(Ok(v)) => Ok(v),
+        Some(Err(e)) => Err(host_error(op, e)),
+    }
+}
+
+/// `promise`'s outcome, or `None` when `ms` passed first. The timer is cleared either way
+/// (a pending timer would keep a one-turn CLI process alive).
+pub async fn race_timer(promise: &Promise, ms: u64) -> Option<Result<JsValue, JsValue>> {
     let sentinel: JsValue = Object::new().into();
     let global = js_sys::global();
     let set_timeout = Reflect::get(&global, &"setTimeout".into()).ok().and_then(|f| f.dyn_into::<Function>().ok());
     let mut timer = JsValue::UNDEFINED;
-    let ms = JsValue::from_f64(timeout_ms.min(2_000_000_000) as f64);
+    let delay = JsValue::from_f64(ms.min(2_000_000_000) as f64);
     let timeout = Promise::new(&mut |resolve, _reject| {
         if let Some(st) = &set_timeout {
-            timer = st.call3(&global, &resolve, &ms, &sentinel).unwrap_or(JsValue::UNDEFINED);
+            timer = st.call3(&global, &resolve, &delay, &sentinel).unwrap_or(JsValue::UNDEFINED);
         }
     });
-    let raced = Promise::race(&Array::of2(&adopted, &timeout));
+    let raced = Promise::race(&Array::of2(promise, &timeout));
     let out = JsFuture::from(raced).await;
     if let Ok(clear) = Reflect::get(&global, &"clearTimeout".into()).and_then(|f| f.dyn_into::<Function>().map_err(JsValue::from)) {
         let _ = clear.call1(&global, &timer);
     }
     match out {
-        Ok(v) if v == sentinel => Err(HostError::new(HostErrorKind::Timeout, format!("{op}: no answer within {timeout_ms} ms"))),
-        Ok(v) => Ok(v),
-        Err(e) => Err(host_error(op, e)),
+        Ok(v) if v == sentinel => None,
+        other => Some(other),
     }
 }
 

@@ -29,6 +29,30 @@ fn owned(engine: &Engine<JsHost>, ov_session_id: &str) -> Result<(), JsValue> {
     }
 }
 
+/// Runs an engine operation as a promise that settles within `ms`: at the deadline it
+/// rejects `HOST_TIMEOUT`, while the operation itself finishes in the background (every host
+/// call it makes is bounded too; nothing is cut off half-way).
+fn bounded<F>(ms: u64, what: &'static str, fut: F) -> Promise
+where
+    F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static,
+{
+    let inner = future_to_promise(fut);
+    future_to_promise(async move {
+        match super::js_host::race_timer(&inner, ms).await {
+            Some(out) => out,
+            None => Err(to_js_error(EngineError::new(ErrorCode::HostTimeout, format!("{what}: not finished within {ms} ms; it goes on in the background")))),
+        }
+    })
+}
+
+/// How long an engine call may take: a few host calls' worth (each bounded by timeoutMs).
+fn deadline(engine: &Engine<JsHost>, extra_ms: u64) -> u64 {
+    engine.config.timeout_ms.saturating_mul(DEADLINE_CALLS).saturating_add(extra_ms)
+}
+
+/// Sequential host calls an engine call is allowed before its deadline.
+const DEADLINE_CALLS: u64 = 4;
+
 #[wasm_bindgen]
 pub struct ContextEngine {
     inner: Rc<Engine<JsHost>>,
@@ -72,7 +96,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = writeTurn, unchecked_return_type = "Promise<WriteOutcome>")]
     pub fn write_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        bounded(deadline(&inner, 0), "writeTurn", async move {
             let v = decode("(request)", &request).map_err(to_js_error)?;
             let req = TurnWrite::from_value(&v).map_err(to_js_error)?;
             encode(&inner.write_turn(req).await.map_err(to_js_error)?)
@@ -84,7 +108,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = afterTurn, unchecked_return_type = "Promise<WriteOutcome | null>")]
     pub fn after_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite & { prePromptMessageCount?: number }")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        bounded(deadline(&inner, 0), "afterTurn", async move {
             let v = decode("(request)", &request).map_err(to_js_error)?;
             let req = TurnWrite::from_value(&v).map_err(to_js_error)?;
             // lenient, as hosts send it: anything but a non-negative integer reads as 0
@@ -100,7 +124,7 @@ impl ContextEngine {
         #[wasm_bindgen(unchecked_param_type = "{ ovSessionId: string; forced?: boolean; reason?: string; waitMs?: number }")] request: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        let parsed = (|| -> Result<_, JsValue> {
             let v = decode("(request)", &request).map_err(to_js_error)?;
             let o = as_object("", &v).map_err(to_js_error)?;
             let id = o.req_str("ovSessionId").map_err(to_js_error)?.to_string();
@@ -108,6 +132,13 @@ impl ContextEngine {
             let forced = o.opt_bool("forced").map_err(to_js_error)?.unwrap_or(false);
             let reason = o.opt_str("reason").map_err(to_js_error)?.unwrap_or(if forced { "compact()" } else { "trigger" }).to_string();
             let wait = o.opt_u64("waitMs").map_err(to_js_error)?;
+            Ok((id, forced, reason, wait))
+        })();
+        let (id, forced, reason, wait) = match parsed {
+            Ok(p) => p,
+            Err(e) => return Promise::reject(&e),
+        };
+        bounded(deadline(&inner, wait.unwrap_or(0)), "runCommit", async move {
             let until = wait.map(|w| crate::host::Host::now_ms(&inner.host).saturating_add(w));
             encode(&inner.run_commit(&id, forced, &reason, until).await.map_err(host_err)?)
         })
@@ -121,10 +152,17 @@ impl ContextEngine {
         #[wasm_bindgen(unchecked_param_type = "number")] wait_ms: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
-            let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
-            let wait_ms = millis_arg("waitMs", &wait_ms)?;
-            owned(&inner, &ov_session_id)?;
+        let parsed = (|| -> Result<_, JsValue> {
+            let id = string_arg("ovSessionId", &ov_session_id)?;
+            let wait = millis_arg("waitMs", &wait_ms)?;
+            owned(&inner, &id)?;
+            Ok((id, wait))
+        })();
+        let (ov_session_id, wait_ms) = match parsed {
+            Ok(p) => p,
+            Err(e) => return Promise::reject(&e),
+        };
+        bounded(deadline(&inner, wait_ms), "followTask", async move {
             let until = crate::host::Host::now_ms(&inner.host).saturating_add(wait_ms);
             encode(&inner.follow_task(&ov_session_id, until).await.map_err(host_err)?)
         })
@@ -135,7 +173,7 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<FlushReport>")]
     pub fn flush(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        bounded(deadline(&inner, 0), "flush", async move {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.flush(&ov_session_id).await.map_err(host_err)?)
@@ -146,7 +184,7 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<SessionRecord>")]
     pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
-        future_to_promise(async move {
+        bounded(deadline(&inner, 0), "record", async move {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.load_record(&ov_session_id, "").await.map_err(host_err)?)

@@ -1,0 +1,456 @@
+// Every export and method of the package, each a case: which arguments (valid, one field
+// mutated, or hostile), the call(s), and the invariants of a successful result.
+import { hostile, text, cleanText, ctx, tagged, tagText } from "./values.mjs";
+import * as S from "./shapes.mjs";
+import { checkToolPairs, checkRecall, checkQuery, hasLone, toolPairProblems } from "./checks.mjs";
+import { goodHost, hostileHost, randomPlan, wholeHostileHost, describePlan, completeHosts } from "./hosts.mjs";
+import { Rng } from "./prng.mjs";
+
+/** Thrown to abandon a case whose setup found the instance poisoned (already reported). */
+export const SKIP = Symbol("skip case");
+
+/** valid / mutated one field / hostile, with whether a success is required. */
+function arg(c, valid, { hostileP = 0.12, mutateP = 0.33 } = {}) {
+  const r = c.rng.float();
+  if (r < hostileP) return { value: hostile(c.rng), expectOk: false, how: "hostile" };
+  if (r < hostileP + mutateP) {
+    const m = S.mutate(c.rng, valid);
+    return { value: m.value, expectOk: false, how: m.how };
+  }
+  return { value: valid, expectOk: true, how: "valid" };
+}
+
+/** Sometimes no argument, sometimes extra ones. */
+function arity(c, args) {
+  const r = c.rng.float();
+  if (r < 0.03) return [];
+  if (r < 0.06) return [...args, hostile(c.rng), hostile(c.rng)];
+  return args;
+}
+
+function anyLone(v, depth = 0) {
+  if (typeof v === "string") return hasLone(v);
+  if (depth > 8 || v === null || typeof v !== "object") return false;
+  try {
+    return Object.values(v).some((x) => anyLone(x, depth + 1));
+  } catch {
+    return true;
+  }
+}
+
+function isNonNegInt(x) {
+  return Number.isInteger(x) && x >= 0;
+}
+
+// ---- per-worker state: engines by config (configs are fixed by the seed) ---------------------
+
+export function engineFor(W, c) {
+  const i = c.rng.int(W.engineConfigs.length);
+  if (!W.engines[i]) {
+    try {
+      W.engines[i] = new W.pkg.Engine(W.engineConfigs[i], { HOME: "/home/ada" });
+      W.engineCfg[i] = W.engines[i].config;
+    } catch (e) {
+      // a known-good constructor call failed: the instance is poisoned (counted as a trap)
+      c.poisoned(`a known-good new Engine(config #${i}) threw: ${e?.message ?? e}`);
+      throw SKIP;
+    }
+  }
+  return { engine: W.engines[i], cfg: W.engineCfg[i], slot: i };
+}
+
+export function engineConfigs(seed) {
+  const rng = new Rng(seed, 0x5eed);
+  const out = [{}, { recallMaxContentChars: 50, recallTokenBudget: 100 }, { recallMaxContentChars: 53, recallLimit: 100, recallScoreThreshold: 0 },
+    { recallTokenBudget: 150, recallPreferAbstract: false, recentRawTurnCount: 0 }, { autoRecall: false }];
+  for (let i = 0; i < 4; i++) {
+    const cfg = S.pluginConfig(rng);
+    delete cfg.ingestReplyAssistFoo;
+    delete cfg.baseUrl;
+    delete cfg.stateDir;
+    delete cfg.configPath;
+    out.push(cfg);
+  }
+  return out;
+}
+
+function tokensOf(W) {
+  return (messages) => {
+    try {
+      const t = W.pkg.estimateMessageTokens(messages);
+      return t.reduce((a, b) => a + b, 0);
+    } catch {
+      return null;
+    }
+  };
+}
+
+// ---- sync targets ---------------------------------------------------------------------------
+
+function engineMethod(name, build, check) {
+  return (c, W) => {
+    const { engine, cfg, slot } = engineFor(W, c);
+    const a = arg(c, build(c.rng));
+    const args = arity(c, [a.value]);
+    const inputLone = anyLone(a.value);
+    const out = c.sync(`Engine#${name}`, () => engine[name](...args), {
+      args, how: a.how, expectOk: a.expectOk && args.length >= 1,
+      check: check && ((r, fail) => check(r, fail, { cfg, input: a.value, inputLone, W })),
+    });
+    if (out.failed && c.serious) c.engineProbe(W, slot);
+  };
+}
+
+const checkAutoRecall = (r, fail, { cfg, input, inputLone, W }) => {
+  checkQuery("autoRecall", r.query, fail);
+  checkRecall("autoRecall", r.recall, cfg, { inputLone, tokensOf: tokensOf(W) }, fail);
+  checkToolPairs("autoRecall.messages", input?.messages, r.messages, fail);
+  if (r.recall) checkToolPairs("autoRecall.recall.messages", [], r.recall.messages, fail);
+};
+
+const checkAssemble = (r, fail, { cfg, input, inputLone, W }) => {
+  checkQuery("assemble", r.query, fail);
+  checkRecall("assemble", r.recall, cfg, { inputLone, tokensOf: tokensOf(W) }, fail);
+  checkToolPairs("assemble.messages", input?.messages, r.messages, fail);
+  const budget = r.budget;
+  if (typeof budget === "number") {
+    if (r.estimatedTokens > budget && !r.overBudget) fail(`assemble: estimatedTokens ${r.estimatedTokens} > budget ${budget} and overBudget is false`);
+    const t = tokensOf(W)(r.messages);
+    const prompt = typeof input?.prompt === "string" ? W.pkg.estimateTokens(input.prompt) + 4 : 0;
+    if (t !== null && t + prompt > budget && !r.overBudget) fail(`assemble: the output messages are ${t + prompt} tokens by estimateMessageTokens > budget ${budget} and overBudget is false`);
+    if (r.overBudget && r.recallIncluded) fail("assemble: over budget with the recall pair still included (memories go first)");
+  }
+};
+
+export const TARGETS = [
+  // [weight, name, async?, run]
+  [1, "version", false, (c, W) => {
+    const args = c.rng.chance(0.8) ? [] : [hostile(c.rng)];
+    c.sync("version", () => W.pkg.version(...args), { args, expectOk: true, check: (r, fail) => typeof r !== "string" && fail("version is not a string") });
+  }],
+  [6, "estimateTokens", false, (c, W) => {
+    const a = c.rng.chance(0.6) ? { value: text(c.rng, { huge: 0.5 }), expectOk: true, how: "text" } : { value: hostile(c.rng), expectOk: false, how: "hostile" };
+    const args = arity(c, [a.value]);
+    c.sync("estimateTokens", () => W.pkg.estimateTokens(...args), { args, how: a.how, expectOk: a.expectOk && args.length >= 1,
+      check: (r, fail) => !isNonNegInt(r) && fail(`estimateTokens returned ${String(r)}`) });
+  }],
+  [5, "estimateMessageTokens", false, (c, W) => {
+    const a = arg(c, S.conversation(c.rng));
+    const args = arity(c, [a.value]);
+    c.sync("estimateMessageTokens", () => W.pkg.estimateMessageTokens(...args), { args, how: a.how, expectOk: a.expectOk && args.length >= 1,
+      check: (r, fail) => {
+        if (!Array.isArray(r) || !r.every(isNonNegInt)) return fail("estimateMessageTokens: not an array of non-negative integers");
+        if (Array.isArray(a.value) && r.length !== a.value.length) fail(`estimateMessageTokens: ${r.length} counts for ${a.value.length} messages`);
+      } });
+  }],
+  [5, "parseConfig", false, (c, W) => {
+    const fromVector = c.rng.chance(0.2);
+    const base = fromVector ? JSON.parse(JSON.stringify(c.rng.pick(S.CONFIG_VECTORS).input ?? null)) : S.pluginConfig(c.rng, { timeoutMs: c.rng.chance(0.5) ? 1000 : undefined });
+    const validEnv = { HOME: "/home/ada", FUZZ_URL: "http://127.0.0.1:1933" };
+    const a = arg(c, base);
+    const e = c.rng.chance(0.75) ? { value: validEnv, ok: true } : { value: S.env(c.rng), ok: false };
+    const args = arity(c, [a.value, e.value]);
+    const expectOk = a.expectOk && e.ok && !("ingestReplyAssistFoo" in (base ?? {})) && !fromVector && args.length >= 2;
+    c.sync("parseConfig", () => W.pkg.parseConfig(...args), { args, how: a.how, expectOk,
+      check: (r, fail) => checkParsed(r, fail, a.value) });
+  }],
+  [3, "new Engine", false, (c, W) => {
+    const a = arg(c, S.pluginConfig(c.rng));
+    const env = c.rng.chance(0.8) ? { HOME: "/home/ada", FUZZ_URL: "http://127.0.0.1:1933" } : S.env(c.rng);
+    const args = arity(c, [a.value, env]);
+    const expectOk = a.expectOk && args[1] === env && env?.FUZZ_URL === "http://127.0.0.1:1933" && !("ingestReplyAssistFoo" in a.value);
+    let made = null;
+    c.sync("new Engine", () => (made = new W.pkg.Engine(...args)), { args, how: a.how, expectOk });
+    if (!made) return;
+    c.sync("Engine#config", () => made.config, { args: [], expectOk: true, check: (r, fail) => checkParsed({ config: r, warnings: [] }, fail, a.value) });
+    c.sync("Engine#warnings", () => made.warnings, { args: [], expectOk: true, check: (r, fail) => (!Array.isArray(r) || !r.every((w) => typeof w === "string")) && fail("warnings is not a string[]") });
+    c.sync("Engine#configSnippet", () => made.configSnippet(), { args: [], expectOk: true, check: (r, fail) => r && "apiKey" in r && r.apiKey !== undefined && fail("configSnippet carries the apiKey") });
+    if (c.rng.chance(0.5)) c.sync("Engine#free", () => made.free(), { args: [], expectOk: true });
+  }],
+  [2, "use after free()", false, (c, W) => {
+    const cls = c.rng.chance(0.6) ? "Engine" : "ContextEngine";
+    let made = null;
+    c.sync(`new ${cls}`, () => (made = cls === "Engine" ? new W.pkg.Engine({}, {}) : new W.pkg.ContextEngine({ timeoutMs: 1000 }, {}, goodHost(c.rng))), { args: [], expectOk: true });
+    if (!made) return;
+    c.sync(`${cls}#free`, () => made.free(), { args: [], expectOk: true });
+    const after = c.rng.pick(cls === "Engine" ? ["autoRecall", "assemble", "configSnippet", "free", "buildRecallQuery", "config"] : ["ovSessionId", "setUserId", "free", "writeTurn", "record"]);
+    const args = after === "config" ? [] : [after === "autoRecall" || after === "assemble" ? { prompt: "x" } : "s1"];
+    c.sync(`${cls}#${after} after free()`, () => (after === "config" ? made.config : made[after](...args)), { args, how: "use after free", expectOk: false });
+  }],
+  [12, "Engine#autoRecall", false, engineMethod("autoRecall", S.recallRequest, checkAutoRecall)],
+  [8, "Engine#assemble", false, engineMethod("assemble", S.assembleRequest, checkAssemble)],
+  [4, "Engine#buildRecallQuery", false, engineMethod("buildRecallQuery", (r) => ({ prompt: text(r), messages: S.conversation(r) }), (q, fail) => checkQuery("buildRecallQuery", q, fail))],
+  [4, "Engine#expand", false, engineMethod("expand", S.expandRequest, (r, fail, { cfg, input }) => {
+    if (!Array.isArray(r?.excerpts)) return fail("expand: excerpts is not an array");
+    const limit = Math.min(cfg.memoryExpandMaxResults, typeof input?.limit === "number" ? Math.max(1, input.limit) : Infinity);
+    if (r.excerpts.length > limit) fail(`expand: ${r.excerpts.length} excerpts > limit ${limit}`);
+  })],
+  [3, "Engine#classifyExpandUri", false, (c, W) => {
+    const { engine, slot } = engineFor(W, c);
+    const a = c.rng.chance(0.6) ? { value: S.uriForExpand(c.rng), expectOk: true, how: "uri" } : { value: hostile(c.rng), expectOk: false, how: "hostile" };
+    const args = arity(c, [a.value]);
+    const out = c.sync("Engine#classifyExpandUri", () => engine.classifyExpandUri(...args), { args, how: a.how, expectOk: a.expectOk && args.length >= 1 });
+    if (out.failed && c.serious) c.engineProbe(W, slot);
+  }],
+  [4, "Engine#replayTriggers", false, engineMethod("replayTriggers", (r) => ({ messages: S.conversation(r), tokenBudget: r.range(0, 300000) }), (r, fail) => !Array.isArray(r) && fail("replayTriggers: not an array"))],
+  [3, "Engine#fallbackBlock", false, (c, W) => {
+    const { engine, slot } = engineFor(W, c);
+    if (typeof engine.fallbackBlock !== "function") return;
+    const mems = Array.from({ length: c.rng.weighted([[1, 0], [4, c.rng.range(1, 6)]]) }, () => ({ uri: S.findItem(c.rng).uri, category: c.rng.pick(["events", "preferences"]),
+      content: c.rng.chance(0.3) ? c.rng.pick(["</relevant-memories>", "<relevant-memories>", "]]></x>", "```", "\u003c/relevant-memories>"]) + text(c.rng) : text(c.rng), score: c.rng.float() }));
+    const a = arg(c, mems);
+    const args = arity(c, [a.value]);
+    const out = c.sync("Engine#fallbackBlock", () => engine.fallbackBlock(...args), { args, how: a.how, expectOk: a.expectOk && args.length >= 1,
+      check: (b, fail) => {
+        if (a.expectOk && mems.length === 0) return b !== null && fail("fallbackBlock of no memories is not null");
+        if (b === null) return a.expectOk && fail("fallbackBlock of memories is null");
+        if (typeof b !== "string") return fail(`fallbackBlock returned ${typeof b}`);
+        const opens = b.split("<relevant-memories>").length - 1;
+        const closes = b.split("</relevant-memories>").length - 1;
+        if (opens !== 1 || closes !== 1 || !b.startsWith("<relevant-memories>") || !b.endsWith("</relevant-memories>")) fail(`fallbackBlock: a memory's text can open/close the block (${opens} opening, ${closes} closing tags)`);
+      } });
+    if (out.failed && c.serious) c.engineProbe(W, slot);
+  }],
+  [1, "initSync/default", false, (c, W) => {
+    const args = [c.rng.pick([undefined, { module: hostile(c.rng) }, hostile(c.rng), { module: new Uint8Array([0, 97, 115, 109]) }])];
+    c.sync("initSync", () => W.pkg.initSync(...args), { args, expectOk: false });
+    c.sync("wasm.js loadEngineSync", () => W.loadEngineSync(), { args: [], expectOk: true, check: (r, fail) => r !== W.pkg && fail("loadEngineSync returned another module") });
+  }],
+  [1, "default init", true, async (c, W) => {
+    const args = [c.rng.pick([undefined, { module_or_path: hostile(c.rng) }, hostile(c.rng)])];
+    await c.async("default init", () => W.pkg.default(...args), { args, expectOk: false, bound: 3000 });
+  }],
+  [2, "liveSearch", true, async (c, W) => {
+    const k = c.rng.int(W.server.behaviours);
+    const valid = { baseUrl: `${W.server.url}/b${k}`, query: text(c.rng, { huge: 0 }) || "q", timeoutMs: 1000 };
+    if (c.rng.chance(0.5)) valid.limit = c.rng.range(1, 1000);
+    if (c.rng.chance(0.3)) valid.agentId = c.rng.pick(["main", "a.b-c_9"]);
+    if (c.rng.chance(0.3)) valid.apiKey = "fuzz-key-123";
+    const a = arg(c, c.rng.chance(0.1) ? { ...valid, baseUrl: c.rng.pick(["http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1"]) } : valid);
+    const args = arity(c, [a.value]);
+    // a request whose timeoutMs the mutation removed waits the 15 s default on a server that hangs
+    let t = 1000;
+    try {
+      t = typeof a.value?.timeoutMs === "number" && a.value.timeoutMs >= 100 && a.value.timeoutMs <= 600000 ? a.value.timeoutMs : 15000;
+    } catch {}
+    const hangs = ["slow 1500 ms", "never answers", "partial then close", "hang up", "huge 3 MB"].includes(W.server.names[k]);
+    const bound = 2 * Math.min(hangs ? t : 1000, 6000) + 3500; // the server hangs up idle sockets after 5 s
+    const expectOk = a.expectOk && k === 0 && a.value.baseUrl === valid.baseUrl && valid.query.trim() !== "" && args.length >= 1;
+    await c.async("liveSearch", () => W.pkg.liveSearch(...args), { args, how: `${a.how}; server behaviour ${W.server.names[k]}`, expectOk, bound,
+      check: (r, fail) => (typeof r !== "object" || r === null || !("user" in r)) && fail("liveSearch: not a LiveSearchResult") });
+  }],
+  [30, "ContextEngine", true, (c, W) => contextEngineCase(c, W)],
+];
+
+function checkParsed(r, fail, input) {
+  if (!r || typeof r !== "object" || !r.config) return fail("parseConfig: no config");
+  for (const [k, [lo, hi]] of Object.entries(S.BOUNDS)) {
+    const v = r.config[k];
+    if (typeof v !== "number" || !(v >= lo && v <= hi)) fail(`parseConfig: ${k} = ${v} outside [${lo}, ${hi}]`);
+  }
+  if (!Array.isArray(r.warnings) || !r.warnings.every((w) => typeof w === "string")) fail("parseConfig: warnings is not a string[]");
+  let key = null;
+  try {
+    key = input && typeof input === "object" && typeof input.apiKey === "string" && input.apiKey.length > 3 ? input.apiKey : null;
+  } catch {} // a Proxy input
+  if (key && r.warnings.some((w) => w.includes(key))) fail("parseConfig: a warning shows the apiKey");
+}
+
+// ---- ContextEngine --------------------------------------------------------------------------
+
+async function contextEngineCase(c, W) {
+  const rng = c.rng;
+  const protocol = (what) => c.note(`host protocol: ${what}`);
+  const good = goodHost(rng, { protocol });
+  const mode = rng.weighted([[3, "good"], [6, "hostile"], [1, "whole"]]);
+  let hostObj = good;
+  let hostile_ = null;
+  if (mode === "hostile") {
+    const plan = randomPlan(rng);
+    c.plan = plan;
+    hostile_ = hostileHost(rng, good, { caseId: c.id, plan, onRunaway: (n) => c.runaway(n) });
+    hostObj = hostile_.host;
+    c.hostInfo = describePlan(plan);
+  } else if (mode === "whole") {
+    hostObj = wholeHostileHost(rng, good);
+    c.hostInfo = `whole host: ${typeof hostObj}`;
+  } else c.hostInfo = "good host";
+  const goodHostMode = mode === "good";
+  // a host with every callback a function (whatever they do) must be accepted
+  const hostComplete = mode === "good" || completeHosts.has(hostObj) || (mode === "hostile" && !Object.values(hostile_ ? c.plan : {}).some((p) => p.what === "notAFunction"));
+
+  const base = S.pluginConfig(rng);
+  delete base.ingestReplyAssistFoo;
+  if (base.baseUrl === "${FUZZ_URL}") delete base.baseUrl;
+  const ca = arg(c, base, { hostileP: 0.03, mutateP: 0.07 });
+  const env = { HOME: "/home/ada" };
+  // the unsettled bound follows the engine's timeoutMs: keep it at 1000 ms whatever the
+  // mutation did (a deleted key would mean the 15 s default)
+  let timeoutMs = 1000;
+  try {
+    timeoutMs = W.pkg.parseConfig(ca.value, env).config.timeoutMs;
+    if (timeoutMs !== 1000 && ca.value && typeof ca.value === "object" && !Object.isFrozen(ca.value)) {
+      ca.value.timeoutMs = 1000;
+      timeoutMs = W.pkg.parseConfig(ca.value, env).config.timeoutMs;
+    }
+  } catch {}
+  // an engine with a longer timeout (a config the override could not change) would be
+  // entitled to longer waits: construct it, but run no async calls on it
+  const asyncOk = timeoutMs === 1000;
+  const bound = W.settle(timeoutMs);
+  let ce = null;
+  const cargs = [ca.value, env, hostObj];
+  c.sync("new ContextEngine", () => (ce = new W.pkg.ContextEngine(...cargs)), { args: cargs, how: ca.how, expectOk: ca.expectOk && hostComplete });
+  if (!ce || !asyncOk) return;
+  let agentId = "default";
+  try {
+    agentId = W.pkg.parseConfig(ca.value, env).config.agentId;
+  } catch {}
+
+  if (rng.chance(0.6)) {
+    const u = rng.chance(0.8) ? { value: rng.pick(["ada", "u-1"]), ok: true } : { value: hostile(rng), ok: false };
+    c.sync("ContextEngine#setUserId", () => ce.setUserId(u.value), { args: [u.value], expectOk: u.ok });
+  }
+  const sessions = [S.sessionId(rng), S.sessionId(rng)];
+  const ovIds = sessions.map((s) => {
+    let id = null;
+    c.sync("ContextEngine#ovSessionId", () => (id = ce.ovSessionId(s)), { args: [s], expectOk: true,
+      check: (r, fail) => (typeof r !== "string" || !r.includes("--")) && fail(`ovSessionId returned ${String(r)}`) });
+    return id ?? `${agentId}--${s}`;
+  });
+
+  const nOps = rng.weighted([[2, 1], [4, rng.range(2, 4)], [2, rng.range(5, 9)]]);
+  let stop = false;
+  let anyFailure = false;
+  const op = async () => {
+    const which = rng.weighted([[8, "writeTurn"], [3, "runCommit"], [2, "followTask"], [2, "flush"], [2, "record"], [1, "ovSessionId"], [typeof ce.ownsSession === "function" ? 1 : 0, "ownsSession"]]);
+    const si = rng.int(2);
+    const own = ovIds[si];
+    const foreign = rng.pick([`other--${sessions[si]}`, `x${own}`, `${agentId}--`, agentId, "", `${agentId}-${sessions[si]}`]);
+    let r;
+    switch (which) {
+      case "writeTurn": {
+        const a = arg(c, S.turnWrite(rng, sessions[si]), { hostileP: 0.08, mutateP: 0.25 });
+        const args = arity(c, [a.value]);
+        r = await c.async("ContextEngine#writeTurn", () => ce.writeTurn(...args), { args, how: a.how, expectOk: goodHostMode && a.expectOk && args.length >= 1, bound,
+          check: (o, fail) => {
+            if (!o || !["committed", "duplicate"].includes(o.status)) return fail(`writeTurn: status ${o?.status}`);
+            if (a.expectOk && o.ovSessionId !== own) fail(`writeTurn: ovSessionId ${o.ovSessionId} is not ovSessionId(sessionId) ${own}`);
+            if (!isNonNegInt(o.outboxLen)) fail(`writeTurn: outboxLen ${o.outboxLen}`);
+          } });
+        break;
+      }
+      case "runCommit": {
+        const valid = { ovSessionId: own };
+        if (rng.chance(0.5)) valid.forced = rng.chance(0.5);
+        if (rng.chance(0.3)) valid.reason = rng.pick(["turns", "compact()", text(rng, { huge: 0 })]);
+        if (rng.chance(0.6)) valid.waitMs = rng.range(0, 3000);
+        const a = arg(c, rng.chance(0.1) ? { ...valid, ovSessionId: foreign } : valid, { hostileP: 0.08, mutateP: 0.25 });
+        const args = arity(c, [a.value]);
+        let wait = 0;
+        try {
+          wait = typeof a.value?.waitMs === "number" && a.value.waitMs >= 0 && a.value.waitMs <= 3000 ? a.value.waitMs : 0;
+        } catch {}
+        r = await c.async("ContextEngine#runCommit", () => ce.runCommit(...args), { args, how: a.how,
+          expectOk: goodHostMode && a.expectOk && a.value?.ovSessionId === own && args.length >= 1, bound: bound + wait,
+          check: (o, fail) => typeof o?.compacted !== "boolean" && fail("runCommit: compacted is not a boolean") });
+        break;
+      }
+      case "followTask": {
+        const idv = rng.chance(0.85) ? { v: own, ok: true } : rng.chance(0.5) ? { v: foreign, ok: false } : { v: hostile(rng), ok: false };
+        const wv = rng.chance(0.8) ? { v: rng.range(0, 3000), ok: true } : { v: hostile(rng), ok: false };
+        const args = arity(c, [idv.v, wv.v]);
+        r = await c.async("ContextEngine#followTask", () => ce.followTask(...args), { args, expectOk: goodHostMode && idv.ok && wv.ok && args.length >= 2,
+          bound: bound + (wv.ok ? wv.v : 0) });
+        break;
+      }
+      case "flush":
+      case "record": {
+        const idv = rng.chance(0.85) ? { v: own, ok: true } : rng.chance(0.5) ? { v: foreign, ok: false } : { v: hostile(rng), ok: false };
+        const args = arity(c, [idv.v]);
+        r = await c.async(`ContextEngine#${which}`, () => ce[which](...args), { args, expectOk: goodHostMode && idv.ok && args.length >= 1, bound,
+          check: which === "flush" ? (n, fail) => (!isNonNegInt(n?.written) || !isNonNegInt(n?.queued)) && fail(`flush resolved to ${JSON.stringify(n)} (FlushReport: written, queued)`)
+            : (rec, fail) => (typeof rec?.ovSessionId !== "string") && fail("record: no ovSessionId") });
+        break;
+      }
+      case "ownsSession": {
+        const v = rng.weighted([[3, () => ({ v: own, owned: true })], [2, () => ({ v: foreign, owned: false })], [1, () => ({ v: text(rng) })], [1, () => ({ v: hostile(rng) })]])();
+        r = c.sync("ContextEngine#ownsSession", () => ce.ownsSession(v.v), { args: [v.v], expectOk: typeof v.v === "string",
+          check: (b, fail) => {
+            if (typeof b !== "boolean") return fail(`ownsSession returned ${typeof b}`);
+            if (v.owned !== undefined && b !== v.owned) fail(`ownsSession(${JSON.stringify(v.v)}) is ${b}`);
+          } });
+        break;
+      }
+      default: {
+        const v = rng.chance(0.5) ? text(rng) : hostile(rng);
+        r = c.sync("ContextEngine#ovSessionId", () => ce.ovSessionId(v), { args: [v], expectOk: typeof v === "string" });
+      }
+    }
+    if (r?.failed) anyFailure = true;
+    if (r?.unsettled) stop = true;
+  };
+  for (let i = 0; i < nOps && !stop; i++) {
+    if (rng.chance(0.2) && i + 1 < nOps) {
+      await Promise.all([op(), op()]); // a background commit overlapping the next turn
+      i++;
+    } else await op();
+  }
+  // the known-good call after a failure: the same engine, its host healed
+  if (anyFailure && !stop && hostile_) {
+    hostile_.heal();
+    await c.async("known-good ContextEngine#record after a failure (host healed)", () => ce.record(ovIds[0]), { args: [ovIds[0]], expectOk: false, bound, probe: true });
+  }
+  if (rng.chance(0.3)) c.sync("ContextEngine#free", () => ce.free(), { args: [], expectOk: true });
+}
+
+// ---- methods this table does not know (new exports): fuzzed generically -----------------------
+
+export const KNOWN = {
+  exports: ["version", "estimateTokens", "estimateMessageTokens", "parseConfig", "liveSearch", "initSync", "default", "Engine", "ContextEngine"],
+  Engine: ["constructor", "free", "config", "warnings", "configSnippet", "buildRecallQuery", "assemble", "expand", "classifyExpandUri", "replayTriggers", "autoRecall", "fallbackBlock"],
+  ContextEngine: ["constructor", "free", "setUserId", "ovSessionId", "ownsSession", "writeTurn", "runCommit", "followTask", "flush", "record"],
+};
+
+/** Exports and methods of the package that KNOWN does not list. */
+export function unknownSurface(pkg) {
+  const out = [];
+  for (const [k, v] of Object.entries(pkg)) {
+    if (typeof v !== "function" || KNOWN.exports.includes(k) || k.startsWith("__")) continue;
+    out.push({ kind: "export", name: k });
+  }
+  for (const cls of ["Engine", "ContextEngine"]) {
+    if (typeof pkg[cls] !== "function") continue;
+    for (const k of Object.getOwnPropertyNames(pkg[cls].prototype)) {
+      if (KNOWN[cls].includes(k) || k.startsWith("__")) continue;
+      out.push({ kind: cls, name: k });
+    }
+  }
+  return out;
+}
+
+function genericArg(rng) {
+  return rng.weighted([[3, () => text(rng)], [3, () => hostile(rng)], [2, () => S.recallRequest(rng)], [1, () => S.conversation(rng)], [1, () => S.turnWrite(rng)], [1, () => rng.range(0, 5000)]])();
+}
+
+export function genericTargets(pkg) {
+  return unknownSurface(pkg).map((u) => [2, `${u.kind === "export" ? "" : u.kind + "#"}${u.name} (generic)`, true, async (c, W) => {
+    const args = Array.from({ length: c.rng.range(0, 3) }, () => genericArg(c.rng));
+    let self = W.pkg;
+    if (u.kind === "Engine") self = engineFor(W, c).engine;
+    if (u.kind === "ContextEngine") self = new W.pkg.ContextEngine({ timeoutMs: 1000 }, {}, goodHost(c.rng));
+    const d = Object.getOwnPropertyDescriptor(u.kind === "export" ? W.pkg : W.pkg[u.kind].prototype, u.name);
+    const call = () => (d?.get ? d.get.call(self) : self[u.name](...args));
+    let result;
+    const first = c.sync(`${u.kind === "export" ? "" : u.kind + "#"}${u.name}`, () => (result = call()), { args, how: "generic", expectOk: false });
+    if (first.ok && result && typeof result.then === "function") {
+      await c.async(`${u.kind === "export" ? "" : u.kind + "#"}${u.name} (its promise)`, () => result, { args, how: "generic", expectOk: false, bound: W.settle(1000), recount: false });
+    }
+  }]);
+}
+
+export function pickTarget(rng, only, extra = [], skip = null) {
+  const all = [...TARGETS, ...extra].filter((t) => !skip || !skip.includes(t[1]));
+  const table = only ? all.filter((t) => only.includes(t[1])) : all;
+  return rng.weighted(table.map((t) => [t[0], t]));
+}
