@@ -7,8 +7,9 @@
 # core        wasm target, wasm-pack, wasm-bindgen-cli (pinned), npm deps (incl. binaryen's wasm-opt)
 # browsers    Debian chromium + chromedriver, firefox-esr, geckodriver
 # openviking  a cached Python venv with openviking==0.5.2 (integration tests)
-# openclaw    Node 24 + openclaw@2026.9.6 from npm, cached (end-to-end tests); also
-#             openclaw@2026.9.2 in its own dir (a host that calls both afterTurn and commitTurn)
+# openclaw    Node 24 + openclaw@2026.9.6 from npm, cached (end-to-end tests); also, each in its
+#             own dir, openclaw@2026.9.2 (calls both afterTurn and commitTurn) and
+#             openclaw@2026.7.35 (the last before 2026.8.1: afterTurn only, also from its tool loop)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -17,7 +18,8 @@ WASM_PACK_VERSION=0.15.1
 OPENVIKING_VERSION=0.5.2
 NODE24_VERSION=24.22.3
 OPENCLAW_VERSION=2026.9.6
-OPENCLAW_EXTRA_VERSIONS="2026.9.2"   # each in $CACHE/openclaw-<version>, with its own Node 24
+OPENCLAW_EXTRA_VERSIONS="2026.9.2 2026.7.35"   # each in $CACHE/openclaw-<version>, with its own Node 24
+                                              # (7.35: engines node >=24.15.0 <25, so the same Node 24)
 CACHE="${OV_ENGINE_CACHE:-$HOME/.cache/openviking-context-engine}"
 export PATH="$HOME/.cargo/bin:$PATH"
 

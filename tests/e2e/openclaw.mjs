@@ -1,5 +1,5 @@
 // Helpers to drive REAL OpenClaw (openclaw@2026.9.6 on Node 24, installed from npm by
-// `.ci/install-tools.sh openclaw`, which also installs 2026.9.2 in its own cache dir)
+// `.ci/install-tools.sh openclaw`, which also installs 2026.9.2 and 2026.7.35, each in its own cache dir)
 // headlessly against a loopback fake model:
 //   openclawPaths(version?)  → { node, cli, version } of the cached install (default 2026.9.6)
 //   writeConfig(…)   → a scratch OpenClaw config (fake provider, optional plugin in the
