@@ -9,38 +9,13 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 
-use openviking_context_engine::config::{parse_config, Config, Env};
-use openviking_context_engine::engine::{Engine, TurnWrite, WriteStatus};
+use openviking_context_engine::engine::{Engine, WriteStatus};
 use openviking_context_engine::host::HostErrorKind;
 use serde_json::{json, Value};
-use support::{block_on, turn, FakeHost};
-
-fn config(extra: Value) -> Config {
-    let mut raw = json!({"agentId": "main", "compactTurnThreshold": 3, "compactTokensAddedThreshold": 100000});
-    for (k, v) in extra.as_object().unwrap() {
-        raw[k] = v.clone();
-    }
-    parse_config(&raw, &Env::new()).unwrap().config
-}
-
-fn engine(host: &FakeHost, extra: Value) -> Engine<FakeHost> {
-    let e = Engine::new(config(extra), host.clone());
-    e.set_user_id("alice");
-    e
-}
+use support::{block_on, engine, turn, turn_write, FakeHost};
 
 fn write(e: &Engine<FakeHost>, session: &str, key: Option<&str>, messages: Vec<Value>) -> openviking_context_engine::engine::WriteOutcome {
-    let req = TurnWrite {
-        session_id: session.into(),
-        session_key: Some("agent:main:cli".into()),
-        messages,
-        advancement_key: key.map(str::to_string),
-        token_budget: Some(100_000),
-        context_tokens: None,
-        used_context_uris: vec![],
-        is_heartbeat: false,
-    };
-    block_on(e.write_turn(req)).unwrap()
+    block_on(e.write_turn(turn_write(session, key, messages))).unwrap()
 }
 
 const OV: &str = "main--s1";

@@ -68,6 +68,16 @@ export function defaultScript(request) {
 
 const estimateTokens = (v) => Math.ceil(JSON.stringify(v ?? "").length / 4);
 
+/** The host tests' script: a question containing "TOOL" makes the model call memory_recall
+ *  first (a turn with two model calls); everything else is answered by `defaultScript`. */
+export function recallToolScript(req) {
+  const q = lastQuestion(req);
+  if (q.includes("TOOL") && !endsWithToolResult(req.messages)) {
+    return { toolCalls: [{ name: "memory_recall", arguments: { query: q.replace(/^\S+ TOOL /, "") } }] };
+  }
+  return defaultScript(req);
+}
+
 export async function startFakeModel({ port = 0, script = defaultScript, logFile = null, modelId = "fake-1" } = {}) {
   const requests = [];
   let callSeq = 0;

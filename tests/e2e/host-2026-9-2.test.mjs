@@ -14,11 +14,10 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { startFakeModel, defaultScript, endsWithToolResult, lastQuestion } from "./fake-model.mjs";
+import { startFakeModel, recallToolScript } from "./fake-model.mjs";
 import { openclawPaths, writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
-import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
+import { startHarness, harnessCommand } from "../../js-glue/test/openviking/helpers.mjs";
 import { createClient } from "../../js-glue/openviking/client.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 
@@ -40,16 +39,8 @@ const TOOL_TURNS = TURNS.filter((x) => x.text.startsWith("TOOL")).length;
 
 let fm, dir, ov, client, stateDir;
 
-function script(req) {
-  const q = lastQuestion(req);
-  if (q.includes("TOOL") && !endsWithToolResult(req.messages)) {
-    return { toolCalls: [{ name: "memory_recall", arguments: { query: q.replace(/^\S+ TOOL /, "") } }] };
-  }
-  return defaultScript(req);
-}
-
-const harness = (cmd) =>
-  execFileSync("python3", [path.join(ROOT, "tests/openviking/harness.py"), cmd, "--workdir", ov.dir], { timeout: 120_000 });
+const script = recallToolScript;
+const harness = (cmd) => harnessCommand(ov, cmd);
 
 before(async () => {
   openclawPaths(VERSION); // throws a clear "run .ci/install-tools.sh openclaw" when missing

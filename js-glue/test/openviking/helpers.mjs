@@ -2,7 +2,7 @@
 // (a real openviking-server + loopback model stand-in) in a temp dir, and small loopback
 // servers that refuse, hang, or answer badly. Everything binds to 127.0.0.1.
 
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createTcpServer } from "node:net";
@@ -47,6 +47,12 @@ export async function startHarness() {
 }
 
 /** A port on 127.0.0.1 that was free a moment ago (nothing listens on it now). */
+/** Runs a harness command on a started harness: "kill-server" (SIGKILL, a crash) or
+ *  "restart-server" (same config, port, data and keys). */
+export function harnessCommand(h, cmd) {
+  return execFileSync(process.env.PYTHON || "python3", [join(REPO, "tests/openviking/harness.py"), cmd, "--workdir", h.dir], { timeout: 120_000 });
+}
+
 export async function freePort() {
   const srv = createTcpServer();
   await new Promise((r) => srv.listen(0, "127.0.0.1", r));
