@@ -210,54 +210,62 @@ pub fn compose(input: ComposeInput) -> Composition {
     let mut keep_latest = use_summary;
     let mut trimmed = Trimmed::default();
 
-    let build = |raw: &[Vec<Value>], older: &[&SummaryRef], keep_latest: bool, recall: &Option<[Value; 2]>| -> Vec<Value> {
-        let mut out = Vec::new();
-        if keep_latest {
-            if let Some(l) = &latest {
-                out.push(summary_message(l, older, now_ms));
-            }
-        }
-        for t in raw {
-            out.extend(t.iter().cloned());
-        }
-        if let Some([call, result]) = recall {
-            out.push(call.clone());
-            out.push(result.clone());
-        }
-        out.extend(current.iter().cloned());
-        out
-    };
-
-    let mut msgs = build(&raw, &older, keep_latest, &recall);
-    let mut total = tokens(&msgs) + prompt_tokens;
+    // Token counts are per message and add up, so trimming is arithmetic on running totals:
+    // each part is estimated once, and the context is built once at the end (linear in the
+    // history; rebuilding and re-estimating after each removed turn was quadratic).
+    let summary_tokens = |older: &[&SummaryRef]| -> u64 { latest.as_ref().map_or(0, |l| tokens(&[summary_message(l, older, now_ms)])) };
+    let raw_tokens: Vec<u64> = raw.iter().map(|t| tokens(t)).collect();
+    let recall_tokens = recall.as_ref().map_or(0, |pair| tokens(pair));
+    let fixed = tokens(&current) + prompt_tokens;
+    let mut summary = if keep_latest { summary_tokens(&older) } else { 0 };
+    let mut raw_total: u64 = raw_tokens.iter().sum();
+    let mut first_raw = 0; // raw[..first_raw] trimmed
+    let total_now = |summary: u64, raw_total: u64, recall: &Option<[Value; 2]>| summary + raw_total + if recall.is_some() { recall_tokens } else { 0 } + fixed;
+    let mut total = total_now(summary, raw_total, &recall);
     if let Some(budget) = token_budget {
         // 1. recalled memories
         if total > budget && recall.is_some() {
             recall = None;
             trimmed.recall = true;
-            msgs = build(&raw, &older, keep_latest, &recall);
-            total = tokens(&msgs) + prompt_tokens;
+            total = total_now(summary, raw_total, &recall);
         }
-        // 2. older summaries, oldest first
+        // 2. older summaries, oldest first (the summary message shrinks; estimated again —
+        //    there are few summaries)
         while total > budget && !older.is_empty() {
             older.remove(0);
             trimmed.older_summaries += 1;
-            msgs = build(&raw, &older, keep_latest, &recall);
-            total = tokens(&msgs) + prompt_tokens;
+            summary = summary_tokens(&older);
+            total = total_now(summary, raw_total, &recall);
         }
         // 3. the oldest raw turns, then 4. the latest summary
-        while total > budget && (!raw.is_empty() || keep_latest) {
-            if !raw.is_empty() {
-                raw.remove(0);
+        while total > budget && (first_raw < raw.len() || keep_latest) {
+            if first_raw < raw.len() {
+                raw_total -= raw_tokens[first_raw];
+                first_raw += 1;
                 trimmed.raw_turns += 1;
             } else {
                 keep_latest = false;
                 trimmed.latest_summary = true;
+                summary = 0;
             }
-            msgs = build(&raw, &older, keep_latest, &recall);
-            total = tokens(&msgs) + prompt_tokens;
+            total = total_now(summary, raw_total, &recall);
         }
     }
+    raw.drain(..first_raw);
+    let mut msgs = Vec::new();
+    if keep_latest {
+        if let Some(l) = &latest {
+            msgs.push(summary_message(l, &older, now_ms));
+        }
+    }
+    for t in &raw {
+        msgs.extend(t.iter().cloned());
+    }
+    if let Some([call, result]) = &recall {
+        msgs.push(call.clone());
+        msgs.push(result.clone());
+    }
+    msgs.extend(current.iter().cloned());
     let over_budget = token_budget.is_some_and(|b| total > b);
 
     let mut addition = String::new();
@@ -290,5 +298,183 @@ pub fn compose(input: ComposeInput) -> Composition {
         trimmed,
         over_budget,
         budget: token_budget,
+    }
+}
+
+/// The composition as it was first written (rebuilding and re-estimating the whole context
+/// after each trimmed part; quadratic in the history), kept to prove the linear one selects
+/// exactly the same context.
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod reference {
+    use super::*;
+
+    pub(super) fn compose_reference(input: ComposeInput) -> Composition {
+        let ComposeInput { messages, prompt, token_budget, recall_pair, summaries, next_sequence, recent_raw_turn_count, now_ms } = input;
+        let cleaned: Vec<Value> = strip_synthetic(messages).into_iter().filter(|m| !is_summary_message(m)).collect();
+        let mut turns = split_turns(cleaned);
+        // Without a separate prompt, the last turn is the current one (older hosts).
+        let current: Vec<Value> = if prompt.is_none() && turns.last().is_some_and(|t| t.first().is_some_and(|m| role(m) == Some("user"))) {
+            turns.pop().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let n = turns.len();
+        let seq_of = |i: usize| -> i64 { next_sequence as i64 - (n - i) as i64 };
+    
+        // The latest summary and the prior turns it covers (outside the recent window).
+        let latest = summaries.last().cloned();
+        let recent_from = n.saturating_sub(recent_raw_turn_count);
+        let covered: Vec<bool> = (0..n)
+            .map(|i| {
+                let s = seq_of(i);
+                i < recent_from && latest.as_ref().is_some_and(|l| s >= 0 && (s as u64) <= l.end_sequence)
+            })
+            .collect();
+        let summarized_turns = covered.iter().filter(|c| **c).count();
+        // The summary is shown when it stands for turns not shown raw: covered turns in the
+        // transcript, or turns the host no longer holds (an older host whose state is the
+        // previous assembled context).
+        let oldest_raw_seq = (0..n).find(|&i| !covered[i]).map(seq_of);
+        let use_summary = latest.as_ref().is_some_and(|l| {
+            summarized_turns > 0 || oldest_raw_seq.map_or(next_sequence > l.start_sequence, |s| s > l.start_sequence as i64)
+        });
+        // Raw turns kept: everything not covered, in order (pre-plugin turns first).
+        let mut raw: Vec<Vec<Value>> = turns.into_iter().zip(covered.iter()).filter(|(_, c)| !**c).map(|(t, _)| t).collect();
+        // every summary but the latest, oldest first
+        let mut older: Vec<&SummaryRef> =
+            if use_summary { summaries.iter().take(summaries.len().saturating_sub(1)).collect() } else { Vec::new() };
+    
+        let prompt_tokens = prompt.as_deref().map_or(0, |p| estimate_tokens(p) as u64 + crate::tokens::MESSAGE_OVERHEAD_TOKENS as u64);
+        let mut recall = recall_pair;
+        let mut keep_latest = use_summary;
+        let mut trimmed = Trimmed::default();
+    
+        let build = |raw: &[Vec<Value>], older: &[&SummaryRef], keep_latest: bool, recall: &Option<[Value; 2]>| -> Vec<Value> {
+            let mut out = Vec::new();
+            if keep_latest {
+                if let Some(l) = &latest {
+                    out.push(summary_message(l, older, now_ms));
+                }
+            }
+            for t in raw {
+                out.extend(t.iter().cloned());
+            }
+            if let Some([call, result]) = recall {
+                out.push(call.clone());
+                out.push(result.clone());
+            }
+            out.extend(current.iter().cloned());
+            out
+        };
+    
+        let mut msgs = build(&raw, &older, keep_latest, &recall);
+        let mut total = tokens(&msgs) + prompt_tokens;
+        if let Some(budget) = token_budget {
+            // 1. recalled memories
+            if total > budget && recall.is_some() {
+                recall = None;
+                trimmed.recall = true;
+                msgs = build(&raw, &older, keep_latest, &recall);
+                total = tokens(&msgs) + prompt_tokens;
+            }
+            // 2. older summaries, oldest first
+            while total > budget && !older.is_empty() {
+                older.remove(0);
+                trimmed.older_summaries += 1;
+                msgs = build(&raw, &older, keep_latest, &recall);
+                total = tokens(&msgs) + prompt_tokens;
+            }
+            // 3. the oldest raw turns, then 4. the latest summary
+            while total > budget && (!raw.is_empty() || keep_latest) {
+                if !raw.is_empty() {
+                    raw.remove(0);
+                    trimmed.raw_turns += 1;
+                } else {
+                    keep_latest = false;
+                    trimmed.latest_summary = true;
+                }
+                msgs = build(&raw, &older, keep_latest, &recall);
+                total = tokens(&msgs) + prompt_tokens;
+            }
+        }
+        let over_budget = token_budget.is_some_and(|b| total > b);
+    
+        let mut addition = String::new();
+        let mut compact_summaries = Vec::new();
+        if keep_latest {
+            if let Some(l) = &latest {
+                addition.push_str("A <conversation-summary> message stands for earlier turns of this conversation; use memory_expand on its archive to read them in full.");
+                if let Some(a) = active_instructions(&l.text) {
+                    addition.push('\n');
+                    addition.push_str(&a);
+                }
+                for s in older.iter().copied().chain(std::iter::once(l)) {
+                    compact_summaries.push(CompactSummary {
+                        checkpoint_id: s.checkpoint_id.clone(),
+                        session_uri: s.archive_uri.clone(),
+                        overview: s.text.clone(),
+                        turns: (s.start_sequence, s.end_sequence),
+                    });
+                }
+            }
+        }
+        Composition {
+            estimated_tokens: total,
+            messages: msgs,
+            system_prompt_addition: if addition.is_empty() { None } else { Some(addition) },
+            compact_summaries,
+            recent_raw_turns: raw.len(),
+            summarized_turns: if keep_latest { summarized_turns } else { 0 },
+            recall_included: recall.is_some(),
+            trimmed,
+            over_budget,
+            budget: token_budget,
+        }
+    }
+}
+
+#[cfg(all(test, not(target_arch = "wasm32")))]
+mod linear_matches_reference {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    fn turn(i: usize, tool: bool, words: usize) -> Vec<Value> {
+        let mut t = vec![json!({"role": "user", "content": format!("question {i} {}", "about the deploy pipeline ".repeat(words))})];
+        if tool {
+            t.push(json!({"role": "assistant", "content": [{"type": "toolCall", "id": format!("c{i}"), "name": "exec", "arguments": {"command": "ls"}}]}));
+            t.push(json!({"role": "toolResult", "toolCallId": format!("c{i}"), "toolName": "exec", "content": [{"type": "text", "text": "ok ".repeat(words)}], "isError": false}));
+        }
+        t.push(json!({"role": "assistant", "content": [{"type": "text", "text": format!("answer {i}")}]}));
+        t
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+        #[test]
+        fn the_same_context_as_the_reference(
+            shapes in proptest::collection::vec((any::<bool>(), 0usize..40), 0..40),
+            budget in proptest::option::of(50u64..4000),
+            summaries in 0usize..4,
+            recent in 0usize..10,
+            prompt in any::<bool>(),
+            recall in any::<bool>(),
+        ) {
+            let messages: Vec<Value> = shapes.iter().enumerate().flat_map(|(i, (tool, words))| turn(i, *tool, *words)).collect();
+            let n = shapes.len() as u64;
+            let sums: Vec<SummaryRef> = (0..summaries as u64).map(|k| SummaryRef {
+                checkpoint_id: format!("c{k}"), archive_uri: format!("viking://user/u/sessions/s/history/archive_{k}"),
+                start_sequence: k * 3, end_sequence: k * 3 + 2, text: format!("# Working Memory\n\n## Current State\nstate {k} ").repeat(k as usize + 1),
+            }).collect();
+            let pair = recall.then(|| crate::messages::synthetic::recall_pair("deploy", &[crate::messages::synthetic::RecalledMemory {
+                uri: "viking://user/u/memories/a.md".into(), category: "events".into(), content: "we chose blue-green ".repeat(20), score: 0.8 }], 1));
+            let input = ComposeInput {
+                messages, prompt: prompt.then(|| "what about the canary size?".to_string()), token_budget: budget,
+                recall_pair: pair, summaries: sums, next_sequence: n + 2, recent_raw_turn_count: recent, now_ms: 7,
+            };
+            let linear = compose(input.clone());
+            let reference = reference::compose_reference(input);
+            prop_assert_eq!(linear, reference);
+        }
     }
 }
