@@ -46,6 +46,7 @@ bench: setup-core build
 	node tests/bench/recall-wasm.mjs
 	node tests/bench/tokens.mjs
 	node tests/bench/write-path.mjs
+	node tests/bench/assemble-scale.mjs
 	CRASH_TURNS=1000 CRASH_KILLS=60 CRASH_RESTARTS=6 node --test tests/integration/crash-kill.test.mjs
 	$(MAKE) fuzz
 
