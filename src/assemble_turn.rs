@@ -52,6 +52,14 @@ pub fn assemble_turn(config: &Config, v: Value) -> Result<AssembleResult> {
         (o.opt_u64("tokenBudget")?, read_summaries(o.opt_array("summaries")?)?, o.opt_u64("nextSequence")?.unwrap_or(0))
     };
     let req = RecallRequest::from_value(v)?;
+    compose_turn(config, req, budget, summaries, next_sequence)
+}
+
+/// The typed core of [`assemble_turn`]: recall over the given search results, then the
+/// composition. `summaries` in any order.
+pub fn compose_turn(config: &Config, req: RecallRequest, budget: Option<u64>, mut summaries: Vec<SummaryRef>, next_sequence: u64) -> Result<AssembleResult> {
+    summaries.retain(|s| !s.text.trim().is_empty());
+    summaries.sort_by_key(|s| s.end_sequence);
     let prompt = req.prompt.clone();
     let now_ms = req.now_ms;
     let messages = req.messages.clone();

@@ -112,6 +112,7 @@ pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
                 level: Some(2),
                 score: 1.0,
                 abstract_text: text.clone(),
+                overview: String::new(),
                 category: Some("profile".into()),
                 malformed: None,
             },

@@ -100,9 +100,26 @@ pub trait Host {
     /// Writes (creates or replaces) a JSON file.
     async fn write_json(&self, uri: &str, value: Value) -> HostResult<()>;
 
+    /// `POST /api/v1/search/find {query, target_uri, limit, score_threshold: 0}`: the raw
+    /// result (`{memories: [...]}` or the bare list), read by `recall::candidate`.
+    async fn find(&self, target_uri: &str, query: &str, limit: usize) -> HostResult<Value>;
+    /// `GET /api/v1/content/read?uri=…`: a file's text, `None` when there is no such file.
+    async fn read_content(&self, uri: &str) -> HostResult<Option<String>>;
+    /// `POST /api/v1/content/write {uri, content, mode: create|replace, wait}`.
+    async fn write_text(&self, uri: &str, content: &str, create_only: bool, wait: bool) -> HostResult<()>;
+    /// `GET /api/v1/fs/stat`: `{uri, isDir, …}`, `None` when nothing is there.
+    async fn stat(&self, uri: &str) -> HostResult<Option<Value>>;
+    /// `DELETE /api/v1/fs?uri=…&wait=true` (not recursive): `{uri, estimated_deleted_count}`.
+    async fn delete_uri(&self, uri: &str) -> HostResult<Value>;
+    /// The OpenViking user id behind the API key (`GET /api/v1/system/status`), `None` when
+    /// the server does not say. The host may keep it (it is the same for the key's lifetime).
+    async fn user_id(&self) -> HostResult<Option<String>>;
+
     /// Durable local state (the plugin's state dir), one JSON document per key.
     async fn load_state(&self, key: &str) -> HostResult<Option<Value>>;
     async fn save_state(&self, key: &str, value: Value) -> HostResult<()>;
+    /// The state keys starting with `prefix`.
+    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>>;
     /// The outbox: an ordered, durable (fsync'd) queue per key.
     async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()>;
     async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>>;

@@ -5,8 +5,10 @@
 //! (`js-glue/`) and the tuning page (`www-demo/`).
 //!
 //! ## Drive contract
-//! The core does no I/O and reads no clock. The host (JS) searches OpenViking, hands the
-//! results and `now_ms` in, and gets decisions and messages back:
+//! The core does no I/O and reads no clock: time comes in as `now_ms`, and every read or
+//! write of the outside world goes through the [`host::Host`] the embedder supplies. The pure
+//! functions can also be driven directly with data — the tuning page does, with bundled or
+//! live search results:
 //!
 //! ```
 //! use openviking_context_engine::{config::{parse_config, Env}, auto_recall::{auto_recall, RecallRequest}};
@@ -21,12 +23,24 @@
 //! assert_eq!(out.messages.len(), 2); // memory_recall_auto call + result
 //! ```
 //!
-//! ## The lifecycle engine
-//! [`engine::Engine`] drives a turn over a [`host::Host`] (OpenViking calls, durable state
-//! and the outbox, time): `write_turn` (commitTurn), `after_turn` (afterTurn: checkpoints
-//! write nothing, a finished turn is written whole), `flush`, `run_commit` / `follow_task`
-//! (compaction as an OpenViking commit, followed to its checkpoint). Acknowledged means
-//! durably stored: in the outbox or in OpenViking (the invariant is on `write_turn`).
+//! ## The engine that owns a turn
+//! [`engine::Engine`] is one async engine per agent over a [`host::Host`] — the I/O the
+//! embedder performs: OpenViking calls (sessions, messages, commits, tasks, archives, find,
+//! content reads and writes, stat, delete, the user id), durable local state and the outbox,
+//! time. The plugin's host is JS callbacks (`wasm::js_host`); the native tests' an in-memory
+//! fake. The engine decides everything else:
+//!
+//! - `assemble` — the query, both memory scopes searched (`scopes`), the stable profile,
+//!   full texts where the rules need them, the pipeline, the composition; what it injected
+//!   is remembered for the turn's write;
+//! - `write_turn` (commitTurn) / `after_turn` (afterTurn: checkpoints write nothing, a
+//!   finished turn is written whole) — acknowledged means durably stored: in the outbox or in
+//!   OpenViking (the invariant is on `write_turn`);
+//! - `flush` / `drain`, `run_commit` / `follow_task`, `compact` (a forced commit followed
+//!   to its `CompactCheckpoint`);
+//! - `run_tool` — `memory_recall`, `memory_store`, `memory_forget`, `memory_expand`, with
+//!   every URI checked against the caller's own scopes (`uri_check`, `session_map`);
+//! - `hook_fallback` — recall for a turn the engine did not assemble.
 //!
 //! ## Modules
 //! - [`config`] — every plugin key: defaults, bounds, env resolution, errors naming the key
@@ -41,6 +55,8 @@
 //! - [`triggers`], [`commit_guard`], [`checkpoint`], [`replay`] — when to compact, one commit
 //!   at a time, CompactCheckpoint, the triggers over a transcript
 //! - [`session_map`] — OpenViking session ids (injective) and agent isolation
+//! - [`scopes`] — the memory URIs searched, read and written (the plugin builds none)
+//! - [`tools`], [`uri_check`] — the memory tools' schemas and inputs; URIs a caller hands in
 //! - [`expand`] — memory_expand's ranking of archived turns
 //! - [`engine`], [`host`] — the async lifecycle and the I/O it needs
 //! - [`time`], [`error`], [`input`] — ISO times from `now_ms`; the error type; field-aware input
@@ -65,12 +81,15 @@ pub mod messages;
 pub mod recall;
 pub mod replay;
 pub mod sanitize;
+pub mod scopes;
 pub mod session_map;
 pub mod text;
 pub mod time;
-pub mod triggers;
 pub mod tokens;
+pub mod tools;
+pub mod triggers;
 pub mod turn;
+pub mod uri_check;
 
 pub mod http;
 #[cfg(target_arch = "wasm32")]

@@ -30,10 +30,21 @@ pub fn truncate_with_ellipsis(s: &str, max_units: usize) -> String {
     format!("{keep}...")
 }
 
-/// Collapses every run of whitespace to one space and trims the ends.
+/// Whitespace as JavaScript's `trim()` and `\s` see it: Unicode White_Space plus U+FEFF (the
+/// byte-order mark), so a BOM-only text is empty and a BOM-prefixed duplicate is a duplicate.
+pub fn is_space(c: char) -> bool {
+    c.is_whitespace() || c == '\u{feff}'
+}
+
+/// `s` without leading and trailing [`is_space`] characters.
+pub fn trim_space(s: &str) -> &str {
+    s.trim_matches(is_space)
+}
+
+/// Collapses every run of whitespace ([`is_space`]) to one space and trims the ends.
 pub fn collapse_whitespace(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
-    for word in s.split_whitespace() {
+    for word in s.split(is_space).filter(|w| !w.is_empty()) {
         if !out.is_empty() {
             out.push(' ');
         }

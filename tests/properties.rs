@@ -41,6 +41,7 @@ fn item() -> impl Strategy<Value = SearchItem> {
             level,
             score: score.clamp(0.0, 1.0),
             abstract_text,
+            overview: String::new(),
             category,
             malformed: None,
         })

@@ -14,7 +14,7 @@ use serde_json::{json, Map, Value};
 const FILES: &[(&str, &str)] = &[
     ("config.json", include_str!("vectors/config.json")),
     ("recall.json", include_str!("vectors/recall.json")),
-    
+    ("legacy-divergences.json", include_str!("vectors/legacy-divergences.json")),
 ];
 
 fn env_of(case: &Value) -> Env {

@@ -1,14 +1,13 @@
 // client.js — the per-agent OpenViking 0.5.x HTTP client used by the JS glue: createClient()
 // returns one method per endpoint (each one HTTP call, except addMessages' chunking and
 // waitTask's polling), with X-API-Key / X-OpenViking-Agent on every call and errors as
-// OpenVikingError. Re-exports the error type and the memory-scope helpers.
+// OpenVikingError. Re-exports the error type. (Which URIs to use is the engine's: src/scopes.rs.)
 
 import { CLIENT_CODES as C, OpenVikingError, makeRedactor } from "./errors.js";
 import { createTransport } from "./http.js";
 import { localServerGate } from "./local-server.js";
 
 export { OpenVikingError, CLIENT_CODES } from "./errors.js";
-export { resolveMemoryScopes, isWithinScope } from "./scopes.js";
 
 const BATCH_MAX = 100;
 const HEADER_SAFE = /^[\x21-\x7e]{1,4096}$/; // visible ASCII: no spaces, CR/LF or controls

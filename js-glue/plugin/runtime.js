@@ -78,10 +78,10 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     if (a) return a;
     // local mode: the client checks the port is really OpenViking before any key leaves
     const client = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey || undefined, agentId, timeoutMs: config.timeoutMs, localServer: config.mode === "local" });
-    const host = createEngineHost({ client, store, logger: { warn: (m) => logger.warn(m) } });
-    const engine = new wasm.ContextEngine({ ...rawConfig, agentId }, process.env, host);
-    a = { agentId, client, engine, userId: null };
+    a = { agentId, client, userId: null };
     a.identity = () => resolveUser(a);
+    const host = createEngineHost({ client, store, userId: () => resolveUser(a), logger: { warn: (m) => logger.warn(m) } });
+    a.engine = new wasm.ContextEngine({ ...rawConfig, agentId }, process.env, host);
     agents.set(agentId, a);
     return a;
   }
@@ -91,11 +91,7 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
   // Stored under a hash; the key itself is never written.
   const identityKey = (agentId) =>
     `identity/${createHash("sha256").update(`${config.baseUrl}\0${config.apiKey ?? ""}\0${agentId}`).digest("hex").slice(0, 32)}`;
-  const setUser = (a, id) => {
-    a.userId = id;
-    a.engine.setUserId(id);
-    return id;
-  };
+  const setUser = (a, id) => (a.userId = id);
 
   async function resolveUser(a) {
     if (a.userId) return a.userId;
@@ -131,7 +127,9 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     let timer;
     const flushAll = async () => {
       await Promise.allSettled([...background]);
-      await Promise.allSettled([...touched].map(([ov, agent]) => agent.engine.flush(ov)));
+      // drain, not flush: a replay already running (a signal's drain, a turn's) is waited
+      // for, not reported as "in progress" while the process exits under it
+      await Promise.allSettled([...touched].map(([ov, agent]) => agent.engine.drain(ov)));
     };
     await Promise.race([flushAll(), new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
     clearTimeout(timer);
@@ -148,5 +146,5 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     warned.delete(key);
   }
 
-  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, touch, agents, warnOnce, recovered, lastAssembled: new Map() };
+  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, touch, agents, warnOnce, recovered };
 }

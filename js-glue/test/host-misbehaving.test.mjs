@@ -45,6 +45,25 @@ function memoryHost() {
       return {};
     },
     async writeJson() {},
+    async find(targetUri, query) {
+      return { memories: [{ uri: `${targetUri}/preferences/theme.md`, level: 2, score: 0.9, abstract: `about ${query}`, category: "preferences" }] };
+    },
+    async readContent() {
+      return "full text";
+    },
+    async userId() {
+      return "alice";
+    },
+    async writeText() {},
+    async stat(uri) {
+      return { uri, isDir: false };
+    },
+    async deleteUri(uri) {
+      return { uri, estimated_deleted_count: 1 };
+    },
+    async listStateKeys(prefix) {
+      return [...state.keys()].filter((k) => k.startsWith(prefix));
+    },
     async loadState(k) {
       return state.has(k) ? structuredClone(state.get(k)) : null;
     },
@@ -124,6 +143,45 @@ for (const [what, bad] of Object.entries(hostile)) {
     assert.deepEqual(users, ["first turn before the fault", "second turn during the fault", "third turn after the fault"]);
   });
 }
+
+for (const cb of ["find", "readContent", "userId"]) {
+  for (const [what, bad] of Object.entries(hostile)) {
+    test(`${cb} answering with ${what}: assemble still answers with the host's turn, and the next assemble recalls`, { timeout: 20000 }, async () => {
+      const h = memoryHost();
+      const e = new ContextEngine({ agentId: "main", timeoutMs: 1000, recallPreferAbstract: false }, {}, h);
+      const good = h[cb];
+      h[cb] = bad;
+      const messages = [{ role: "user", content: "Which editor theme do I prefer?", timestamp: 1 }];
+      const out = await e.assemble({ sessionId: "s", prompt: "Which editor theme do I prefer?", messages, tokenBudget: 20000 }).catch((err) => err);
+      if (out instanceof Error) assert.equal(out.code, "HOST_TIMEOUT", out.message); // only a callback that never answers
+      else assert.ok(out.messages.some((m) => m.role === "user"), "the host's message is there");
+      h[cb] = good;
+      e.forgetSearch();
+      const next = await e.assemble({ sessionId: "s", prompt: "Which editor theme do I prefer?", messages, tokenBudget: 20000 });
+      assert.ok(next.recall.memories.length > 0, "recall works again");
+    });
+  }
+}
+
+test("drain waits for a replay already running, so a stop right after a signal still empties the outbox", { timeout: 20000 }, async () => {
+  const h = memoryHost();
+  const e = new ContextEngine({ agentId: "main", timeoutMs: 2000 }, {}, h);
+  const good = h.addMessages;
+  h.addMessages = () => Promise.reject(Object.assign(new Error("down"), { code: "OV_UNREACHABLE" }));
+  for (let i = 0; i < 3; i++) await e.writeTurn({ sessionId: "s", advancementKey: `k${i}`, messages: turn(`turn ${i} during the outage`) });
+  h.addMessages = async (id, messages) => {
+    await new Promise((r) => setTimeout(r, 150)); // a slow server: the first replay is still running
+    return good(id, messages);
+  };
+  const first = e.flush("main--s"); // what a signal handler starts, not awaited
+  const second = await e.flush("main--s");
+  assert.equal(second.inProgress, true, "a plain flush reports the running replay");
+  const drained = await e.drain("main--s");
+  assert.equal(drained.inProgress, false);
+  assert.equal(drained.queued, 0, JSON.stringify(drained));
+  assert.equal(h.sessions.get("main--s").filter((m) => m.role === "user").length, 3, "all three stored, once");
+  await first;
+});
 
 test("nowMs and warn that throw cannot break a call", async () => {
   const h = memoryHost();

@@ -231,7 +231,7 @@ impl<H: Host> Engine<H> {
             turn_ids,
             summary,
         };
-        match self.user_id() {
+        match self.resolve_user().await {
             Some(uid) => {
                 let uri = checkpoint_uri(&uid, &self.config.agent_id, ov_id, archive_index);
                 if let Err(e) = self.host.write_json(&uri, serde_json::to_value(&cp).unwrap_or(Value::Null)).await {

@@ -7,6 +7,10 @@
 //!   capture decision, outbox first, then the replay into OpenViking, trigger evaluation.
 //!   Never waits for a commit. Its durability invariant and crash points are documented on it.
 //! - [`Engine::run_commit`] — a commit (automatic or `compact()`), followed to its checkpoint.
+//! - [`Engine::assemble`] / [`Engine::recall_tool`] — the read path (`read`): both memory
+//!   scopes searched through the host, the profile, the full texts, the composition.
+//! - [`Engine::run_tool`] — the memory tools (`tools`), with every URI checked against the
+//!   caller's own scopes and every delete verified.
 //! - [`Engine::flush`] — replays the outbox in order (every send marked write-ahead; a turn
 //!   whose write may have landed unacknowledged is checked first, `confirm`), and reports
 //!   what stayed queued and why.
@@ -15,14 +19,22 @@
 //! so a process per turn behaves exactly like a long-lived gateway.
 
 mod commit;
+mod compact;
 mod confirm;
+mod join;
 mod outbox;
+mod read;
 mod record;
+mod status;
+mod tools;
 mod write;
 
 pub use commit::CommitOutcome;
+pub use compact::{CompactAnswer, COMPACT_WAIT_MAX_MS};
 pub use outbox::FlushReport;
+pub use read::{AssembleCall, Assembled, LastAssembled, RecallToolAnswer, Search, SEARCH_REUSE_MS};
 pub use record::SessionRecord;
+pub use status::{SessionStatus, Trace};
 pub use write::{content_key, TurnWrite, WriteOutcome, WriteStatus};
 
 use crate::config::Config;
@@ -42,12 +54,20 @@ pub struct Engine<H: Host> {
     /// Sessions whose outbox is being replayed: one replay at a time per session (two at once
     /// would both send the head entry).
     flushing: RefCell<std::collections::HashSet<String>>,
+    /// Calls waiting for a session's running replay to end (`drain`).
+    replay_waiters: RefCell<HashMap<String, Vec<std::task::Waker>>>,
     /// Per session, where the turn in progress opens, from its first `afterTurn` checkpoint
     /// (see `after_turn`): the end-of-turn call is written whole from there.
     turn_openings: RefCell<HashMap<String, usize>>,
     /// Advancement and content keys reserved whose outbox append has not finished: a retry
     /// of one of them is refused (retryable), never answered `duplicate` before it is durable.
     in_flight: RefCell<std::collections::HashSet<String>>,
+    /// The last successful search, reused within `SEARCH_REUSE_MS` (see `read`).
+    last_search: RefCell<Option<read::LastSearch>>,
+    /// The stable profile once read in this process (`Some(None)`: there is none).
+    profile: RefCell<Option<Option<(String, String)>>>,
+    /// Per session, what `assemble` last composed (for the turn's write and `trace`).
+    last_assembled: RefCell<HashMap<String, LastAssembled>>,
 }
 
 impl<H: Host> Engine<H> {
@@ -59,8 +79,12 @@ impl<H: Host> Engine<H> {
             records: RefCell::new(HashMap::new()),
             warned: RefCell::new(Default::default()),
             flushing: RefCell::new(Default::default()),
+            replay_waiters: RefCell::new(HashMap::new()),
             turn_openings: RefCell::new(HashMap::new()),
             in_flight: RefCell::new(Default::default()),
+            last_search: RefCell::new(None),
+            profile: RefCell::new(None),
+            last_assembled: RefCell::new(HashMap::new()),
         }
     }
 

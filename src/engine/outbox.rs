@@ -79,12 +79,41 @@ impl<H: Host> Engine<H> {
             }
         };
         self.flushing.borrow_mut().remove(ov_id);
+        for waker in self.replay_waiters.borrow_mut().remove(ov_id).unwrap_or_default() {
+            waker.wake();
+        }
         let report = out?;
         match &report.reason {
             Some(why) => self.warn_once(ov_id, &format!("OpenViking unavailable ({why}); {} turn(s) kept in the outbox", report.queued)),
             None => self.outage_over(ov_id),
         }
         Ok(report)
+    }
+
+    /// Resolves once no replay of this session is running.
+    async fn replay_finished(&self, ov_id: &str) {
+        std::future::poll_fn(|cx| {
+            if !self.flushing.borrow().contains(ov_id) {
+                return std::task::Poll::Ready(());
+            }
+            self.replay_waiters.borrow_mut().entry(ov_id.to_string()).or_default().push(cx.waker().clone());
+            std::task::Poll::Pending
+        })
+        .await
+    }
+
+    /// Before the process exits: waits for a replay already running (a signal handler's, a
+    /// turn's), then replays what is left — so a stop right after a signal still empties the
+    /// outbox instead of returning `inProgress` while the first replay is cut off.
+    pub async fn drain(&self, ov_id: &str) -> HostResult<FlushReport> {
+        for _ in 0..MAX_REPLAY_ROUNDS {
+            self.replay_finished(ov_id).await;
+            let report = self.flush(ov_id).await?;
+            if !report.in_progress {
+                return Ok(report);
+            }
+        }
+        self.flush(ov_id).await
     }
 
     async fn replay_outbox(&self, ov_id: &str) -> HostResult<FlushReport> {

@@ -146,9 +146,18 @@ impl<H: Host> Engine<H> {
     ///   checked against OpenViking before it is sent again (`outbox`, `confirm`);
     /// - mid-commit: a commit starts only with an empty outbox, and turns arriving while it
     ///   archives stay in the outbox until the archive is cut.
-    pub async fn write_turn(&self, req: TurnWrite) -> Result<WriteOutcome> {
+    pub async fn write_turn(&self, mut req: TurnWrite) -> Result<WriteOutcome> {
         let now = self.host.now_ms();
         let ov_id = ov_session_id(&self.config.agent_id, &req.session_id);
+        // what this engine assembled for the turn, where the host does not say it
+        if let Some(last) = self.last_assembled(&ov_id) {
+            req.token_budget = req.token_budget.or(last.token_budget);
+            req.context_tokens = req.context_tokens.or(Some(last.estimated_tokens));
+            if req.used_context_uris.is_empty() {
+                req.used_context_uris = last.used_uris;
+            }
+            self.keep_trace(&ov_id).await;
+        }
         if req.advancement_key.is_some() {
             self.turn_openings.borrow_mut().remove(&ov_id); // commitTurn ends the turn
         }
@@ -368,6 +377,7 @@ impl<H: Host> Engine<H> {
             "contentKey": ckey,
             "tokens": tokens,
             "counts": counts,
+            "queuedAtMs": self.host.now_ms(),
             "messages": to_openviking_messages(&env),
         });
         Ok((entry, counts, tokens, decision.reason))

@@ -24,18 +24,28 @@ pub struct SearchItem {
     /// The raw score clamped to 0..=1; a missing or non-numeric score counts as 0.
     pub score: f64,
     pub abstract_text: String,
+    /// The item's `overview`, used in place of a missing abstract for ranking and dedupe (as
+    /// the legacy `abstract ?? overview`), and as the text when nothing better is readable.
+    pub overview: String,
     pub category: Option<String>,
     /// Set when the item could not be read (no `uri`): the reason, for the explain record.
     pub malformed: Option<String>,
 }
 
 impl SearchItem {
-    /// Lowercased `uri + " " + abstract`, what the lexical rerank searches.
+    /// The short text that stands for the memory in ranking and dedupe: the abstract, else
+    /// the overview (empty when the item has neither).
+    pub fn summary(&self) -> &str {
+        if self.abstract_text.is_empty() { &self.overview } else { &self.abstract_text }
+    }
+
+    /// Lowercased `uri + " " + summary`, what the lexical rerank searches.
     pub fn haystack(&self) -> String {
-        let mut h = String::with_capacity(self.uri.len() + self.abstract_text.len() + 1);
+        let summary = self.summary();
+        let mut h = String::with_capacity(self.uri.len() + summary.len() + 1);
         h.push_str(&self.uri);
         h.push(' ');
-        h.push_str(&self.abstract_text);
+        h.push_str(summary);
         h.to_lowercase()
     }
 }
@@ -83,6 +93,7 @@ fn read_item(v: &Value) -> SearchItem {
             level: None,
             score: 0.0,
             abstract_text: String::new(),
+            overview: String::new(),
             category: None,
             malformed: Some(format!("item is {}, not an object", describe(v))),
         };
@@ -91,9 +102,10 @@ fn read_item(v: &Value) -> SearchItem {
     let malformed = if uri.is_empty() { Some("item has no uri".to_string()) } else { None };
     let level = m.get("level").and_then(|l| l.as_f64()).filter(|f| f.fract() == 0.0).map(|f| f as i64);
     let score = clamp01(m.get("score").and_then(Value::as_f64).unwrap_or(0.0));
-    let abstract_text = m.get("abstract").and_then(Value::as_str).unwrap_or("").trim().to_string();
+    let text = |key: &str| crate::text::trim_space(m.get(key).and_then(Value::as_str).unwrap_or("")).to_string();
+    let (abstract_text, overview) = (text("abstract"), text("overview"));
     let category = infer_category(m, &uri);
-    SearchItem { uri, level, score, abstract_text, category, malformed }
+    SearchItem { uri, level, score, abstract_text, overview, category, malformed }
 }
 
 /// Reads one scope's search result: the `find` result object (`{memories:[…], …}`) or a

@@ -4,13 +4,14 @@
 //! 1. merge user results, then agent results; unreadable items are cut as `malformed`;
 //! 2. the first item per uri wins (`duplicate`); only `level === 2` items go on (`not_level_2`);
 //! 3. score (clamped to 0..1) below `recallScoreThreshold` → `below_threshold`;
-//! 4. stable sort by score; dedupe on category + normalised abstract (events, cases and items
-//!    without an abstract dedupe on uri) → `duplicate`; the pool stops at
+//! 4. stable sort by score; dedupe on category + normalised abstract — the overview where
+//!    there is no abstract (events, cases and items with neither dedupe on uri) →
+//!    `duplicate`; the pool stops at
 //!    `max(recallLimit·4, 20)` → `over_limit`;
 //! 5. query-aware rerank ([`rank`]); a second dedupe on the normalised abstract; take
 //!    `recallLimit` → `over_limit`;
 //! 6. content: the abstract first (if `recallPreferAbstract` and non-empty), else the full
-//!    text the host read, else the abstract, else the uri; cut to `recallMaxContentChars`
+//!    text the engine read, else the abstract or overview, else the uri; cut to `recallMaxContentChars`
 //!    UTF-16 units on a character boundary, with "...";
 //! 7. budget: entries are added in rank order while the whole synthetic pair stays within
 //!    `recallTokenBudget`; an entry that does not fit is cut (`over_budget`) and smaller ones
@@ -18,7 +19,9 @@
 //!    even by the first entry.
 //!
 //! [`select`] does steps 1–5 and says which full texts are needed ([`Selection::needs_content`]);
-//! the host reads them; [`finish`] does 6–7. [`recall`] runs the whole pipeline.
+//! [`finish`] does 6–7. [`recall`] runs the whole pipeline and reports the full texts it
+//! lacked (`needs_content`); the engine's read path (`engine::read`) reads them through the
+//! host and runs it once more with them.
 
 pub mod candidate;
 pub mod explain;
@@ -107,18 +110,18 @@ fn normalised_abstract(s: &str) -> String {
 /// without an abstract, which are keyed by uri.
 fn first_dedupe_key(item: &SearchItem) -> String {
     let category = item.category.as_deref().unwrap_or("unknown").to_lowercase();
-    if item.abstract_text.is_empty() || category == "events" || category == "cases" {
+    if item.summary().is_empty() || category == "events" || category == "cases" {
         format!("uri:{}", item.uri)
     } else {
-        format!("abstract:{category}:{}", normalised_abstract(&item.abstract_text))
+        format!("abstract:{category}:{}", normalised_abstract(item.summary()))
     }
 }
 
 fn second_dedupe_key(item: &SearchItem) -> String {
-    if item.abstract_text.is_empty() {
+    if item.summary().is_empty() {
         format!("uri:{}", item.uri)
     } else {
-        normalised_abstract(&item.abstract_text)
+        normalised_abstract(item.summary())
     }
 }
 
@@ -230,6 +233,10 @@ pub struct RecallOutcome {
     pub budget: usize,
     /// One record per candidate: kept ones first in injection order, then cut ones by rank.
     pub explain: Vec<ExplainRecord>,
+    /// Picked memories whose full text is needed and was not given (their abstract is not
+    /// used): the engine reads them and runs the pipeline again with them.
+    #[serde(skip)]
+    pub needs_content: Vec<String>,
 }
 
 fn content_for(item: &SearchItem, s: &RecallSettings, contents: &BTreeMap<String, String>) -> String {
@@ -238,8 +245,8 @@ fn content_for(item: &SearchItem, s: &RecallSettings, contents: &BTreeMap<String
         item.abstract_text.as_str()
     } else if let Some(t) = full {
         t
-    } else if !item.abstract_text.is_empty() {
-        item.abstract_text.as_str()
+    } else if !item.summary().is_empty() {
+        item.summary()
     } else {
         item.uri.as_str()
     };
@@ -312,6 +319,7 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
         tokens,
         budget: s.token_budget,
         explain: records,
+        needs_content: Vec::new(),
     }
 }
 
@@ -324,5 +332,9 @@ pub fn recall(
     s: &RecallSettings,
     now_ms: u64,
 ) -> RecallOutcome {
-    finish(select(query, user, agent, s), contents, s, now_ms)
+    let sel = select(query, user, agent, s);
+    let needs: Vec<String> = sel.needs_content(s).into_iter().filter(|u| !contents.contains_key(u)).collect();
+    let mut out = finish(sel, contents, s, now_ms);
+    out.needs_content = needs;
+    out
 }

@@ -169,6 +169,7 @@ mod tests {
             level: Some(2),
             score,
             abstract_text: abs.into(),
+            overview: String::new(),
             category: Some(cat.into()),
             malformed: None,
         }

@@ -58,6 +58,12 @@ pub fn parse_config_js(
     encode(&parse_config(&raw, &read_env(&env)?).map_err(to_js_error)?)
 }
 
+/// The memory tools as the host registers them: `[{name, label, description, parameters}]`.
+#[wasm_bindgen(js_name = toolDefinitions, unchecked_return_type = "ToolDefinition[]")]
+pub fn tool_definitions_js() -> Result<JsValue, JsValue> {
+    encode(&crate::tools::tool_definitions())
+}
+
 /// The engine, holding one parsed configuration.
 #[wasm_bindgen]
 pub struct Engine {

@@ -25,8 +25,15 @@ pub const CALLBACKS: &[&str] = &[
     "archive",
     "readJson",
     "writeJson",
+    "find",
+    "readContent",
+    "userId",
+    "writeText",
+    "stat",
+    "deleteUri",
     "loadState",
     "saveState",
+    "listStateKeys",
     "outboxAppend",
     "outboxRead",
     "outboxDrop",
@@ -233,6 +240,55 @@ impl Host for JsHost {
     }
     async fn write_json(&self, uri: &str, value: Value) -> HostResult<()> {
         self.ov("writeJson", &[s(uri), to_js(&value)]).await.map(drop)
+    }
+    async fn find(&self, target_uri: &str, query: &str, limit: usize) -> HostResult<Value> {
+        match from_js("find", &self.ov("find", &[s(target_uri), s(query), JsValue::from_f64(limit as f64)]).await?)? {
+            v @ (Value::Object(_) | Value::Array(_) | Value::Null) => Ok(v),
+            _ => Err(HostError::new(HostErrorKind::BadResponse, "find: expected a find result")),
+        }
+    }
+    async fn read_content(&self, uri: &str) -> HostResult<Option<String>> {
+        match self.ov("readContent", &[s(uri)]).await {
+            Err(e) if e.kind == HostErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+            Ok(v) if v.is_null() || v.is_undefined() => Ok(None),
+            Ok(v) => v.as_string().map(Some).ok_or_else(|| HostError::new(HostErrorKind::BadResponse, "readContent: expected a string")),
+        }
+    }
+    async fn write_text(&self, uri: &str, content: &str, create_only: bool, wait: bool) -> HostResult<()> {
+        let mode = if create_only { "create" } else { "replace" };
+        self.ov("writeText", &[s(uri), s(content), s(mode), JsValue::from_bool(wait)]).await.map(drop)
+    }
+    async fn stat(&self, uri: &str) -> HostResult<Option<Value>> {
+        match self.ov("stat", &[s(uri)]).await {
+            Err(e) if e.kind == HostErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+            Ok(v) => match from_js("stat", &v)? {
+                Value::Null => Ok(None),
+                v @ Value::Object(_) => Ok(Some(v)),
+                _ => Err(HostError::new(HostErrorKind::BadResponse, "stat: expected an object")),
+            },
+        }
+    }
+    async fn delete_uri(&self, uri: &str) -> HostResult<Value> {
+        match from_js("deleteUri", &self.ov("deleteUri", &[s(uri)]).await?)? {
+            v @ (Value::Object(_) | Value::Null) => Ok(v),
+            _ => Err(HostError::new(HostErrorKind::BadResponse, "deleteUri: expected an object")),
+        }
+    }
+    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
+        match from_js("listStateKeys", &self.local("listStateKeys", &[s(prefix)]).await?) {
+            Ok(Value::Array(a)) => Ok(a.into_iter().filter_map(|k| k.as_str().map(str::to_string)).filter(|k| k.starts_with(prefix)).collect()),
+            Ok(Value::Null) => Ok(Vec::new()),
+            _ => Err(HostError::new(HostErrorKind::Local, "listStateKeys: expected an array of strings")),
+        }
+    }
+    async fn user_id(&self) -> HostResult<Option<String>> {
+        let v = self.ov("userId", &[]).await?;
+        if v.is_null() || v.is_undefined() {
+            return Ok(None);
+        }
+        v.as_string().map(Some).ok_or_else(|| HostError::new(HostErrorKind::BadResponse, "userId: expected a string"))
     }
     async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
         let v = from_js("loadState", &self.local("loadState", &[s(key)]).await?).map_err(|e| HostError { kind: HostErrorKind::Local, ..e })?;

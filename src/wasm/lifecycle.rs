@@ -5,7 +5,8 @@
 use super::codec::{decode, encode, millis_arg, string_arg, to_js_error};
 use super::js_host::JsHost;
 use crate::config::parse_config;
-use crate::engine::{Engine, TurnWrite};
+use crate::engine::{AssembleCall, Engine, TurnWrite};
+use crate::tools::RecallInput;
 use crate::error::{EngineError, ErrorCode};
 use crate::host::{HostError, HostErrorKind};
 use crate::input::as_object;
@@ -92,6 +93,91 @@ impl ContextEngine {
         Ok(crate::session_map::owns_session(&self.inner.config.agent_id, &string_arg("ovSessionId", &ov_session_id)?))
     }
 
+    /// One turn's `assemble()`: the memories searched through the host, the profile, the
+    /// composition of summaries, raw turns and the recall pair under `tokenBudget`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Assembled>")]
+    pub fn assemble(&self, #[wasm_bindgen(unchecked_param_type = "AssembleCall")] request: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "assemble", async move {
+            let call = AssembleCall::from_value(decode("(request)", &request).map_err(to_js_error)?).map_err(to_js_error)?;
+            encode(&inner.assemble(call).await.map_err(to_js_error)?)
+        })
+    }
+
+    /// The `memory_recall` tool: `{query, limit?, scoreThreshold?}` → `{memories}`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<{ memories: RecalledMemory[] }>")]
+    pub fn recall(&self, #[wasm_bindgen(unchecked_param_type = "{ query: string; limit?: number; scoreThreshold?: number }")] params: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "recall", async move {
+            let call = RecallInput::from_value(&decode("(params)", &params).map_err(to_js_error)?).map_err(to_js_error)?;
+            encode(&inner.recall_tool(call).await.map_err(to_js_error)?)
+        })
+    }
+
+    /// `compact({sessionId, currentTokenCount?})`: a forced commit followed to its summary,
+    /// answered in the host's shape `{ok, compacted, reason?, result?}`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<CompactAnswer>")]
+    pub fn compact(&self, #[wasm_bindgen(unchecked_param_type = "{ sessionId: string; currentTokenCount?: number }")] request: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        let wait = inner.config.timeout_ms.saturating_mul(4).min(crate::engine::COMPACT_WAIT_MAX_MS);
+        bounded(deadline(&inner, wait), "compact", async move {
+            let v = decode("(request)", &request).map_err(to_js_error)?;
+            let o = as_object("", &v).map_err(to_js_error)?;
+            let id = o.req_str("sessionId").map_err(to_js_error)?.to_string();
+            if id.trim().is_empty() {
+                return Err(to_js_error(EngineError::input("sessionId", "must not be empty")));
+            }
+            let current = o.opt_u64("currentTokenCount").map_err(to_js_error)?;
+            encode(&inner.compact(&id, current).await.map_err(host_err)?)
+        })
+    }
+
+    /// The `before_prompt_build` fallback: `{sessionId?, prompt?, messages?}` → the block to
+    /// prepend, or null (the engine assembled this turn, recall is off, nothing recalled).
+    #[wasm_bindgen(js_name = hookFallback, unchecked_return_type = "Promise<string | null>")]
+    pub fn hook_fallback(&self, #[wasm_bindgen(unchecked_param_type = "{ sessionId?: string; prompt?: string; messages?: AgentMessage[] }")] request: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "hookFallback", async move {
+            let v = decode("(request)", &request).map_err(to_js_error)?;
+            let o = as_object("", &v).map_err(to_js_error)?;
+            let id = o.opt_str("sessionId").map_err(to_js_error)?.map(str::to_string);
+            let prompt = o.opt_str("prompt").map_err(to_js_error)?.map(str::to_string);
+            let messages: Vec<serde_json::Value> = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default().into_iter().filter(|m| m.is_object()).collect();
+            let block = inner.hook_fallback(id.as_deref(), prompt, messages).await.map_err(to_js_error)?;
+            Ok(block.map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
+        })
+    }
+
+    /// Runs a memory tool by name (`memory_recall`, `memory_recall_auto`, `memory_store`,
+    /// `memory_forget`, `memory_expand`): the tool's JSON document, or an error (`INVALID_INPUT`
+    /// naming the field, `HOST_FAILED` when OpenViking failed).
+    #[wasm_bindgen(js_name = runTool, unchecked_return_type = "Promise<Record<string, unknown>>")]
+    pub fn run_tool(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] params: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "runTool", async move {
+            let name = string_arg("name", &name)?;
+            let params = decode("(params)", &params).map_err(to_js_error)?;
+            encode(&inner.run_tool(&name, &params).await.map_err(to_js_error)?)
+        })
+    }
+
+    /// This agent's memory scopes `{user, agent}` (the user resolved through the host).
+    #[wasm_bindgen(js_name = memoryScopes, unchecked_return_type = "Promise<MemoryScopes>")]
+    pub fn memory_scopes(&self) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "memoryScopes", async move { encode(&inner.memory_scopes().await) })
+    }
+
+    /// Drops the reused search (after a memory was stored or deleted).
+    #[wasm_bindgen(js_name = forgetSearch)]
+    pub fn forget_search(&self) {
+        self.inner.forget_search();
+    }
+
     /// Writes one finished turn losslessly (OpenViking, or the durable outbox).
     #[wasm_bindgen(js_name = writeTurn, unchecked_return_type = "Promise<WriteOutcome>")]
     pub fn write_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite")] request: JsValue) -> Promise {
@@ -112,7 +198,7 @@ impl ContextEngine {
             let v = decode("(request)", &request).map_err(to_js_error)?;
             let req = TurnWrite::from_value(&v).map_err(to_js_error)?;
             // lenient, as hosts send it: anything but a non-negative integer reads as 0
-            let pre = v.get("prePromptMessageCount").and_then(serde_json::Value::as_u64).unwrap_or(0) as usize;
+            let pre = v.get("prePromptMessageCount").and_then(serde_json::Value::as_u64).map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
             encode(&inner.after_turn(req, pre).await.map_err(to_js_error)?)
         })
     }
@@ -177,6 +263,40 @@ impl ContextEngine {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.flush(&ov_session_id).await.map_err(host_err)?)
+        })
+    }
+
+    /// Before exit: waits for a replay already running, then replays what is left.
+    #[wasm_bindgen(unchecked_return_type = "Promise<FlushReport>")]
+    pub fn drain(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "drain", async move {
+            let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
+            owned(&inner, &ov_session_id)?;
+            encode(&inner.drain(&ov_session_id).await.map_err(host_err)?)
+        })
+    }
+
+    /// A session's status for an operator (turns stored, outbox, commits, triggers).
+    #[wasm_bindgen(unchecked_return_type = "Promise<SessionStatus>")]
+    pub fn status(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "status", async move {
+            let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
+            owned(&inner, &ov_session_id)?;
+            encode(&inner.status(&ov_session_id).await.map_err(host_err)?)
+        })
+    }
+
+    /// The last assembled turn of a session: what was searched, injected or cut and why, the
+    /// token split; null when none is known.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Trace | null>")]
+    pub fn trace(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "trace", async move {
+            let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
+            owned(&inner, &ov_session_id)?;
+            encode(&inner.trace(&ov_session_id).await)
         })
     }
 

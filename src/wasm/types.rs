@@ -194,8 +194,22 @@ export interface HostCallbacks {
   archive(ovSessionId: string, archiveId: string): Promise<{ overview?: string; abstract?: string; messages?: unknown[] }>;
   readJson(uri: string): Promise<unknown>;
   writeJson(uri: string, value: unknown): Promise<unknown>;
+  /** `POST /api/v1/search/find` with `score_threshold: 0`: the find result (`{memories: [...]}`). */
+  find(targetUri: string, query: string, limit: number): Promise<unknown>;
+  /** A file's text, or null when there is no such file (`GET /api/v1/content/read`). */
+  readContent(uri: string): Promise<string | null>;
+  /** `POST /api/v1/content/write {uri, content, mode, wait}`. */
+  writeText(uri: string, content: string, mode: "create" | "replace", wait: boolean): Promise<unknown>;
+  /** `GET /api/v1/fs/stat`: `{uri, isDir, ...}`, or null (or a NOT_FOUND rejection) when nothing is there. */
+  stat(uri: string): Promise<{ uri?: string; isDir?: boolean } | null>;
+  /** `DELETE /api/v1/fs?uri=…&recursive=false&wait=true`: `{uri, estimated_deleted_count}`. */
+  deleteUri(uri: string): Promise<{ estimated_deleted_count?: number } | null>;
+  /** The OpenViking user id behind the API key, or null when the server does not say. */
+  userId(): Promise<string | null>;
   loadState(key: string): Promise<unknown | null>;
   saveState(key: string, value: unknown): Promise<unknown>;
+  /** The state keys starting with `prefix`. */
+  listStateKeys(prefix: string): Promise<string[]>;
   outboxAppend(key: string, entry: OutboxEntry): Promise<unknown>;
   outboxRead(key: string): Promise<OutboxEntry[]>;
   outboxDrop(key: string, count: number): Promise<unknown>;
@@ -314,6 +328,72 @@ export interface AssembleResult {
   trimmed: { recall: boolean; olderSummaries: number; rawTurns: number; latestSummary: boolean };
   overBudget: boolean;
   budget: number | null;
+}
+
+/** `ContextEngine.assemble`'s input. `explain: true` keeps the explain records. */
+export interface AssembleCall {
+  sessionId: string;
+  sessionKey?: string;
+  prompt?: string;
+  messages: AgentMessage[];
+  tokenBudget?: number;
+  explain?: boolean;
+}
+
+/** `ContextEngine.assemble`'s answer (`recall.messages` is empty: the pair is in `messages`). */
+export interface Assembled extends AssembleResult {
+  /** Why the memories could not be searched this turn (both scopes failed), if so. */
+  recallUnavailable: string | null;
+}
+
+/** `ContextEngine.compact`'s answer, in OpenClaw's `compact()` result shape. */
+export interface CompactAnswer {
+  ok: boolean;
+  compacted: boolean;
+  reason?: string;
+  result?: { summary: string; tokensBefore: number; tokensAfter: number; details: { checkpoint: CompactCheckpoint | null; taskPending: boolean } };
+}
+
+/** A memory tool as the host registers it (JSON-schema parameters). */
+export interface ToolDefinition {
+  name: "memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_recall_auto";
+  label: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** `ContextEngine.status`: one session, for an operator. */
+export interface SessionStatus {
+  ovSessionId: string;
+  sessionId: string;
+  turnsStored: number;
+  outboxDepth: number;
+  oldestQueuedAgeMs: number | null;
+  lastCommitAtMs: number | null;
+  lastCommitReason: string | null;
+  commitPhase: "idle" | "archiving" | "extracting";
+  checkpoints: number;
+  lastCheckpoint: { checkpointId: string; archiveUri: string; committedAt: string; turns: [number, number]; hasSummary: boolean; extractedMemories: number } | null;
+  triggers: Array<{ kind: "budget" | "tokens_added" | "turns" | "interval"; current: number; threshold: number | null }>;
+  nextTrigger: string | null;
+  intervalDueAtMs: number | null;
+  lastAssembledAtMs: number | null;
+}
+
+/** `ContextEngine.trace`: the last assembled turn of a session. */
+export interface Trace {
+  atMs: number;
+  query: RecallQuery;
+  scopes: MemoryScopes | null;
+  recall: RecallOutcome | null;
+  tokenBudget: number | null;
+  estimatedTokens: number;
+  split: { recall: number; summaries: number; summarizedTurns: number; recentRawTurns: number; trimmed: unknown; overBudget: boolean };
+}
+
+export interface MemoryScopes {
+  user: string;
+  agent: string;
 }
 
 export type ExpandTarget =

@@ -55,6 +55,20 @@ pub struct World {
     pub warnings: Vec<String>,
     pub calls: Vec<String>,
     pub sleeps: u64,
+    /// Memory items per scope uri, as `find` returns them (`{uri, level, score, abstract, category}`).
+    pub memories: HashMap<String, Vec<Value>>,
+    /// Text files (`read_content`), e.g. memories' full texts and `profile.md`.
+    pub texts: HashMap<String, String>,
+    /// The user id the server reports (`None`: it does not say).
+    pub user: Option<String>,
+    /// Finds made: (scope uri, query, limit).
+    pub finds: Vec<(String, String, usize)>,
+    /// `delete_uri` answers "deleted" but keeps the file (a server that lies).
+    pub keep_on_delete: bool,
+    /// A scope's `find` answers this instead (an answer the pipeline cannot read).
+    pub odd_find: HashMap<String, Value>,
+    /// Files read with `read_content`, in order.
+    pub reads: Vec<String>,
 }
 
 /// A handle on a shared world: two handles are two processes on one machine and server.
@@ -177,6 +191,60 @@ impl Host for FakeHost {
         self.ov("write_json")?;
         self.0.borrow_mut().files.insert(uri.to_string(), value);
         Ok(())
+    }
+    async fn find(&self, target_uri: &str, query: &str, limit: usize) -> HostResult<Value> {
+        self.ov("find")?;
+        let mut w = self.0.borrow_mut();
+        w.finds.push((target_uri.to_string(), query.to_string(), limit));
+        if let Some(odd) = w.odd_find.get(target_uri) {
+            return Ok(odd.clone());
+        }
+        let items: Vec<Value> = w.memories.get(target_uri).cloned().unwrap_or_default().into_iter().take(limit).collect();
+        Ok(json!({ "memories": items }))
+    }
+    async fn read_content(&self, uri: &str) -> HostResult<Option<String>> {
+        self.ov("read_content")?;
+        self.0.borrow_mut().reads.push(uri.to_string());
+        Ok(self.0.borrow().texts.get(uri).cloned())
+    }
+    async fn write_text(&self, uri: &str, content: &str, create_only: bool, _wait: bool) -> HostResult<()> {
+        self.ov("write_text")?;
+        let mut w = self.0.borrow_mut();
+        if create_only && w.texts.contains_key(uri) {
+            return Err(HostError::new(HostErrorKind::Conflict, "ALREADY_EXISTS"));
+        }
+        w.texts.insert(uri.to_string(), content.to_string());
+        Ok(())
+    }
+    async fn stat(&self, uri: &str) -> HostResult<Option<Value>> {
+        self.ov("stat")?;
+        let w = self.0.borrow();
+        Ok(if w.texts.contains_key(uri) || w.files.contains_key(uri) {
+            Some(json!({"uri": uri, "isDir": false}))
+        } else if w.texts.keys().any(|k| k.starts_with(&format!("{uri}/"))) {
+            Some(json!({"uri": uri, "isDir": true}))
+        } else {
+            None
+        })
+    }
+    async fn delete_uri(&self, uri: &str) -> HostResult<Value> {
+        self.ov("delete_uri")?;
+        let mut w = self.0.borrow_mut();
+        if w.keep_on_delete {
+            return Ok(json!({"uri": uri, "estimated_deleted_count": 1}));
+        }
+        let n = usize::from(w.texts.remove(uri).is_some());
+        for items in w.memories.values_mut() {
+            items.retain(|m| m["uri"] != uri);
+        }
+        Ok(json!({"uri": uri, "estimated_deleted_count": n}))
+    }
+    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
+        Ok(self.0.borrow().state.keys().filter(|k| k.starts_with(prefix)).cloned().collect())
+    }
+    async fn user_id(&self) -> HostResult<Option<String>> {
+        self.ov("user_id")?;
+        Ok(self.0.borrow().user.clone())
     }
     async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
         Ok(self.0.borrow().state.get(key).cloned())

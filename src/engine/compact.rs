@@ -1,0 +1,57 @@
+//! `compact()`: the host asks for a smaller context; the engine answers with a forced
+//! OpenViking commit (archive + summary + memory extraction), followed for a while to its
+//! [`CompactCheckpoint`](crate::checkpoint::CompactCheckpoint), in the host's result shape.
+
+use super::Engine;
+use crate::host::{Host, HostResult};
+use crate::session_map::ov_session_id;
+use crate::tokens::estimate_tokens;
+use serde::Serialize;
+use serde_json::Value;
+
+/// The longest `compact()` follows the commit task before answering (the task goes on).
+pub const COMPACT_WAIT_MAX_MS: u64 = 120_000;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactResult {
+    pub summary: String,
+    pub tokens_before: u64,
+    pub tokens_after: u64,
+    pub details: Value,
+}
+
+/// What `compact()` answers the host.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactAnswer {
+    pub ok: bool,
+    pub compacted: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<CompactResult>,
+}
+
+impl<H: Host> Engine<H> {
+    /// `compact({sessionId, currentTokenCount?})`: waits up to 4 × `timeoutMs` (at most
+    /// [`COMPACT_WAIT_MAX_MS`]) for the summary.
+    pub async fn compact(&self, session_id: &str, current_tokens: Option<u64>) -> HostResult<CompactAnswer> {
+        let ov_id = ov_session_id(&self.config.agent_id, session_id);
+        let before = self.last_assembled(&ov_id).map(|l| l.estimated_tokens).or(current_tokens).unwrap_or(0);
+        let wait = self.config.timeout_ms.saturating_mul(4).min(COMPACT_WAIT_MAX_MS);
+        let until = self.host.now_ms().saturating_add(wait);
+        let out = self.run_commit(&ov_id, true, "compact()", Some(until)).await?;
+        if !out.compacted {
+            return Ok(CompactAnswer { ok: true, compacted: false, reason: Some(out.reason.unwrap_or_else(|| "nothing to compact".into())), result: None });
+        }
+        let summary = out.checkpoint.as_ref().and_then(|c| c.summary.clone()).unwrap_or_default();
+        let details = serde_json::json!({ "checkpoint": out.checkpoint, "taskPending": out.task_pending });
+        Ok(CompactAnswer {
+            ok: true,
+            compacted: true,
+            reason: out.task_pending.then(|| "archived; the summary is still being written".to_string()),
+            result: Some(CompactResult { tokens_after: estimate_tokens(&summary) as u64, summary, tokens_before: before, details }),
+        })
+    }
+}

@@ -1,0 +1,189 @@
+//! What an operator sees, read through the engine (the plugin's commands keep no copy of
+//! its rules): a session's [`SessionStatus`] — turns stored, the outbox, the last commit and
+//! checkpoint, each trigger's progress and which fires next, whether the host called the
+//! engine for the last turn — and the [`Trace`] of the last turn it assembled (what was
+//! searched, what was injected or cut and why, the token split).
+
+use super::record::outbox_key;
+use super::Engine;
+use crate::commit_guard::CommitPhase;
+use crate::host::{Host, HostResult};
+use crate::scopes::MemoryScopes;
+use crate::triggers::evaluate;
+use serde::Serialize;
+use serde_json::Value;
+
+const MINUTE_MS: u64 = 60_000;
+
+fn trace_key(ov_id: &str) -> String {
+    format!("trace/{ov_id}")
+}
+
+/// One trigger's progress toward firing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TriggerProgress {
+    /// `budget`, `tokens_added`, `turns` or `interval`.
+    pub kind: &'static str,
+    pub current: u64,
+    /// `None` for the budget trigger while the host has sent no budget.
+    pub threshold: Option<u64>,
+}
+
+/// The last checkpoint, briefly.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckpointBrief {
+    pub checkpoint_id: String,
+    pub archive_uri: String,
+    pub committed_at: String,
+    pub turns: (u64, u64),
+    pub has_summary: bool,
+    pub extracted_memories: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionStatus {
+    pub ov_session_id: String,
+    pub session_id: String,
+    /// Turns acknowledged for this session (written to OpenViking or queued).
+    pub turns_stored: u64,
+    pub outbox_depth: usize,
+    /// How long the oldest queued turn has waited (`None`: nothing queued, or queued by an
+    /// older release that did not stamp entries).
+    pub oldest_queued_age_ms: Option<u64>,
+    pub last_commit_at_ms: Option<u64>,
+    pub last_commit_reason: Option<String>,
+    /// `idle`, `archiving` or `extracting` (a commit task being followed).
+    pub commit_phase: &'static str,
+    pub checkpoints: usize,
+    pub last_checkpoint: Option<CheckpointBrief>,
+    pub triggers: Vec<TriggerProgress>,
+    /// What would fire now, if anything (a reason a person can read).
+    pub next_trigger: Option<String>,
+    /// When the interval trigger fires at the latest (it needs a counted turn).
+    pub interval_due_at_ms: Option<u64>,
+    /// When this process last assembled the session (`None`: not in this process).
+    pub last_assembled_at_ms: Option<u64>,
+}
+
+/// The last assembled turn of a session, in full.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Trace {
+    pub at_ms: u64,
+    pub query: Value,
+    /// The scopes searched (`None`: recall off, or nothing to search for).
+    pub scopes: Option<MemoryScopes>,
+    /// Memories injected and every candidate's explain record (`RecallOutcome`).
+    pub recall: Value,
+    pub token_budget: Option<u64>,
+    pub estimated_tokens: u64,
+    /// The token split of the composed context.
+    pub split: TokenSplit,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenSplit {
+    pub recall: u64,
+    pub summaries: usize,
+    pub summarized_turns: usize,
+    pub recent_raw_turns: usize,
+    pub trimmed: Value,
+    pub over_budget: bool,
+}
+
+impl<H: Host> Engine<H> {
+    /// The status of one of this agent's sessions.
+    pub async fn status(&self, ov_id: &str) -> HostResult<SessionStatus> {
+        let rec = self.load_record(ov_id, "").await?;
+        let outbox = self.host.outbox_read(&outbox_key(ov_id)).await?;
+        let now = self.host.now_ms();
+        let oldest = outbox.first().and_then(|e| e.get("queuedAtMs")).and_then(Value::as_u64).map(|t| now.saturating_sub(t));
+        let st = &rec.state;
+        let c = &self.config;
+        let triggers = vec![
+            TriggerProgress {
+                kind: "budget",
+                current: st.context_tokens,
+                threshold: st.token_budget.filter(|b| *b > 0).map(|b| (b as f64 * c.compact_commit_threshold).floor() as u64),
+            },
+            TriggerProgress { kind: "tokens_added", current: st.tokens_added(), threshold: Some(c.compact_tokens_added_threshold) },
+            TriggerProgress { kind: "turns", current: st.counted_turns_since_commit, threshold: Some(c.compact_turn_threshold) },
+            TriggerProgress {
+                kind: "interval",
+                current: st.last_commit_at_ms.or(st.first_turn_at_ms).map_or(0, |t| now.saturating_sub(t) / MINUTE_MS),
+                threshold: Some(c.compact_max_interval_minutes),
+            },
+        ];
+        let last_checkpoint = rec.checkpoints.latest().map(|cp| CheckpointBrief {
+            checkpoint_id: cp.checkpoint_id.clone(),
+            archive_uri: cp.archive_uri.clone(),
+            committed_at: cp.committed_at.clone(),
+            turns: (cp.source_turn_range.start_sequence, cp.source_turn_range.end_sequence),
+            has_summary: cp.summary.as_deref().is_some_and(|s| !s.trim().is_empty()),
+            extracted_memories: cp.extracted_memory_uris.len(),
+        });
+        Ok(SessionStatus {
+            ov_session_id: ov_id.to_string(),
+            session_id: rec.session_id.clone(),
+            turns_stored: st.next_sequence,
+            outbox_depth: outbox.len(),
+            oldest_queued_age_ms: oldest,
+            last_commit_at_ms: st.last_commit_at_ms,
+            last_commit_reason: st.last_commit_reason.clone(),
+            commit_phase: match rec.guard.phase {
+                CommitPhase::Idle => "idle",
+                CommitPhase::Archiving { .. } => "archiving",
+                CommitPhase::Extracting { .. } => "extracting",
+            },
+            checkpoints: rec.checkpoints.checkpoints.len(),
+            last_checkpoint,
+            triggers,
+            next_trigger: evaluate(st, c, now).map(|t| t.reason()),
+            interval_due_at_ms: st.last_commit_at_ms.or(st.first_turn_at_ms).map(|t| t.saturating_add(c.compact_max_interval_minutes.saturating_mul(MINUTE_MS))),
+            last_assembled_at_ms: self.last_assembled(ov_id).map(|l| l.at_ms),
+        })
+    }
+
+    /// The trace of the session's last assembled turn: this process's, else the one kept in
+    /// the state dir by the last turn's write (a CLI runs one process per turn).
+    pub async fn trace(&self, ov_id: &str) -> Option<Trace> {
+        if let Some(t) = self.trace_in_memory(ov_id) {
+            return Some(t);
+        }
+        let kept = self.host.load_state(&trace_key(ov_id)).await.ok().flatten()?;
+        serde_json::from_value(kept).ok()
+    }
+
+    /// Keeps the last assembled turn's trace in the state dir (called by the turn's write,
+    /// off the path to the model).
+    pub(super) async fn keep_trace(&self, ov_id: &str) {
+        if let Some(t) = self.trace_in_memory(ov_id) {
+            let _ = self.host.save_state(&trace_key(ov_id), serde_json::to_value(t).unwrap_or(Value::Null)).await;
+        }
+    }
+
+    fn trace_in_memory(&self, ov_id: &str) -> Option<Trace> {
+        let last = self.last_assembled(ov_id)?;
+        let comp = &last.result.composition;
+        Some(Trace {
+            at_ms: last.at_ms,
+            query: serde_json::to_value(&last.result.query).unwrap_or(Value::Null),
+            scopes: last.scopes.clone(),
+            recall: serde_json::to_value(&last.result.recall).unwrap_or(Value::Null),
+            token_budget: last.token_budget,
+            estimated_tokens: comp.estimated_tokens,
+            split: TokenSplit {
+                recall: if comp.recall_included { last.result.recall.as_ref().map_or(0, |r| r.tokens as u64) } else { 0 },
+                summaries: comp.compact_summaries.len(),
+                summarized_turns: comp.summarized_turns,
+                recent_raw_turns: comp.recent_raw_turns,
+                trimmed: serde_json::to_value(&comp.trimmed).unwrap_or(Value::Null),
+                over_budget: comp.over_budget,
+            },
+        })
+    }
+}
