@@ -156,3 +156,44 @@ export function checkQuery(where, q, fail) {
   if (q.query !== null && typeof q.query !== "string") return fail(`${where}: query.query is ${typeof q.query}`);
   if (typeof q.query === "string" && q.query.length > 1000) fail(`${where}: recall query ${q.query.length} UTF-16 units > 1000`);
 }
+
+/** `RecalledMemory[]` (memory_recall's answer): shapes, content length, surrogates, scores. */
+export function checkMemories(where, memories, { max, inputLone, limit, threshold }, fail) {
+  if (!Array.isArray(memories)) return fail(`${where}: memories is not an array`);
+  if (limit !== undefined && memories.length > limit) fail(`${where}: ${memories.length} memories > limit ${limit}`);
+  for (const m of memories) {
+    if (!m || typeof m.uri !== "string" || typeof m.category !== "string" || typeof m.content !== "string" || typeof m.score !== "number") {
+      fail(`${where}: a memory is not {uri, category, content, score}: ${JSON.stringify(m)?.slice(0, 120)}`);
+      continue;
+    }
+    const c = m.content;
+    if (max !== undefined && c.length > max) fail(`${where}: memory content ${c.length} UTF-16 units > recallMaxContentChars ${max}`);
+    if (c.endsWith("...") && /[\uD800-\uDBFF]$/.test(c.slice(0, -3))) fail(`${where}: truncation split a surrogate pair`);
+    if (!inputLone && isLone(c)) fail(`${where}: memory content has a lone surrogate the input did not have`);
+    if (!(m.score >= 0 && m.score <= 1)) fail(`${where}: score ${m.score} outside [0, 1]`);
+    // scores are reported rounded to 2 decimals
+    if (threshold !== undefined && m.score + 0.005 + 1e-9 < threshold) fail(`${where}: score ${m.score} below scoreThreshold ${threshold}`);
+  }
+}
+
+/** A value as the engine reads it: JSON, lone surrogates as U+FFFD; objects compared with sorted keys. */
+export function engineView(v) {
+  let seen;
+  try {
+    seen = JSON.parse(JSON.stringify(v) ?? "null");
+  } catch {
+    return undefined;
+  }
+  const wf = (x) => (typeof x === "string" ? x.toWellFormed() : Array.isArray(x) ? x.map(wf) : x && typeof x === "object" ? Object.fromEntries(Object.entries(x).map(([k, y]) => [k.toWellFormed(), wf(y)])) : x);
+  return wf(seen);
+}
+export function sameJson(a, b) {
+  return canonical(a) === canonical(b);
+}
+
+/** The text of a message as the engine reads it (string content, or its text parts). */
+export function messageText(m) {
+  if (typeof m?.content === "string") return m.content;
+  if (Array.isArray(m?.content)) return m.content.filter((p) => p && p.type === "text" && typeof p.text === "string").map((p) => p.text).join("\n");
+  return "";
+}

@@ -7,7 +7,7 @@ import { SLOT, VIEW_LEN, POOL } from "./slots.mjs";
 import { CODES } from "./checks.mjs";
 
 const WORKER = new URL("./worker.mjs", import.meta.url);
-const COUNTERS = ["calls", "traps", "codeless", "unsettled", "invariant", "ok", "probes", "cases", "unhandled", "escaped", "hangs", "runaways", "misuse"];
+const COUNTERS = ["calls", "traps", "codeless", "unsettled", "invariant", "ok", "probes", "cases", "unhandled", "escaped", "hangs", "runaways", "misuse", "known"];
 
 /**
  * @param {{seed:number, calls?:number, cases?:number[], workers?:number, only?:string[], verbose?:boolean,
@@ -138,13 +138,13 @@ export async function runFuzz(o) {
   s.recycles = recycles;
   s.timedOut = timedOut;
   const list = [...failures.values()].sort((a, b) => kindOrder(a.kind) - kindOrder(b.kind) || b.count - a.count);
-  const settledCalls = s.traps + s.codeless - s.escaped + s.unsettled - s.hangs + s.invariant + s.ok + (s.misuse ?? 0) + Object.values(s.codes).reduce((a, b) => a + b, 0);
+  const settledCalls = s.traps + s.codeless - s.escaped + s.unsettled - s.hangs + s.invariant + s.ok + (s.misuse ?? 0) + (s.known ?? 0) + Object.values(s.codes).reduce((a, b) => a + b, 0);
   s.lost = Math.max(0, s.calls - settledCalls);
   return { seed: o.seed, counters: s, failures: list, surface, summary: summaryLine(o.seed, s), table: table(list, o.seed) };
 }
 
 function kindOrder(k) {
-  return ["trap", "codeless", "unsettled", "invariant", "unhandled", "harness", "runaway", "slow"].indexOf(k);
+  return ["trap", "codeless", "unsettled", "invariant", "unhandled", "harness", "known", "runaway", "slow"].indexOf(k);
 }
 
 function sum(views) {
@@ -162,7 +162,7 @@ function sum(views) {
 export function summaryLine(seed, s) {
   const codes = Object.entries(s.codes).filter(([, n]) => n).map(([c, n]) => `${c}:${n}`).join(",");
   return `# fuzz calls=${s.calls} traps=${s.traps} codeless=${s.codeless} unsettled=${s.unsettled} invariant=${s.invariant} ok=${s.ok} errors-by-code={${codes}}` +
-    ` unhandled=${s.unhandled} escaped=${s.escaped} hangs=${s.hangs} misuse=${s.misuse ?? 0} seed=${seed} cases=${s.cases} probes=${s.probes} restarts=${s.restarts ?? 0} recycles=${s.recycles ?? 0} lost=${s.lost ?? 0} max-settle-ms=${s.maxSettleMs} time=${s.seconds?.toFixed(1)}s`;
+    ` unhandled=${s.unhandled} escaped=${s.escaped} hangs=${s.hangs} misuse=${s.misuse ?? 0} known=${s.known ?? 0} seed=${seed} cases=${s.cases} probes=${s.probes} restarts=${s.restarts ?? 0} recycles=${s.recycles ?? 0} lost=${s.lost ?? 0} max-settle-ms=${s.maxSettleMs} time=${s.seconds?.toFixed(1)}s`;
 }
 
 export function failed(s) {

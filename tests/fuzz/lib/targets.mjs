@@ -2,8 +2,8 @@
 // mutated, or hostile), the call(s), and the invariants of a successful result.
 import { hostile, text, cleanText, ctx, tagged, tagText } from "./values.mjs";
 import * as S from "./shapes.mjs";
-import { checkToolPairs, checkRecall, checkQuery, hasLone, toolPairProblems } from "./checks.mjs";
-import { goodHost, hostileHost, randomPlan, wholeHostileHost, describePlan, completeHosts } from "./hosts.mjs";
+import { checkToolPairs, checkRecall, checkQuery, hasLone, toolPairProblems, checkMemories, engineView, sameJson, messageText } from "./checks.mjs";
+import { goodHost, hostileHost, randomPlan, wholeHostileHost, describePlan, completeHosts, rustTrim, userScope, allowedScope, AGENT_SCOPE, HOME_SCOPE } from "./hosts.mjs";
 import { Rng } from "./prng.mjs";
 
 /** Thrown to abandon a case whose setup found the instance poisoned (already reported). */
@@ -173,8 +173,9 @@ export const TARGETS = [
     c.sync(`new ${cls}`, () => (made = cls === "Engine" ? new W.pkg.Engine({}, {}) : new W.pkg.ContextEngine({ timeoutMs: 1000 }, {}, goodHost(c.rng))), { args: [], expectOk: true });
     if (!made) return;
     c.sync(`${cls}#free`, () => made.free(), { args: [], expectOk: true });
-    const after = c.rng.pick(cls === "Engine" ? ["autoRecall", "assemble", "configSnippet", "free", "buildRecallQuery", "config"] : ["ovSessionId", "setUserId", "free", "writeTurn", "record"]);
-    const args = after === "config" ? [] : [after === "autoRecall" || after === "assemble" ? { prompt: "x" } : "s1"];
+    const after = c.rng.pick(cls === "Engine" ? ["autoRecall", "assemble", "configSnippet", "free", "buildRecallQuery", "config"]
+      : ["ovSessionId", "setUserId", "free", "writeTurn", "record", "assemble", "recall", "memoryScopes", "forgetSearch", "compact", "hookFallback", "afterTurn"]);
+    const args = after === "config" || after === "memoryScopes" || after === "forgetSearch" ? [] : [after === "autoRecall" || after === "assemble" ? { prompt: "x", sessionId: "s1", messages: [] } : after === "recall" ? { query: "x" } : ["compact", "hookFallback", "afterTurn"].includes(after) ? { sessionId: "s1", messages: [] } : "s1"];
     c.sync(`${cls}#${after} after free()`, () => (after === "config" ? made.config : made[after](...args)), { args, how: "use after free", expectOk: false });
   }],
   [12, "Engine#autoRecall", false, engineMethod("autoRecall", S.recallRequest, checkAutoRecall)],
@@ -258,6 +259,138 @@ function checkParsed(r, fail, input) {
 
 // ---- ContextEngine --------------------------------------------------------------------------
 
+const BLANKS = ["", " ", " \t\n ", "\u3000", "\u2028"];
+const DEL = Symbol("delete");
+const RECALL_QUERY_MAX = 4000;
+
+/** A query for memory_recall: mostly text, sometimes at the 4000-character edge. */
+function recallQuery(rng) {
+  return rng.weighted([
+    [14, () => text(rng)],
+    [1, () => "a".repeat(RECALL_QUERY_MAX)],
+    [1, () => "😀".repeat(RECALL_QUERY_MAX)], // 4000 characters, 8000 UTF-16 units
+    [1, () => ` \n${"数".repeat(RECALL_QUERY_MAX)}\u3000 `], // 4000 once trimmed
+    [1, () => "a".repeat(RECALL_QUERY_MAX + 1)],
+    [1, () => "b".repeat(rng.range(RECALL_QUERY_MAX + 1, 20000))],
+    [1, () => rng.pick(BLANKS)],
+  ])();
+}
+/** Does memory_recall have to refuse this query (blank once trimmed, over 4000 characters)? */
+function queryRefused(q) {
+  if (typeof q !== "string") return true;
+  const t = rustTrim(q.toWellFormed());
+  if (t === "") return true;
+  if (t.length <= RECALL_QUERY_MAX) return false;
+  if (t.length > 2 * RECALL_QUERY_MAX) return true;
+  return [...t].length > RECALL_QUERY_MAX;
+}
+
+/**
+ * The valid input with exactly one fault the method must refuse with INVALID_INPUT naming
+ * the field: `faults` are [key, values] (a value DEL removes the key) or functions
+ * `(rng, v) => field | [replacement, field]`.
+ */
+function oneFault(rng, valid, faults) {
+  const f = rng.pick(faults);
+  let v = { ...valid };
+  let field;
+  let how;
+  if (typeof f === "function") {
+    const out = f(rng, v);
+    if (Array.isArray(out)) [v, field] = out;
+    else field = out;
+    how = `one fault: ${field}`;
+  } else {
+    const [key, values, named] = f;
+    const bad = rng.pick(values);
+    if (bad === DEL) delete v[key];
+    else v[key] = bad;
+    field = named ?? key;
+    how = `one fault: ${bad === DEL ? `no ${key}` : `${key} = ${typeof bad === "string" ? JSON.stringify(bad.slice(0, 20)) : String(bad)}`}`;
+  }
+  return { value: v, expectOk: false, expectError: { code: "INVALID_INPUT", field }, how };
+}
+
+/** valid / one known fault / mutated / hostile */
+function callArg(c, valid, faults, { faultP = 0.15 } = {}) {
+  if (faults && c.rng.chance(faultP)) return oneFault(c.rng, valid, faults);
+  return arg(c, valid, { hostileP: 0.06, mutateP: 0.2 });
+}
+
+const NOT_OBJECT = (rng) => [rng.pick([5, "s1", [], true]), "(input)"];
+const ASSEMBLE_FAULTS = [
+  ["sessionId", [...BLANKS, DEL, 5, true, {}, ["s1"]]],
+  (rng, v) => {
+    const i = rng.int((v.messages?.length ?? 0) + 1);
+    v.messages = [...(v.messages ?? []).slice(0, i), rng.pick([5, "hi", null, true, []]), ...(v.messages ?? []).slice(i)];
+    return `messages[${i}]`;
+  },
+  ["messages", ["x", 5, {}, true]],
+  ["prompt", [5, {}, [], true]],
+  ["tokenBudget", [-1, 1.5, "100", true, 2 ** 53, 1e21, [100]]],
+  ["explain", ["yes", 1, {}]],
+  NOT_OBJECT,
+];
+const RECALL_FAULTS = [
+  (rng, v) => {
+    const k = rng.pick(["foo", "Limit", "score_threshold", "queries", "sessionId", "query "]);
+    v[k] = rng.pick([1, "x", true, {}, []]);
+    return k;
+  },
+  (rng, v) => {
+    Object.defineProperty(v, "__proto__", { value: { limit: 3 }, enumerable: true, configurable: true, writable: true });
+    return "__proto__";
+  },
+  ["query", [...BLANKS, DEL, 5, null, [], {}, true, "a".repeat(RECALL_QUERY_MAX + 1), ` ${"😀".repeat(RECALL_QUERY_MAX + 1)} `]],
+  ["limit", [0, 21, -1, 1.5, "3", true, 2 ** 53, 1e21, [3], {}, 100]],
+  ["scoreThreshold", [-0.01, 1.01, 2, -1, "0.5", true, [], {}, 1e300]],
+  NOT_OBJECT,
+];
+const COMPACT_FAULTS = [["sessionId", [DEL, 5, true, {}, [], null]], ["currentTokenCount", [-1, 1.5, "10", true, 1e21, [1]]], NOT_OBJECT];
+const HOOK_FAULTS = [["sessionId", [5, true, {}, []]], ["prompt", [5, {}, [], false]], ["messages", ["x", 5, {}, true]], NOT_OBJECT];
+const TURN_FAULTS = [
+  ["sessionId", [...BLANKS, DEL, 5, {}]],
+  (rng, v) => {
+    const i = rng.int((v.messages?.length ?? 0) + 1);
+    v.messages = [...(v.messages ?? []).slice(0, i), rng.pick([5, "hi", true, []]), ...(v.messages ?? []).slice(i)];
+    return `messages[${i}]`;
+  },
+  ["sessionKey", [5, {}, true]],
+  ["tokenBudget", [-1, 1.5, "9"]],
+  ["isHeartbeat", ["yes", 1]],
+  (rng, v) => {
+    v.usedContextUris = ["viking://user/ada/memories/events/e.md", rng.pick([5, null, {}, true])];
+    return "usedContextUris[1]";
+  },
+];
+
+/** The engine's view of afterTurn's lenient prePromptMessageCount (anything else reads as 0). */
+function prePromptSeen(v, len) {
+  let p;
+  try {
+    p = JSON.parse(JSON.stringify({ p: v.prePromptMessageCount })).p;
+  } catch {
+    return undefined; // unreadable: the whole request is
+  }
+  if (!(Number.isInteger(p) && p >= 0 && p < 2 ** 64)) return 0;
+  return Math.min(p, len);
+}
+const isFinalAnswer = (m) => m?.role === "assistant" && !(Array.isArray(m.content) && m.content.some((p) => p?.type === "toolCall"));
+
+function checkWriteOutcome(where, o, fail, { own, known }) {
+  if (!o || !["committed", "duplicate"].includes(o.status)) return fail(`${where}: status ${o?.status}`);
+  if (known && o.ovSessionId !== own) fail(`${where}: ovSessionId ${o.ovSessionId} is not ovSessionId(sessionId) ${own}`);
+  if (!isNonNegInt(o.outboxLen)) fail(`${where}: outboxLen ${o.outboxLen}`);
+}
+
+function checkFallbackText(where, b, fail) {
+  if (typeof b !== "string") return fail(`${where} returned ${typeof b}`);
+  const opens = b.split("<relevant-memories>").length - 1;
+  const closes = b.split("</relevant-memories>").length - 1;
+  if (!b.startsWith("<relevant-memories>")) fail(`${where}: the block does not start with <relevant-memories>: ${JSON.stringify(b.slice(0, 60))}`);
+  else if (opens !== 1 || closes !== 1 || !b.endsWith("</relevant-memories>")) fail(`${where}: a memory's text can open/close the block (${opens} opening, ${closes} closing tags)`);
+}
+
 async function contextEngineCase(c, W) {
   const rng = c.rng;
   const protocol = (what) => c.note(`host protocol: ${what}`);
@@ -276,8 +409,12 @@ async function contextEngineCase(c, W) {
     c.hostInfo = `whole host: ${typeof hostObj}`;
   } else c.hostInfo = "good host";
   const goodHostMode = mode === "good";
+  const plan = c.plan ?? {};
   // a host with every callback a function (whatever they do) must be accepted
-  const hostComplete = mode === "good" || completeHosts.has(hostObj) || (mode === "hostile" && !Object.values(hostile_ ? c.plan : {}).some((p) => p.what === "notAFunction"));
+  const hostComplete = mode === "good" || completeHosts.has(hostObj) || (mode === "hostile" && !Object.values(plan).some((p) => p.what === "notAFunction"));
+  // on a host whose callbacks all answer (whatever else it does), calls with valid input
+  // degrade instead of failing: these codes are all they may reject with
+  const degrade = (codes) => (goodHostMode ? undefined : codes);
 
   const base = S.pluginConfig(rng);
   delete base.ingestReplyAssistFoo;
@@ -302,15 +439,22 @@ async function contextEngineCase(c, W) {
   const cargs = [ca.value, env, hostObj];
   c.sync("new ContextEngine", () => (ce = new W.pkg.ContextEngine(...cargs)), { args: cargs, how: ca.how, expectOk: ca.expectOk && hostComplete });
   if (!ce || !asyncOk) return;
-  let agentId = "default";
+  let cfg = null;
   try {
-    agentId = W.pkg.parseConfig(ca.value, env).config.agentId;
+    cfg = W.pkg.parseConfig(ca.value, env).config;
   } catch {}
+  const agentId = cfg?.agentId ?? "default";
+  if (cfg) good.targetUri = cfg.targetUri;
 
+  let uidSet; // what setUserId set (undefined: the engine asks the host)
   if (rng.chance(0.6)) {
     const u = rng.chance(0.8) ? { value: rng.pick(["ada", "u-1"]), ok: true } : { value: hostile(rng), ok: false };
-    c.sync("ContextEngine#setUserId", () => ce.setUserId(u.value), { args: [u.value], expectOk: u.ok });
+    const out = c.sync("ContextEngine#setUserId", () => ce.setUserId(u.value), { args: [u.value], expectOk: u.ok });
+    if (out.ok && typeof u.value === "string") uidSet = u.value;
   }
+  // the user scope every search must use, when the host's userId answers as the good one does
+  const expectedUser = cfg && !plan.userId ? userScope(cfg.targetUri, uidSet !== undefined ? uidSet : good.uid) : null;
+  const clockGood = !plan.nowMs;
   const sessions = [S.sessionId(rng), S.sessionId(rng)];
   const ovIds = sessions.map((s) => {
     let id = null;
@@ -318,26 +462,183 @@ async function contextEngineCase(c, W) {
       check: (r, fail) => (typeof r !== "string" || !r.includes("--")) && fail(`ovSessionId returned ${String(r)}`) });
     return id ?? `${agentId}--${s}`;
   });
+  // by OpenViking session (both sessions may be the same one)
+  const assembleStarted = new Set();
+  const assembledAt = new Map(); // the host clock before the last successful assemble began
+  const profileUri = `viking://user/${String(uidSet ?? good.uid).toWellFormed()}/memories/profile.md`;
+  const invented = (uri) => goodHostMode && good.strictReads && !good.found.has(uri) && uri !== profileUri;
 
   const nOps = rng.weighted([[2, 1], [4, rng.range(2, 4)], [2, rng.range(5, 9)]]);
   let stop = false;
   let anyFailure = false;
   const op = async () => {
-    const which = rng.weighted([[8, "writeTurn"], [3, "runCommit"], [2, "followTask"], [2, "flush"], [2, "record"], [1, "ovSessionId"], [typeof ce.ownsSession === "function" ? 1 : 0, "ownsSession"]]);
+    const which = rng.weighted([[7, "writeTurn"], [3, "afterTurn"], [6, "assemble"], [3, "recall"], [2, "hookFallback"], [2, "compact"], [1, "memoryScopes"],
+      [1, "forgetSearch"], [3, "runCommit"], [2, "followTask"], [2, "flush"], [2, "record"], [1, "ovSessionId"], [typeof ce.ownsSession === "function" ? 1 : 0, "ownsSession"]]);
     const si = rng.int(2);
     const own = ovIds[si];
     const foreign = rng.pick([`other--${sessions[si]}`, `x${own}`, `${agentId}--`, agentId, "", `${agentId}-${sessions[si]}`]);
     let r;
     switch (which) {
       case "writeTurn": {
-        const a = arg(c, S.turnWrite(rng, sessions[si]), { hostileP: 0.08, mutateP: 0.25 });
+        const a = callArg(c, S.turnWrite(rng, sessions[si]), TURN_FAULTS, { faultP: 0.06 });
         const args = arity(c, [a.value]);
         r = await c.async("ContextEngine#writeTurn", () => ce.writeTurn(...args), { args, how: a.how, expectOk: goodHostMode && a.expectOk && args.length >= 1, bound,
-          check: (o, fail) => {
-            if (!o || !["committed", "duplicate"].includes(o.status)) return fail(`writeTurn: status ${o?.status}`);
-            if (a.expectOk && o.ovSessionId !== own) fail(`writeTurn: ovSessionId ${o.ovSessionId} is not ovSessionId(sessionId) ${own}`);
-            if (!isNonNegInt(o.outboxLen)) fail(`writeTurn: outboxLen ${o.outboxLen}`);
+          expectError: args.length >= 1 ? a.expectError : undefined,
+          check: (o, fail) => checkWriteOutcome("writeTurn", o, fail, { own, known: a.expectOk }) });
+        break;
+      }
+      case "afterTurn": {
+        // the whole transcript, the finished turn (or a tool-loop checkpoint) at its end
+        const t = S.turnWrite(rng, sessions[si]);
+        const prior = rng.chance(0.6) ? S.conversation(rng, rng.range(1, 4)) : [];
+        const whole = [...prior, ...t.messages];
+        const valid = { ...t, messages: whole };
+        if (rng.chance(0.3)) valid.messages = whole.slice(0, rng.range(prior.length, whole.length)); // mid tool loop
+        const n = valid.messages.length;
+        if (rng.chance(0.9)) valid.prePromptMessageCount = rng.weighted([[5, prior.length], [2, rng.range(0, n)], [1, n], [0.5, n + rng.range(1, 5)], [1, hostile(rng)]]);
+        // a hostile count the engine cannot read as JSON (a BigInt, a throwing toJSON) makes the request unreadable
+        const pre = prePromptSeen(valid, n);
+        const a = pre === undefined ? { value: valid, expectOk: false, how: "prePromptMessageCount unreadable as JSON" } : callArg(c, valid, TURN_FAULTS, { faultP: 0.06 });
+        const args = arity(c, [a.value]);
+        // a slice that ends in a final answer is written; an empty one or one ending in a user message is not
+        const slice = pre === null || pre === undefined || !a.expectOk ? null : valid.messages.slice(pre);
+        const mustWrite = slice !== null && slice.length > 0 && isFinalAnswer(slice[slice.length - 1]);
+        const mustSkip = slice !== null && (slice.length === 0 || slice[slice.length - 1]?.role === "user");
+        r = await c.async("ContextEngine#afterTurn", () => ce.afterTurn(...args), { args, how: `${a.how}; prePromptMessageCount seen as ${pre}`,
+          expectOk: goodHostMode && a.expectOk && args.length >= 1, bound, expectError: args.length >= 1 ? a.expectError : undefined,
+          check: (o, fail, known) => {
+            // a count of 2^32 or more: the engine wraps it (lib/known.mjs pre-prompt-count-wraps)
+            const wraps = typeof valid.prePromptMessageCount === "number" && valid.prePromptMessageCount >= 2 ** 32;
+            const report = wraps ? (m) => known("pre-prompt-count-wraps", m) : fail;
+            if (o === null) return args.length >= 1 && mustWrite && report(`afterTurn: a finished turn (the slice from ${pre} ends in a final answer) was not written (null)`);
+            if (args.length >= 1 && mustSkip) report(`afterTurn: a tool-loop checkpoint (slice from ${pre} of ${n}: ${slice.length ? "ends in a user message" : "empty"}) was written`);
+            checkWriteOutcome("afterTurn", o, fail, { own, known: a.expectOk });
           } });
+        break;
+      }
+      case "assemble": {
+        const valid = { sessionId: sessions[si], messages: S.conversation(rng) };
+        if (rng.chance(0.3)) valid.sessionKey = rng.pick(["agent:main:main", "agent:main:cli", text(rng, { huge: 0 })]);
+        if (rng.chance(0.6)) valid.prompt = text(rng);
+        if (rng.chance(0.8)) valid.tokenBudget = rng.weighted([[2, rng.range(0, 200)], [4, rng.range(200, 5000)], [3, rng.range(5000, 200000)], [1, 2 ** 53 - 1]]);
+        if (rng.chance(0.2)) valid.explain = rng.chance(0.5);
+        const a = callArg(c, valid, ASSEMBLE_FAULTS);
+        const args = arity(c, [a.value]);
+        const known = a.expectOk && args.length >= 1;
+        const inputLone = anyLone(a.value);
+        const startedAt = good.clock.now;
+        assembleStarted.add(own);
+        r = await c.async("ContextEngine#assemble", () => ce.assemble(...args), { args, how: a.how, expectOk: goodHostMode && known, bound,
+          expectError: args.length >= 1 ? a.expectError : undefined, allowCodes: known ? degrade(["HOST_TIMEOUT"]) : undefined,
+          check: (o, fail) => {
+            checkAssemble(o, fail, { cfg, input: a.value, inputLone, W });
+            if (!Array.isArray(o?.messages)) return fail("assemble: messages is not an array");
+            if (o.recall && Array.isArray(o.recall.messages) && o.recall.messages.length) fail("assemble: recall.messages is not empty (the pair belongs in messages)");
+            if (o.recallUnavailable !== null && typeof o.recallUnavailable !== "string") fail(`assemble: recallUnavailable is ${typeof o.recallUnavailable}`);
+            if (goodHostMode && o.recallUnavailable) fail(`assemble: recall unavailable on a good host: ${o.recallUnavailable}`);
+            if (typeof o.systemPromptAddition !== "string") fail(`assemble: systemPromptAddition is ${typeof o.systemPromptAddition}`);
+            if (!known) return;
+            if (valid.tokenBudget !== undefined && o.budget !== valid.tokenBudget) fail(`assemble: budget ${o.budget} is not the tokenBudget ${valid.tokenBudget}`);
+            if (valid.tokenBudget === undefined && o.budget !== null) fail(`assemble: budget ${o.budget} without a tokenBudget`);
+            if (valid.tokenBudget !== undefined && o.estimatedTokens > valid.tokenBudget && !o.overBudget) fail(`assemble: estimatedTokens ${o.estimatedTokens} > tokenBudget ${valid.tokenBudget} and overBudget is false`);
+            // the host's last user message: the current turn without a prompt (never trimmed),
+            // else the newest prior turn (present unless turns were trimmed or summarized)
+            const lastUser = engineView(valid.messages.findLast((m) => m?.role === "user"));
+            const isSummary = lastUser && /^\s*<conversation-summary/.test(messageText(lastUser));
+            const mayDrop = valid.prompt !== undefined && (o.trimmed?.rawTurns > 0 || o.summarizedTurns > 0);
+            if (lastUser && !isSummary && !mayDrop && !o.messages.some((m) => m?.role === "user" && sameJson(m, lastUser))) {
+              fail(`assemble: the host's last user message is missing from messages (${valid.prompt === undefined ? "the current turn" : "no turn was trimmed or summarized"})`);
+            }
+            if (cfg && cfg.autoRecall === false && o.recall) fail("assemble: recall ran with autoRecall off");
+            for (const m of o.recall?.memories ?? []) if (invented(m?.uri)) fail(`assemble: memory ${JSON.stringify(m?.uri).slice(0, 100)} was not returned by find`);
+          } });
+        if (r?.ok) assembledAt.set(own, Math.max(startedAt, assembledAt.get(own) ?? 0));
+        break;
+      }
+      case "recall": {
+        const valid = { query: recallQuery(rng) };
+        if (rng.chance(0.5)) valid.limit = rng.range(1, 20);
+        if (rng.chance(0.4)) valid.scoreThreshold = rng.pick([0, 1, 0.5, Math.round(rng.float() * 100) / 100]);
+        const refused = queryRefused(valid.query);
+        const a = refused ? { value: valid, expectOk: false, expectError: { code: "INVALID_INPUT", field: "query" }, how: "query blank or over 4000 characters" } : callArg(c, valid, RECALL_FAULTS, { faultP: 0.25 });
+        const args = arity(c, [a.value]);
+        const known = a.expectOk && args.length >= 1;
+        const inputLone = anyLone(a.value);
+        r = await c.async("ContextEngine#recall", () => ce.recall(...args), { args, how: a.how, expectOk: goodHostMode && known, bound,
+          expectError: args.length >= 1 ? a.expectError : undefined, allowCodes: known ? degrade(["HOST_FAILED", "HOST_TIMEOUT"]) : undefined,
+          check: (o, fail) => {
+            if (!o || typeof o !== "object") return fail(`recall resolved to ${typeof o}`);
+            const limit = known ? valid.limit ?? cfg?.recallLimit : Math.max(20, cfg?.recallLimit ?? 100);
+            const threshold = known ? valid.scoreThreshold ?? cfg?.recallScoreThreshold : undefined;
+            checkMemories("recall", o.memories, { max: cfg?.recallMaxContentChars, inputLone, limit, threshold }, fail);
+            for (const m of Array.isArray(o.memories) ? o.memories : []) if (invented(m?.uri)) fail(`recall: memory ${JSON.stringify(m?.uri).slice(0, 100)} was not returned by find`);
+          } });
+        break;
+      }
+      case "hookFallback": {
+        const valid = {};
+        if (rng.chance(0.8)) valid.sessionId = sessions[si];
+        if (rng.chance(0.7)) valid.prompt = text(rng);
+        if (rng.chance(0.7)) valid.messages = S.conversation(rng);
+        if (rng.chance(0.05)) valid.messages = [...(valid.messages ?? []), rng.pick([5, "x", null, true])]; // non-objects are skipped
+        const a = callArg(c, valid, HOOK_FAULTS);
+        const args = arity(c, [a.value]);
+        const known = a.expectOk && args.length >= 1;
+        // the engine assembled this session moments ago: recall must not reach the model twice
+        const at = assembledAt.get(own);
+        const recent = known && clockGood && valid.sessionId !== undefined && at !== undefined && good.clock.now - at < 60000;
+        r = await c.async("ContextEngine#hookFallback", () => ce.hookFallback(...args), { args, how: a.how, expectOk: goodHostMode && known, bound,
+          expectError: args.length >= 1 ? a.expectError : undefined, allowCodes: known ? degrade(["HOST_TIMEOUT"]) : undefined,
+          check: (b, fail) => {
+            if (b === null) return;
+            // (the clock only goes forward: still recent now, so it was when the engine looked)
+            if (recent && good.clock.now - at < 60000) fail("hookFallback: a block for a session assembled moments ago (recall would reach the model twice)");
+            if (cfg && cfg.autoRecall === false) fail("hookFallback: a block with autoRecall off");
+            checkFallbackText("hookFallback", b, fail);
+          } });
+        break;
+      }
+      case "compact": {
+        const valid = { sessionId: sessions[si] };
+        if (rng.chance(0.5)) valid.currentTokenCount = rng.range(0, 200000);
+        const a = callArg(c, valid, COMPACT_FAULTS);
+        const args = arity(c, [a.value]);
+        const known = a.expectOk && args.length >= 1;
+        const before = assembleStarted.has(own) ? undefined : valid.currentTokenCount ?? 0;
+        r = await c.async("ContextEngine#compact", () => ce.compact(...args), { args, how: a.how, expectOk: goodHostMode && known, bound: bound + Math.min(4 * timeoutMs, 120000),
+          expectError: args.length >= 1 ? a.expectError : undefined, allowCodes: known ? degrade(["HOST_FAILED", "HOST_TIMEOUT"]) : undefined,
+          check: (o, fail) => {
+            if (!o || typeof o.ok !== "boolean" || typeof o.compacted !== "boolean") return fail(`compact resolved to ${JSON.stringify(o)?.slice(0, 100)} (not {ok, compacted})`);
+            if (!o.compacted) {
+              if (o.result !== undefined) fail("compact: a result without compacting");
+              if (typeof o.reason !== "string") fail(`compact: not compacted, reason ${typeof o.reason}`);
+              return;
+            }
+            if (!o.ok) fail("compact: compacted but not ok");
+            const res = o.result;
+            if (!res || typeof res.summary !== "string" || !isNonNegInt(res.tokensBefore) || !isNonNegInt(res.tokensAfter)) return fail(`compact: result ${JSON.stringify(res)?.slice(0, 120)}`);
+            if (res.tokensAfter !== W.pkg.estimateTokens(res.summary)) fail(`compact: tokensAfter ${res.tokensAfter} is not the summary's ${W.pkg.estimateTokens(res.summary)} tokens`);
+            if (known && before !== undefined && res.tokensBefore !== before) fail(`compact: tokensBefore ${res.tokensBefore}, currentTokenCount was ${before} (no assemble)`);
+            const d = res.details;
+            if (!d || typeof d.taskPending !== "boolean" || (d.checkpoint !== null && typeof d.checkpoint !== "object")) fail(`compact: details ${JSON.stringify(d)?.slice(0, 120)}`);
+            else if (known && d.checkpoint && d.checkpoint.session_id !== own) fail(`compact: the checkpoint's session ${d.checkpoint.session_id} is not ${own}`);
+          } });
+        break;
+      }
+      case "memoryScopes": {
+        const args = arity(c, []);
+        r = await c.async("ContextEngine#memoryScopes", () => ce.memoryScopes(...args), { args, expectOk: goodHostMode, bound, allowCodes: degrade(["HOST_TIMEOUT"]),
+          check: (s, fail) => {
+            if (!s || typeof s.user !== "string" || typeof s.agent !== "string") return fail(`memoryScopes resolved to ${JSON.stringify(s)?.slice(0, 100)}`);
+            if (s.agent !== AGENT_SCOPE) fail(`memoryScopes: agent scope ${s.agent}`);
+            if (cfg && !allowedScope(s.user, cfg.targetUri)) fail(`memoryScopes: user scope ${JSON.stringify(s.user).slice(0, 100)} is not the target, the user's folder or ${HOME_SCOPE}`);
+            else if (expectedUser !== null && !hostile_?.parked && s.user !== expectedUser) fail(`memoryScopes: user scope ${JSON.stringify(s.user).slice(0, 100)}, expected ${JSON.stringify(expectedUser).slice(0, 100)}`);
+          } });
+        break;
+      }
+      case "forgetSearch": {
+        const args = arity(c, []);
+        r = c.sync("ContextEngine#forgetSearch", () => ce.forgetSearch(...args), { args, expectOk: true, check: (v, fail) => v !== undefined && fail(`forgetSearch returned ${typeof v}`) });
         break;
       }
       case "runCommit": {
@@ -396,10 +697,22 @@ async function contextEngineCase(c, W) {
       i++;
     } else await op();
   }
-  // the known-good call after a failure: the same engine, its host healed
+  // a memory write drops the reused search: after forgetSearch the same query is searched again
+  if (goodHostMode && !stop && !anyFailure && cfg && rng.chance(0.15)) {
+    const q = { query: "which theme do I prefer for the editor" };
+    await c.async("ContextEngine#recall (before forgetSearch)", () => ce.recall(q), { args: [q], expectOk: true, bound });
+    c.sync("ContextEngine#forgetSearch", () => ce.forgetSearch(), { args: [], expectOk: true });
+    const n0 = good.stats.find;
+    await c.async("ContextEngine#recall (after forgetSearch)", () => ce.recall(q), { args: [q], expectOk: true, bound,
+      check: (_, fail) => good.stats.find === n0 && fail("recall after forgetSearch answered from the dropped search (no find call)") });
+  }
+  // the known-good calls after a failure: the same engine, its host healed
   if (anyFailure && !stop && hostile_) {
     hostile_.heal();
     await c.async("known-good ContextEngine#record after a failure (host healed)", () => ce.record(ovIds[0]), { args: [ovIds[0]], expectOk: false, bound, probe: true });
+    const req = { sessionId: sessions[0], messages: [{ role: "user", content: "which database did we pick?", timestamp: 1795165923000 }] };
+    await c.async("known-good ContextEngine#assemble after a failure (host healed)", () => ce.assemble(req), { args: [req], expectOk: false, bound, probe: true,
+      allowCodes: ["HOST_TIMEOUT"], check: (o, fail) => !o?.messages?.some((m) => m.content === req.messages[0].content) && fail("assemble after healing: the user message is missing") });
   }
   if (rng.chance(0.3)) c.sync("ContextEngine#free", () => ce.free(), { args: [], expectOk: true });
 }
@@ -409,7 +722,8 @@ async function contextEngineCase(c, W) {
 export const KNOWN = {
   exports: ["version", "estimateTokens", "estimateMessageTokens", "parseConfig", "liveSearch", "initSync", "default", "Engine", "ContextEngine"],
   Engine: ["constructor", "free", "config", "warnings", "configSnippet", "buildRecallQuery", "assemble", "expand", "classifyExpandUri", "replayTriggers", "autoRecall", "fallbackBlock"],
-  ContextEngine: ["constructor", "free", "setUserId", "ovSessionId", "ownsSession", "writeTurn", "runCommit", "followTask", "flush", "record"],
+  ContextEngine: ["constructor", "free", "setUserId", "ovSessionId", "ownsSession", "writeTurn", "afterTurn", "runCommit", "followTask", "flush", "record",
+    "assemble", "recall", "memoryScopes", "forgetSearch", "compact", "hookFallback"],
 };
 
 /** Exports and methods of the package that KNOWN does not list. */
@@ -438,7 +752,11 @@ export function genericTargets(pkg) {
     const args = Array.from({ length: c.rng.range(0, 3) }, () => genericArg(c.rng));
     let self = W.pkg;
     if (u.kind === "Engine") self = engineFor(W, c).engine;
-    if (u.kind === "ContextEngine") self = new W.pkg.ContextEngine({ timeoutMs: 1000 }, {}, goodHost(c.rng));
+    if (u.kind === "ContextEngine") {
+      // a good host with every callback: a refusal here means HostCallbacks gained one goodHost lacks
+      const made = c.sync("new ContextEngine (for a generic method)", () => (self = new W.pkg.ContextEngine({ timeoutMs: 1000 }, {}, goodHost(c.rng))), { args: [], expectOk: true });
+      if (!made.ok) return;
+    }
     const d = Object.getOwnPropertyDescriptor(u.kind === "export" ? W.pkg : W.pkg[u.kind].prototype, u.name);
     const call = () => (d?.get ? d.get.call(self) : self[u.name](...args));
     let result;
