@@ -6,6 +6,9 @@
 //                      contextEngine slot)
 //   runTurn(…)       → one `openclaw agent --local … --json` turn in its own process
 //                      (`version` picks the install; default 2026.9.6)
+//   gatewayConfig(…) → the `extra` for writeConfig that sets up a loopback gateway
+//   startGateway(…)  → a long-lived `openclaw gateway run` (own process group), ready to serve
+//   runGatewayTurn(…) → one `openclaw agent … --json` turn sent to that gateway (not --local)
 // Plain Node ESM, no dependencies; the caller may run on Node 20.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -161,4 +164,129 @@ export function runTurn({ dir, sessionId, message, timeoutMs = 120_000, args = [
 /** A fresh scratch directory (caller removes it with fs.rmSync(dir, {recursive, force})). */
 export function scratchDir(prefix = "oc-e2e-") {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+
+// ── A long-lived gateway ────────────────────────────────────────────────────────────────
+// Facts from the installed 2026.9.6 docs (docs/cli/agent.md, docs/cli/gateway/running.md,
+// docs/gateway/config-gateway.md, docs/gateway/remote.md): `openclaw agent` without --local
+// runs the turn through the gateway; the CLI finds it on 127.0.0.1 at `gateway.port` of its
+// config (precedence --port > OPENCLAW_GATEWAY_PORT > gateway.port > 18789) and, in local
+// mode, authenticates with `gateway.auth.token` → OPENCLAW_GATEWAY_TOKEN. The gateway refuses
+// to start unless `gateway.mode` is "local"; its default bind is loopback. So the token lives
+// only in the environment of both processes (never on argv, never in the config file).
+
+/**
+ * `extra` for writeConfig: a gateway in local mode on 127.0.0.1:`port` with token auth (the
+ * token from OPENCLAW_GATEWAY_TOKEN), its file log at `<dir>/gateway.log` (not the shared
+ * /tmp/openclaw/… default), and no heartbeat turns of its own.
+ */
+export function gatewayConfig({ dir, port }) {
+  return {
+    gateway: { mode: "local", port, bind: "loopback", auth: { mode: "token" } },
+    logging: { file: path.join(dir, "gateway.log") },
+    agents: { defaults: { heartbeat: { every: "0m" } } },
+  };
+}
+
+/**
+ * Starts `openclaw gateway run` for the scratch `dir` (config from writeConfig with
+ * gatewayConfig's port) in its own process group and resolves once GET /health answers 200
+ * and the gateway logged "ready" (or readyTimeoutMs passed after /health: rejects).
+ * `env` is merged into turnEnv (pass OPENCLAW_GATEWAY_TOKEN there). Resolves to
+ * { pid, port, startMs, output(), mark(), since(mark), exited, stop({signal, timeoutMs}), kill() };
+ * stop() sends `signal` (default SIGTERM) to the gateway process only, waits for it to exit
+ * (SIGKILL to the whole group after timeoutMs) and resolves to { code, signal, ms, timedOut }.
+ */
+export async function startGateway({ dir, port, env = {}, version = OPENCLAW_VERSION, args = [], readyTimeoutMs = 180_000 }) {
+  const { node, cli } = openclawPaths(version);
+  const t0 = Date.now();
+  const child = spawn(node, [cli, "gateway", "run", ...args], { cwd: path.join(dir, "workspace"), env: turnEnv(dir, env), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  child.stdout.on("data", (d) => { out += d; });
+  child.stderr.on("data", (d) => { out += d; });
+  let exitInfo = null;
+  const exited = new Promise((resolve) => child.on("close", (code, signal) => { exitInfo = { code, signal }; resolve(exitInfo); }));
+  const group = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+  const gw = {
+    pid: child.pid,
+    port,
+    startMs: 0,
+    exited,
+    output: () => out,
+    mark: () => out.length,
+    since: (mark) => out.slice(mark),
+    async stop({ signal = "SIGTERM", timeoutMs = 60_000 } = {}) {
+      const s0 = Date.now();
+      let timedOut = false;
+      if (!exitInfo) { try { process.kill(child.pid, signal); } catch {} }
+      const timer = setTimeout(() => { timedOut = true; group("SIGKILL"); }, timeoutMs);
+      const info = await exited;
+      clearTimeout(timer);
+      group("SIGKILL"); // reap anything the gateway left behind in its group
+      return { ...info, ms: Date.now() - s0, timedOut };
+    },
+    kill() { group("SIGKILL"); return exited; },
+  };
+  const deadline = t0 + readyTimeoutMs;
+  for (;;) {
+    if (exitInfo) throw new Error(`gateway exited during start (code ${exitInfo.code}, signal ${exitInfo.signal}):\n${out.slice(-3000)}`);
+    const status = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2000) }).then((r) => r.status).catch(() => 0);
+    if (status === 200 && /\[gateway\] ready\b/.test(out)) break;
+    if (Date.now() > deadline) { await gw.kill(); throw new Error(`gateway not ready after ${readyTimeoutMs} ms (health ${status}):\n${out.slice(-3000)}`); }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  gw.startMs = Date.now() - t0;
+  return gw;
+}
+
+/**
+ * One turn sent to the running gateway: `openclaw agent --session-id ID --message MSG --json`
+ * (no --local), in its own process (group), killed after timeoutMs + 15 s. Returns
+ * { code, json, result, stdout, stderr, ms, version }; `result` is the gateway's run result
+ * ({ payloads, meta }, the shape a --local turn prints at top level).
+ */
+export function runGatewayTurn({ dir, sessionId, message, timeoutMs = 120_000, args = [], env = {}, version = OPENCLAW_VERSION }) {
+  const { node, cli } = openclawPaths(version);
+  const argv = [cli, "agent", "--session-id", sessionId, "--message", message, "--json",
+    "--timeout", String(Math.ceil(timeoutMs / 1000)), ...args];
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(node, argv, { cwd: path.join(dir, "workspace"), env: turnEnv(dir, env), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "", timedOut = false;
+    child.stdout.on("data", (d) => { stdout += d; });
+    child.stderr.on("data", (d) => { stderr += d; });
+    const kill = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+    const timer = setTimeout(() => { timedOut = true; kill("SIGTERM"); setTimeout(() => kill("SIGKILL"), 5000).unref(); }, timeoutMs + 15_000);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      kill("SIGKILL");
+      const json = parseJson(stdout);
+      resolve({ code: code ?? (signal ? 128 : -1), signal, timedOut, json, result: json?.result ?? json, stdout, stderr, ms: Date.now() - t0, version });
+    });
+  });
+}
+
+/**
+ * Any other `openclaw <args…>` command (e.g. `openviking status --json`, `plugins inspect …`)
+ * for the scratch `dir`, in its own process group, killed after timeoutMs. Nothing secret
+ * goes on argv: pass it in the config file or `env`. Returns
+ * { code, signal, timedOut, json, stdout, stderr, ms, version } (`json`: the parsed stdout, or null).
+ */
+export function runCli({ dir, args, timeoutMs = 120_000, env = {}, version = OPENCLAW_VERSION }) {
+  const { node, cli } = openclawPaths(version);
+  const t0 = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(node, [cli, ...args], { cwd: path.join(dir, "workspace"), env: turnEnv(dir, env), detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "", stderr = "", timedOut = false;
+    child.stdout.on("data", (d) => { stdout += d; });
+    child.stderr.on("data", (d) => { stderr += d; });
+    const kill = (sig) => { try { process.kill(-child.pid, sig); } catch {} };
+    const timer = setTimeout(() => { timedOut = true; kill("SIGTERM"); setTimeout(() => kill("SIGKILL"), 5000).unref(); }, timeoutMs);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      kill("SIGKILL");
+      resolve({ code: code ?? (signal ? 128 : -1), signal, timedOut, json: parseJson(stdout), stdout, stderr, ms: Date.now() - t0, version });
+    });
+  });
 }
