@@ -71,6 +71,48 @@ pub struct Trimmed {
     pub latest_summary: bool,
 }
 
+/// How the composed context's tokens split (what the tuning page draws): the summary
+/// message, the raw turns kept, the recall pair, the current turn (its prompt included).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenSplit {
+    pub summary: u64,
+    pub raw: u64,
+    pub recall: u64,
+    pub current: u64,
+}
+
+/// Splits a composition's `estimated_tokens` by part (they add up to it). The parts come in
+/// order — summary, raw turns, recall pair, current turn — so each message is classified
+/// by where it stands.
+pub fn token_split(c: &Composition) -> TokenSplit {
+    let msgs = &c.messages;
+    let mut split = TokenSplit::default();
+    let mut start = 0;
+    if msgs.first().is_some_and(is_summary_message) {
+        split.summary = estimate_message_tokens(&msgs[0]) as u64;
+        start = 1;
+    }
+    let pair_at = msgs.iter().position(crate::messages::synthetic::is_synthetic);
+    let current_at = match pair_at {
+        Some(p) => msgs.iter().enumerate().skip(p).find(|(_, m)| !crate::messages::synthetic::is_synthetic(m)).map_or(msgs.len(), |(i, _)| i),
+        None => msgs.iter().rposition(|m| role(m) == Some("user")).filter(|&i| i >= start).unwrap_or(msgs.len()),
+    };
+    for (i, m) in msgs.iter().enumerate().skip(start) {
+        let t = estimate_message_tokens(m) as u64;
+        if crate::messages::synthetic::is_synthetic(m) {
+            split.recall += t;
+        } else if i >= current_at {
+            split.current += t;
+        } else {
+            split.raw += t;
+        }
+    }
+    // the prompt the host sends apart from its messages
+    split.current += c.estimated_tokens.saturating_sub(split.summary + split.raw + split.recall + split.current);
+    split
+}
+
 /// The design's `AssembledContextPacket` (§5.2), plus what the host needs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -2,7 +2,7 @@
 //! synthetic pair) and the composition of summaries, raw turns and the pair under the
 //! host's token budget.
 
-use crate::assemble::{compose, ComposeInput, Composition, SummaryRef};
+use crate::assemble::{compose, token_split, ComposeInput, Composition, SummaryRef, TokenSplit};
 use crate::auto_recall::{auto_recall, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, Result};
@@ -19,6 +19,8 @@ pub struct AssembleResult {
     pub recall: Option<RecallOutcome>,
     #[serde(flatten)]
     pub composition: Composition,
+    /// `estimatedTokens` by part.
+    pub split: TokenSplit,
 }
 
 fn read_summaries(v: Option<&Vec<Value>>) -> Result<Vec<SummaryRef>> {
@@ -75,5 +77,6 @@ pub fn compose_turn(config: &Config, req: RecallRequest, budget: Option<u64>, mu
         recent_raw_turn_count: config.recent_raw_turn_count,
         now_ms,
     });
-    Ok(AssembleResult { query: auto.query, recall: auto.recall, composition })
+    let split = token_split(&composition);
+    Ok(AssembleResult { query: auto.query, recall: auto.recall, composition, split })
 }

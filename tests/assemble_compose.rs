@@ -180,3 +180,26 @@ mod properties {
         }
     }
 }
+
+#[test]
+fn the_token_split_adds_up_and_names_each_part() {
+    use openviking_context_engine::assemble::token_split;
+    use openviking_context_engine::messages::estimate_message_tokens;
+    let mut inp = input(convo(10), None);
+    inp.next_sequence = 10;
+    inp.summaries = vec![summary(0, 8)];
+    let c = compose(inp);
+    let s = token_split(&c);
+    assert_eq!(s.summary + s.raw + s.recall + s.current, c.estimated_tokens);
+    assert_eq!(s.summary, estimate_message_tokens(&c.messages[0]) as u64);
+    let pair_tokens: u64 = pair().iter().map(|m| estimate_message_tokens(m) as u64).sum();
+    assert_eq!(s.recall, pair_tokens);
+    assert!(s.raw > 0 && s.current > 0, "{s:?}");
+    // without a summary or a pair, everything is raw or current
+    let mut bare = input(convo(4), None);
+    bare.recall_pair = None;
+    let c = compose(bare);
+    let s = token_split(&c);
+    assert_eq!((s.summary, s.recall), (0, 0));
+    assert_eq!(s.raw + s.current, c.estimated_tokens);
+}

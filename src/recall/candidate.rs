@@ -24,8 +24,9 @@ pub struct SearchItem {
     /// The raw score clamped to 0..=1; a missing or non-numeric score counts as 0.
     pub score: f64,
     pub abstract_text: String,
-    /// The item's `overview`, used in place of a missing abstract for ranking and dedupe (as
-    /// the legacy `abstract ?? overview`), and as the text when nothing better is readable.
+    /// The item's `overview` when it has no abstract (empty otherwise): used in its place for
+    /// ranking and dedupe (the legacy `abstract ?? overview`), and as the text when nothing
+    /// better is readable.
     pub overview: String,
     pub category: Option<String>,
     /// Set when the item could not be read (no `uri`): the reason, for the explain record.
@@ -103,7 +104,9 @@ fn read_item(v: &Value) -> SearchItem {
     let level = m.get("level").and_then(|l| l.as_f64()).filter(|f| f.fract() == 0.0).map(|f| f as i64);
     let score = clamp01(m.get("score").and_then(Value::as_f64).unwrap_or(0.0));
     let text = |key: &str| crate::text::trim_space(m.get(key).and_then(Value::as_str).unwrap_or("")).to_string();
-    let (abstract_text, overview) = (text("abstract"), text("overview"));
+    let abstract_text = text("abstract");
+    // read only where it stands in for the abstract (overviews can be long)
+    let overview = if abstract_text.is_empty() { text("overview") } else { String::new() };
     let category = infer_category(m, &uri);
     SearchItem { uri, level, score, abstract_text, overview, category, malformed }
 }
