@@ -59,6 +59,7 @@
 //! - [`tools`], [`uri_check`] — the memory tools' schemas and inputs; URIs a caller hands in
 //! - [`expand`] — memory_expand's ranking of archived turns
 //! - [`engine`], [`host`] — the async lifecycle and the I/O it needs
+//! - [`inert`] — is the host using the engine at all (slot, version, unassembled turns)
 //! - [`time`], [`error`], [`input`] — ISO times from `now_ms`; the error type; field-aware input
 //! - `http` — the OpenViking protocol for the demo's live search (gloo-net on wasm32)
 //! - `wasm` (wasm32 only) — the exports and the JS-callback host; wasm-bindgen lives there
@@ -76,6 +77,7 @@ pub mod engine;
 pub mod error;
 pub mod expand;
 pub mod host;
+pub mod inert;
 pub mod input;
 pub mod messages;
 pub mod recall;

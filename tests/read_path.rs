@@ -308,3 +308,28 @@ fn status_and_trace_show_what_the_engine_did() {
     assert_eq!(st.oldest_queued_age_ms, Some(5_000));
     assert!(block_on(e2.trace("main--never")).is_none());
 }
+
+#[test]
+fn a_turn_the_engine_did_not_assemble_makes_it_say_why_once() {
+    use openviking_context_engine::inert::HostFacts;
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    assert_eq!(e.note_host(HostFacts { slot: Some("openviking".into()), host_version: Some("2026.9.6".into()) }), None);
+    let prompt = "Which editor theme do I prefer?";
+    let msgs = vec![json!({"role": "user", "content": prompt})];
+    for _ in 0..2 {
+        block_on(e.hook_fallback(Some("s9"), Some(prompt.into()), msgs.clone())).unwrap();
+    }
+    assert_eq!(e.inert().unwrap().code, "not_called");
+    let said: Vec<String> = host.world().warnings.iter().filter(|w| w.contains("not in use")).cloned().collect();
+    assert_eq!(said.len(), 1, "once per process: {said:?}");
+    assert!(said[0].contains("fix:"));
+    assemble(&e, "s9", prompt);
+    assert_eq!(e.inert(), None, "the host calls the engine again");
+
+    let legacy = engine(&host, json!({}));
+    let d = legacy.note_host(HostFacts { slot: Some("legacy".into()), host_version: None }).unwrap();
+    assert_eq!(d.code, "not_in_slot");
+    block_on(legacy.hook_fallback(Some("s9"), Some(prompt.into()), msgs)).unwrap();
+    assert!(host.world().warnings.iter().any(|w| w.contains("plugins.slots.contextEngine")), "the fix names the key");
+}

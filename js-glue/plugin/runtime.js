@@ -37,12 +37,16 @@ export function getRuntime({ api, rawConfig, logger, wasm }) {
   const existing = registry.get(stateDir);
   if (existing) return existing;
   for (const w of parsed.warnings) logger.warn(`[openviking] config: ${w}`);
-  const runtime = createRuntime({ wasm, config, rawConfig: rawConfig ?? {}, stateDir, logger });
+  // what the plugin can see of its host; the engine says whether it will be used
+  const hostFacts = { slot: api?.config?.plugins?.slots?.contextEngine ?? null, hostVersion: api?.runtime?.version ?? null };
+  const inert = wasm.diagnoseHost(hostFacts);
+  if (inert) logger.warn(`[openviking] the context engine is not in use: ${inert.cause}; fix: ${inert.fix}`);
+  const runtime = createRuntime({ wasm, config, rawConfig: rawConfig ?? {}, stateDir, logger, hostFacts });
   registry.set(stateDir, runtime);
   return runtime;
 }
 
-function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
+function createRuntime({ wasm, config, rawConfig, stateDir, logger, hostFacts = {} }) {
   const store = createStateStore(stateDir, { warn: (m) => logger.warn(`[openviking] ${m}`) });
   const recall = new wasm.Engine(rawConfig, process.env);
   const agents = new Map();
@@ -82,6 +86,7 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     a.identity = () => resolveUser(a);
     const host = createEngineHost({ client, store, userId: () => resolveUser(a), logger: { warn: (m) => logger.warn(m) } });
     a.engine = new wasm.ContextEngine({ ...rawConfig, agentId }, process.env, host);
+    a.engine.noteHost(hostFacts);
     agents.set(agentId, a);
     return a;
   }
@@ -146,5 +151,5 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger }) {
     warned.delete(key);
   }
 
-  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, touch, agents, warnOnce, recovered };
+  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, touch, agents, warnOnce, recovered, hostFacts };
 }

@@ -68,6 +68,9 @@ pub struct Engine<H: Host> {
     profile: RefCell<Option<Option<(String, String)>>>,
     /// Per session, what `assemble` last composed (for the turn's write and `trace`).
     last_assembled: RefCell<HashMap<String, LastAssembled>>,
+    /// What the plugin sees of the host (slot, version), and why the engine is not in use.
+    host_facts: RefCell<crate::inert::HostFacts>,
+    inert: RefCell<Option<crate::inert::Inert>>,
 }
 
 impl<H: Host> Engine<H> {
@@ -85,6 +88,8 @@ impl<H: Host> Engine<H> {
             last_search: RefCell::new(None),
             profile: RefCell::new(None),
             last_assembled: RefCell::new(HashMap::new()),
+            host_facts: RefCell::new(Default::default()),
+            inert: RefCell::new(None),
         }
     }
 
@@ -94,6 +99,28 @@ impl<H: Host> Engine<H> {
 
     pub fn user_id(&self) -> Option<String> {
         self.user_id.borrow().clone()
+    }
+
+    /// What the plugin sees of the host; the engine's diagnosis from it alone.
+    pub fn note_host(&self, facts: crate::inert::HostFacts) -> Option<crate::inert::Inert> {
+        let d = crate::inert::diagnose_host(&facts);
+        *self.host_facts.borrow_mut() = facts;
+        if d.is_some() {
+            self.inert.borrow_mut().clone_from(&d);
+        }
+        d
+    }
+
+    /// Why the engine is not in use, if it saw so (cleared by the next `assemble`).
+    pub fn inert(&self) -> Option<crate::inert::Inert> {
+        self.inert.borrow().clone()
+    }
+
+    /// The host ran a turn without the engine: remember why, and say so once per process.
+    fn note_unassembled_turn(&self) {
+        let d = crate::inert::diagnose_unassembled_turn(&self.host_facts.borrow());
+        self.warn_once("inert", &format!("the context engine is not in use: {}; fix: {}", d.cause, d.fix));
+        *self.inert.borrow_mut() = Some(d);
     }
 
     fn warn_once(&self, key: &str, message: &str) {

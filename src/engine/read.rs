@@ -226,6 +226,10 @@ impl<H: Host> Engine<H> {
     /// One turn's `assemble()` (see the module doc).
     pub async fn assemble(&self, call: AssembleCall) -> Result<Assembled> {
         let ov_id = ov_session_id(&self.config.agent_id, &call.session_id);
+        if self.inert.borrow().as_ref().is_some_and(|d| d.code == "not_called") {
+            *self.inert.borrow_mut() = None; // the host calls the engine again
+            self.outage_over("inert");
+        }
         let now_ms = self.host.now_ms();
         let record = self.load_record(&ov_id, &call.session_id).await.ok();
         let summaries: Vec<SummaryRef> = record
@@ -381,6 +385,11 @@ impl<H: Host> Engine<H> {
                     return Ok(None);
                 }
             }
+        }
+        let now = self.host.now_ms();
+        let engine_active = self.last_assembled.borrow().values().any(|l| now.saturating_sub(l.at_ms) < HOOK_SAME_TURN_MS);
+        if session_id.is_some() || !engine_active {
+            self.note_unassembled_turn();
         }
         if !self.config.auto_recall {
             return Ok(None);

@@ -300,6 +300,22 @@ impl ContextEngine {
         })
     }
 
+    /// What the plugin sees of the host `{slot?, hostVersion?}`; answers the engine's
+    /// diagnosis from it alone (`Inert`), or null.
+    #[wasm_bindgen(js_name = noteHost, unchecked_return_type = "Inert | null")]
+    pub fn note_host(&self, #[wasm_bindgen(unchecked_param_type = "HostFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
+        let v = decode("facts", &facts).map_err(to_js_error)?;
+        let facts: crate::inert::HostFacts = serde_json::from_value(v).map_err(|e| to_js_error(EngineError::input("facts", e.to_string())))?;
+        encode(&self.inner.note_host(facts))
+    }
+
+    /// Why the engine is not in use (not in the slot, host too old or untested, a turn run
+    /// without it), or null.
+    #[wasm_bindgen(unchecked_return_type = "Inert | null")]
+    pub fn inert(&self) -> Result<JsValue, JsValue> {
+        encode(&self.inner.inert())
+    }
+
     /// The engine's durable record of a session (state, commit guard, checkpoints).
     #[wasm_bindgen(unchecked_return_type = "Promise<SessionRecord>")]
     pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {

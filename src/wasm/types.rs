@@ -391,6 +391,19 @@ export interface Trace {
   split: { recall: number; summaries: number; summarizedTurns: number; recentRawTurns: number; trimmed: unknown; overBudget: boolean };
 }
 
+/** What the plugin sees of its host. */
+export interface HostFacts {
+  slot?: string | null;
+  hostVersion?: string | null;
+}
+
+/** Why the engine is not in use, and what to change. */
+export interface Inert {
+  code: "not_in_slot" | "host_too_old" | "host_untested" | "not_called";
+  cause: string;
+  fix: string;
+}
+
 export interface MemoryScopes {
   user: string;
   agent: string;

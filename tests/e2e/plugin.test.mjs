@@ -65,6 +65,8 @@ async function turn(t, sessionId, message) {
   const reqs = fm.requests.slice(n0);
   t.diagnostic(`turn ${sessionId} exit=${r.code} wall=${r.ms}ms requests=${reqs.length} ${JSON.stringify(message).slice(0, 60)}`);
   for (const line of `${r.stdout}\n${r.stderr}`.split("\n").filter((l) => l.includes("[openviking]"))) t.diagnostic(`  ${line.slice(0, 300)}`);
+  // with the engine in the slot, it never reports itself inert
+  assert.doesNotMatch(`${r.stdout}\n${r.stderr}`, /context engine is not in use/, `turn ${sessionId}: no inert warning with the engine active`);
   return { ...r, reqs };
 }
 const ok = (r) => assert.equal(r.code, 0, `exit ${r.code}; stderr tail:\n${r.stderr.slice(-3000)}`);
@@ -208,4 +210,10 @@ test("engine not in the slot: the before_prompt_build fallback recalls; with the
   assert.equal(recallPairs({ body: { messages: req } }).length, 0, "no synthetic pair without the engine");
   const users = req.filter((m) => m.role === "user").map((m) => textOf(m.content));
   assert.ok(users.some((u) => u.includes("<relevant-memories>") && /postgres/i.test(u)), "the hook fallback injected the recall");
+  // loud when inert: the plugin says the engine is not in use, why, and the fix
+  const said = `${r.stdout}\n${r.stderr}`.split("\n").filter((l) => l.includes("context engine is not in use"));
+  t.diagnostic(`inert warning: ${said[0]?.slice(0, 300)}`);
+  assert.ok(said.length >= 1, `the plugin warns that the engine is inert\n${r.stderr.slice(-2000)}`);
+  assert.match(said[0], /"legacy"/, "… naming the slot it found");
+  assert.match(said[0], /fix: set plugins\.slots\.contextEngine to "openviking"/, "… and the fix");
 });
