@@ -8,6 +8,7 @@ import { getRuntime } from "./plugin/runtime.js";
 import { createContextEngine, ENGINE_ID } from "./plugin/context-engine.js";
 import { registerTools } from "./plugin/tools.js";
 import { registerHookFallback } from "./plugin/hook-fallback.js";
+import { registerCommands } from "./plugin/commands.js";
 
 const manifest = JSON.parse(readFileSync(new URL("./openclaw.plugin.json", import.meta.url), "utf8"));
 const wasm = loadEngineSync();
@@ -32,11 +33,15 @@ export default {
   kind: manifest.kind,
   configSchema: manifest.configSchema,
   register(api) {
+    // root CLI metadata (help, command routing): no plugin runtime here, only the CLI root
+    if (api.registrationMode === "cli-metadata") return void registerCommands(api, null);
     const logger = api.logger ?? console;
     const runtime = getRuntime({ api, rawConfig: api.pluginConfig, logger, wasm });
     api.registerContextEngine(ENGINE_ID, () => createContextEngine(runtime, { version: manifest.version }));
     registerTools(api, runtime);
     registerHookFallback(api, runtime);
+    // operator commands: `openclaw openviking …` and `/openviking …` (hosts without them skip this)
+    if (typeof api.registerCli === "function" || typeof api.registerCommand === "function") registerCommands(api, runtime, { pluginVersion: manifest.version });
     api.registerService?.({
       id: "openviking-server",
       start: async () => {

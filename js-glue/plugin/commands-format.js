@@ -1,0 +1,244 @@
+// Pure formatting for the operator commands (commands.js): each report document — the same
+// one `--json` prints — becomes lines a person reads in a terminal or a chat. Nothing here
+// asks anything or decides anything; every value shown is one the engine (or OpenViking, or
+// the host) reported. `now` is passed in so the output is deterministic under test.
+
+/** "2026-12-01 13:24:22 UTC", or "–" for null. */
+export function fmtTime(ms) {
+  if (!Number.isFinite(ms)) return "–";
+  return `${new Date(ms).toISOString().slice(0, 19).replace("T", " ")} UTC`;
+}
+
+/** A duration as "4 s", "5 min 3 s", "2 h 5 min", "3 d 4 h". */
+export function fmtDuration(ms) {
+  if (!Number.isFinite(ms)) return "–";
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min${s % 60 ? ` ${s % 60} s` : ""}`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h${m % 60 ? ` ${m % 60} min` : ""}`;
+  const d = Math.floor(h / 24);
+  return `${d} d${h % 24 ? ` ${h % 24} h` : ""}`;
+}
+
+/** "13:24:22 UTC (5 min ago)" / "(in 3 min)". */
+export function fmtWhen(ms, now) {
+  if (!Number.isFinite(ms)) return "–";
+  const d = now - ms;
+  return `${fmtTime(ms)} (${d >= 0 ? `${fmtDuration(d)} ago` : `in ${fmtDuration(-d)}`})`;
+}
+
+const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+const num = (x, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : "–");
+const clip = (text, max = 160) => {
+  const t = String(text ?? "").replace(/\s+/g, " ").trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
+};
+const pad = (s, n) => String(s).padEnd(n);
+
+/** Two-column rows: label padded, then the value (continuation lines indented). */
+function rows(list, indent = "  ") {
+  const width = Math.max(0, ...list.map(([k]) => k.length)) + 2;
+  return list.map(([k, v]) => `${indent}${pad(k, width)}${String(v).split("\n").join(`\n${indent}${" ".repeat(width)}`)}`);
+}
+
+function sessionTitle(s) {
+  return s.sessionId && s.sessionId !== s.ovSessionId ? `${s.ovSessionId}  (session ${s.sessionId})` : s.ovSessionId;
+}
+
+const TRIGGER_UNIT = {
+  budget: "tokens in context",
+  tokens_added: "tokens added since the last commit",
+  turns: "turns since the last commit",
+  interval: "min since the last commit",
+};
+
+/** One line per trigger: "turns         1 of 20 turns since the last commit". */
+function triggerLines(triggers) {
+  if (!triggers?.length) return "–";
+  const w = Math.max(...triggers.map((t) => t.kind.length)) + 1;
+  return triggers.map((t) => `${pad(t.kind, w)}${t.current} of ${t.threshold ?? "(off)"}${TRIGGER_UNIT[t.kind] ? ` ${TRIGGER_UNIT[t.kind]}` : ""}`).join("\n");
+}
+
+function outboxLine(s) {
+  if (!s.outboxDepth) return "empty";
+  const age = Number.isFinite(s.oldestQueuedAgeMs) ? `, oldest queued ${fmtDuration(s.oldestQueuedAgeMs)} ago` : "";
+  return `${plural(s.outboxDepth, "turn")} waiting for OpenViking${age}`;
+}
+
+function checkpointLine(c) {
+  if (!c) return "none";
+  const range = Array.isArray(c.turns) ? `turns ${c.turns[0]}–${c.turns[1]}` : "";
+  return [
+    `${c.checkpointId}: ${range}, committed ${c.committedAt}`,
+    `summary ${c.hasSummary ? "yes" : "not yet"}, ${plural(c.extractedMemories ?? 0, "memory", "memories")} extracted`,
+    c.archiveUri ? `archive ${c.archiveUri}` : "archive: not named by the server",
+  ].join("\n");
+}
+
+/** The per-session block of `status`. */
+export function formatSessionStatus(s, now) {
+  const out = [sessionTitle(s)];
+  if (s.error) return [...out, `  error: ${s.error}`];
+  const commit = Number.isFinite(s.lastCommitAtMs) ? `${fmtWhen(s.lastCommitAtMs, now)}${s.lastCommitReason ? `, ${s.lastCommitReason}` : ""}` : "never";
+  const next = s.nextTrigger
+    ? `due now: ${s.nextTrigger}`
+    : `nothing due${Number.isFinite(s.intervalDueAtMs) ? `; the interval trigger is due ${fmtWhen(s.intervalDueAtMs, now)}` : ""}`;
+  out.push(
+    ...rows([
+      ["in state dir", s.known === false ? "no (nothing stored for this session yet)" : "yes"],
+      ["turns stored", s.turnsStored],
+      ["outbox", outboxLine(s)],
+      ["last commit", commit],
+      ["commit phase", s.commitPhase],
+      [`checkpoints`, `${s.checkpoints}${s.lastCheckpoint ? "; last:" : ""}`],
+      ...(s.lastCheckpoint ? [["", checkpointLine(s.lastCheckpoint)]] : []),
+      ["triggers", triggerLines(s.triggers)],
+      ["next commit", next],
+      ["last assembled", Number.isFinite(s.lastAssembledAtMs) ? `${fmtWhen(s.lastAssembledAtMs, now)} (this process)` : "not in this process"],
+    ]),
+  );
+  return out;
+}
+
+export function formatStatus(doc, { now = Date.now() } = {}) {
+  const ov = doc.openviking;
+  const reach = ov.reachable
+    ? `reachable${ov.version ? `, version ${ov.version}` : ""}${Number.isFinite(ov.latencyMs) ? `, ${ov.latencyMs} ms` : ""}`
+    : `NOT reachable: ${ov.error}`;
+  const who = doc.identity.userId ? `user ${doc.identity.userId}` : `user unknown${doc.identity.error ? ` (${doc.identity.error})` : ""}`;
+  const lines = [
+    "OpenViking status",
+    ...rows([
+      ["server", `${ov.baseUrl} (${ov.mode} mode)`],
+      ["health", reach],
+      ["identity", `${who}, agent ${doc.identity.agentId}`],
+      ["state dir", doc.stateDir],
+      ["sessions", doc.session ? `the one asked for (${doc.session})` : `${doc.sessions.length} of agent ${doc.identity.agentId}`],
+    ]),
+  ];
+  if (doc.error) lines.push(`  error: ${doc.error}`);
+  for (const s of doc.sessions) lines.push("", ...formatSessionStatus(s, now));
+  if (!doc.sessions.length && !doc.error) lines.push("", "No sessions of this agent in the state dir yet.");
+  return lines.join("\n");
+}
+
+const MARK = { ok: "ok  ", fail: "FAIL", warn: "warn", skip: "skip" };
+
+/** Config values as `key = value` lines (the key itself never reaches this: see commands.js). */
+function configLines(config) {
+  return Object.entries(config).map(([k, v]) => `${k} = ${v === null ? "(unset)" : typeof v === "string" ? JSON.stringify(v) : String(v)}`);
+}
+
+export function formatDoctor(doc) {
+  const failed = doc.checks.filter((c) => c.status === "fail").length;
+  const warned = doc.checks.filter((c) => c.status === "warn").length;
+  const lines = [
+    `OpenViking doctor: ${failed ? `${plural(failed, "check")} failed` : "all checks passed"}${warned ? `, ${plural(warned, "warning")}` : ""}`,
+    ...rows([
+      ["plugin", `${doc.plugin.id} ${doc.plugin.version ?? ""}`.trim()],
+      ["host", doc.host.version ? `OpenClaw ${doc.host.version}` : "OpenClaw (version not exposed by this host)"],
+      ["engine", doc.plugin.engineVersion ? `wasm engine ${doc.plugin.engineVersion}` : "–"],
+      ["agent", doc.agentId ?? "–"],
+      ["API key", doc.config.apiKeySet ? "set (not shown)" : "not set"],
+    ]),
+    "",
+    "Checks",
+  ];
+  for (const c of doc.checks) {
+    lines.push(`  [${MARK[c.status] ?? c.status}] ${c.title}${c.detail ? `: ${c.detail}` : ""}`);
+    if (c.fix && (c.status === "fail" || c.status === "warn")) lines.push(`         fix: ${c.fix}`);
+  }
+  lines.push("", "Config (resolved by the engine)");
+  if (doc.config.error) lines.push(`  ${doc.config.error}`);
+  else lines.push(...configLines(doc.config.resolved).map((l) => `  ${l}`));
+  lines.push("", doc.config.warnings.length ? "Config warnings" : "Config warnings: none");
+  for (const w of doc.config.warnings) lines.push(`  - ${w}`);
+  return lines.join("\n");
+}
+
+export function formatFlush(doc) {
+  const lines = [
+    `OpenViking flush (agent ${doc.agentId}): ${plural(doc.totals.written, "turn")} written, ${plural(doc.totals.queued, "turn")} still queued`,
+  ];
+  if (doc.error) lines.push(`  error: ${doc.error}`);
+  if (!doc.sessions.length && !doc.error) lines.push("  no sessions of this agent in the state dir");
+  for (const s of doc.sessions) {
+    const what = s.error
+      ? `error: ${s.error}`
+      : `${s.written} written, ${s.queued} still queued${s.reason ? ` — ${s.reason}` : ""}${s.inProgress ? " (another replay was under way)" : ""}`;
+    lines.push(`  ${sessionTitle(s)}: ${what}`);
+  }
+  return lines.join("\n");
+}
+
+const SKIP = { empty: "empty", greeting: "greeting / ack", command: "/command", too_short: "too short", injected_only: "injected only" };
+
+function explainLine(e, i) {
+  const r = e.rank ?? {};
+  const boosts = [["level", r.levelBoost], ["temporal", r.temporalBoost], ["preference", r.preferenceBoost], ["lexical", r.lexicalBoost]]
+    .filter(([, v]) => v)
+    .map(([k, v]) => `${k} +${num(v)}`)
+    .join(", ");
+  const head = e.decision === "kept" ? `kept #${e.position}` : `cut: ${e.reason}`;
+  const parts = [
+    `${String(i + 1).padStart(2)}. ${pad(head, 20)} ${pad(e.scope, 5)} ${pad(e.category ?? "–", 12)} total ${num(r.total)} = score ${num(r.score)}${boosts ? ` + ${boosts}` : ""}` +
+      `${Number.isFinite(e.tokens) ? `, ${e.tokens} tokens` : ""}`,
+    `      ${e.uri || "(no uri)"}`,
+  ];
+  if (e.duplicateOf) parts.push(`      duplicate of ${e.duplicateOf}`);
+  if (e.detail) parts.push(`      ${e.detail}`);
+  return parts;
+}
+
+export function formatTrace(doc, { now = Date.now() } = {}) {
+  if (doc.error) return `OpenViking trace: ${doc.error}`;
+  const t = doc.trace;
+  if (!t) return `OpenViking trace of ${sessionTitle(doc)}: no assembled turn known yet (the engine keeps the last one per session).`;
+  const lines = [`OpenViking trace of ${sessionTitle(doc)}`, `  assembled ${fmtWhen(t.atMs, now)}`, "", "Query"];
+  if (t.query?.query) lines.push(`  ${clip(t.query.query, 400)}`);
+  else lines.push("  (none: every turn in the window was skipped, nothing was searched)");
+  for (const p of t.query?.parts ?? []) lines.push(`    ${p.skipped ? `skipped (${SKIP[p.skipped] ?? p.skipped})` : "used"} · ${p.source}: ${clip(p.text || "(empty)", 100)}`);
+  lines.push("", "Scopes searched");
+  if (t.scopes) lines.push(`  user   ${t.scopes.user}`, `  agent  ${t.scopes.agent}`);
+  else lines.push("  (none this turn)");
+  lines.push("");
+  const rec = t.recall;
+  if (!rec) {
+    lines.push("Memories: no recall this turn");
+  } else {
+    const cut = rec.explain.filter((e) => e.decision === "cut");
+    const reasons = {};
+    for (const e of cut) reasons[e.reason] = (reasons[e.reason] ?? 0) + 1;
+    const why = Object.entries(reasons).map(([k, v]) => `${k} ${v}`).join(", ");
+    lines.push(`Memories: ${rec.memories.length} injected, ${cut.length} cut${why ? ` (${why})` : ""}; ${rec.tokens} of ${rec.budget} recall tokens`);
+    rec.explain.forEach((e, i) => lines.push(...explainLine(e, i)));
+  }
+  const s = t.split ?? {};
+  const trimmed = s.trimmed && typeof s.trimmed === "object"
+    ? Object.entries(s.trimmed).filter(([, v]) => v).map(([k, v]) => (v === true ? k : `${k} ${v}`)).join(", ")
+    : "";
+  lines.push(
+    "",
+    "Tokens",
+    ...rows([
+      ["total", `${t.estimatedTokens}${Number.isFinite(t.tokenBudget) ? ` of ${t.tokenBudget} (host budget)` : " (no host budget given)"}${s.overBudget ? " — OVER BUDGET" : ""}`],
+      ["recall", s.recall ?? 0],
+      ["summaries", `${s.summaries ?? 0} (${plural(s.summarizedTurns ?? 0, "turn")} summarized)`],
+      ["raw turns", `${plural(s.recentRawTurns ?? 0, "recent turn")} kept raw`],
+      ["trimmed", trimmed || "nothing"],
+    ]),
+  );
+  return lines.join("\n");
+}
+
+/** The usage text of the chat command and of `openclaw openviking --help`-like errors. */
+export function usage(prefix) {
+  return [
+    `${prefix} status [--session <sessionId>] [json]   OpenViking, identity, and each session's turns, outbox, commits, triggers`,
+    `${prefix} doctor [json]                          config, host slot, OpenViking endpoints, local server — each with a fix`,
+    `${prefix} flush [--session <sessionId>] [json]    replay the outbox of each session now`,
+    `${prefix} trace [--session <sessionId>] [json]    what the last assembled turn searched, injected, cut and spent`,
+  ].join("\n");
+}

@@ -1,0 +1,489 @@
+// The operator commands, on both surfaces OpenClaw 2026.9.x offers a plugin:
+//   `openclaw openviking <sub> [--json]`  — api.registerCli (a Commander command tree)
+//   `/openviking <sub> [json]`            — api.registerCommand (a chat command; bypasses the model)
+// Subcommands: status, doctor, flush, trace. Each builds one report document (what `--json`
+// prints) from what the engine, OpenViking and the host report; commands-format.js turns it
+// into text. Session state is read THROUGH the engine (status / trace / drain / ownsSession /
+// ovSessionId): no rule of the engine is repeated here. The API key is never shown: the
+// resolved config is printed without it, and every output passes through the client's redactor.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeRedactor } from "../openviking/errors.js";
+import { inspectPort, readPidFile, LOG_FILE } from "../openviking/local-server.js";
+import { isOpenVikingServer, pidAlive } from "../openviking/proc.js";
+import { agentFromSessionKey } from "./runtime.js";
+import { ENGINE_ID } from "./context-engine.js";
+import { formatDoctor, formatFlush, formatStatus, formatTrace, usage } from "./commands-format.js";
+
+export const COMMAND = "openviking";
+export const SUBCOMMANDS = ["status", "doctor", "flush", "trace"];
+const DESCRIPTION = "OpenViking context engine: status, doctor, flush, trace";
+const SESSION_PREFIX = "session/";
+const PROBE_MS = 5000;
+
+/** True when the CLI invocation prints JSON on stdout (OpenClaw routes its own diagnostics to
+ *  stderr then). Synchronous and pure, as root CLI metadata must be. */
+export function machineOutput({ argv }) {
+  return Array.isArray(argv) && argv.includes("--json");
+}
+
+const message = (err) => String(err?.message ?? err);
+
+/** The agent a CLI command speaks for when none is given: OpenClaw's default agent (the one
+ *  marked `default: true`, else the first configured, else "main" — docs/gateway/health.md,
+ *  docs/gateway/cli-backends.md of OpenClaw 2026.9.6). */
+export function hostDefaultAgent(hostConfig) {
+  const agents = hostConfig?.agents;
+  const entries = agents?.entries && typeof agents.entries === "object" ? Object.entries(agents.entries) : [];
+  const marked = entries.find(([, a]) => a?.default === true) ?? entries[0];
+  if (marked) return marked[0];
+  const list = Array.isArray(agents?.list) ? agents.list.filter((a) => typeof a?.id === "string") : [];
+  const first = list.find((a) => a.default === true) ?? list[0];
+  return first?.id ?? "main";
+}
+
+/** The OpenClaw host version, when this host's api exposes it (`api.runtime.version`). */
+function hostVersion(api) {
+  try {
+    const v = api?.runtime?.version;
+    return typeof v === "string" && v ? v : null;
+  } catch {
+    return null; // a registration mode without a runtime
+  }
+}
+
+/** The user id in a GET /api/v1/system/status answer (as runtime.js reads it). */
+function userOf(status) {
+  const u = status?.user;
+  const id = typeof u === "string" ? u : u?.user_id ?? u?.id ?? u?.name;
+  return typeof id === "string" && id ? id : null;
+}
+
+/**
+ * The four reports over one plugin runtime. `opts` of each: {sessionKey?, agent?, session?,
+ * preferSession?, hostConfig?}: sessionKey (a chat command's) or agent (the CLI's --agent)
+ * picks the agent; session is an OpenClaw sessionId (or one of the agent's OpenViking
+ * session ids) to look at instead of all of them.
+ */
+export function createOperator(runtime, { api = null, pluginVersion = null } = {}) {
+  const { config, stateDir } = runtime;
+  const probeMs = Math.min(config.timeoutMs, PROBE_MS);
+
+  function pickAgent(opts) {
+    if (opts.sessionKey) return runtime.agent(opts.sessionKey);
+    const id = opts.agent ?? hostDefaultAgent(opts.hostConfig);
+    const key = `agent:${id}:${COMMAND}`;
+    if (agentFromSessionKey(key) !== id) throw new Error(`--agent must be an agent id of [A-Za-z0-9_.-] (1-128 characters)`);
+    return runtime.agent(key);
+  }
+
+  /** This agent's sessions in the state dir, by the engine's ownership (parsed ids). */
+  async function ownSessions(agent) {
+    const keys = await runtime.store.listStateKeys(SESSION_PREFIX);
+    const owns = (ov) => {
+      try {
+        return agent.engine.ownsSession(ov);
+      } catch {
+        return false;
+      }
+    };
+    return keys.map((k) => k.slice(SESSION_PREFIX.length)).filter(owns).sort();
+  }
+
+  /** The OpenViking session id of what the operator typed: one of the agent's sessions as
+   *  listed, else the engine's id for that OpenClaw sessionId. */
+  function resolveSession(agent, given, known) {
+    if (known.includes(given)) return given;
+    return agent.engine.ovSessionId(given);
+  }
+
+  async function probeHealth(agent) {
+    const t0 = Date.now();
+    try {
+      const h = await agent.client.health({ timeoutMs: probeMs });
+      const latencyMs = Date.now() - t0;
+      const healthy = h?.healthy !== false && (h?.status === undefined || h.status === "ok");
+      return { reachable: healthy, version: typeof h?.version === "string" ? h.version : null, latencyMs, error: healthy ? null : `GET /health answered ${JSON.stringify(h).slice(0, 120)}` };
+    } catch (err) {
+      return { reachable: false, version: null, latencyMs: null, error: message(err) };
+    }
+  }
+
+  const server = (agent, health) => ({ baseUrl: agent.client.baseUrl, mode: config.mode, ...health });
+
+  async function status(opts = {}) {
+    const agent = pickAgent(opts);
+    const health = await probeHealth(agent);
+    const identity = { userId: null, agentId: agent.agentId, error: null };
+    try {
+      identity.userId = (await agent.identity()) ?? null;
+    } catch (err) {
+      identity.error = message(err);
+    }
+    const doc = { command: "status", openviking: server(agent, health), identity, stateDir, session: opts.session ?? null, sessions: [], error: null };
+    try {
+      const known = await ownSessions(agent);
+      const list = opts.session ? [resolveSession(agent, opts.session, known)] : known;
+      for (const ov of list) {
+        try {
+          doc.sessions.push({ ...(await agent.engine.status(ov)), known: known.includes(ov) });
+        } catch (err) {
+          doc.sessions.push({ ovSessionId: ov, sessionId: null, known: known.includes(ov), error: message(err) });
+        }
+      }
+    } catch (err) {
+      doc.error = message(err);
+    }
+    return doc;
+  }
+
+  async function flush(opts = {}) {
+    const agent = pickAgent(opts);
+    const doc = { command: "flush", agentId: agent.agentId, session: opts.session ?? null, sessions: [], totals: { written: 0, queued: 0 }, error: null };
+    try {
+      await runtime.ensureServer?.(); // local mode: start or reuse the server, as a turn does
+      const known = await ownSessions(agent);
+      const list = opts.session ? [resolveSession(agent, opts.session, known)] : known;
+      for (const ov of list) {
+        try {
+          const r = await agent.engine.drain(ov);
+          doc.sessions.push({ ovSessionId: ov, ...r, error: null });
+          doc.totals.written += r.written;
+          doc.totals.queued += r.queued;
+        } catch (err) {
+          doc.sessions.push({ ovSessionId: ov, written: 0, queued: null, reason: null, inProgress: false, error: message(err) });
+        }
+      }
+    } catch (err) {
+      doc.error = message(err);
+    }
+    return doc;
+  }
+
+  async function trace(opts = {}) {
+    const agent = pickAgent(opts);
+    const doc = { command: "trace", agentId: agent.agentId, ovSessionId: null, sessionId: null, trace: null, error: null };
+    try {
+      const known = await ownSessions(agent);
+      let ov = null;
+      let found = null;
+      if (opts.session) {
+        ov = resolveSession(agent, opts.session, known);
+      } else {
+        const preferred = opts.preferSession ? safe(() => resolveSession(agent, opts.preferSession, known)) : null;
+        if (preferred && known.includes(preferred)) found = { ov: preferred, trace: await agent.engine.trace(preferred) };
+        if (!found?.trace) {
+          // the session assembled last, by the engine's own traces
+          for (const cand of known) {
+            const t = await agent.engine.trace(cand);
+            if (t && (!found?.trace || t.atMs > found.trace.atMs)) found = { ov: cand, trace: t };
+          }
+        }
+        ov = found?.ov ?? null;
+      }
+      if (!ov) {
+        doc.error = `no session of agent ${agent.agentId} in the state dir has an assembled turn yet`;
+        return doc;
+      }
+      doc.ovSessionId = ov;
+      doc.trace = found?.ov === ov ? found.trace : await agent.engine.trace(ov);
+      doc.sessionId = (await agent.engine.status(ov)).sessionId || null;
+    } catch (err) {
+      doc.error = message(err);
+    }
+    return doc;
+  }
+
+  async function doctor(opts = {}) {
+    const checks = [];
+    const check = (id, title, status, detail = null, fix = null) =>
+      checks.push({ id, title, status, detail, fix: status === "fail" || status === "warn" ? fix : null });
+    const doc = {
+      command: "doctor",
+      ok: false,
+      plugin: { id: COMMAND, version: pluginVersion, engineVersion: safe(() => runtime.wasm.version()) },
+      host: { version: hostVersion(api) },
+      agentId: null,
+      config: { resolved: null, apiKeySet: false, warnings: [], error: null },
+      checks,
+    };
+
+    // 1. the config as the engine resolves it (the key only as "set or not")
+    try {
+      const parsed = runtime.wasm.parseConfig(runtime.rawConfig ?? null, process.env);
+      const { apiKey, ...rest } = parsed.config;
+      doc.config = { resolved: rest, apiKeySet: Boolean(apiKey), warnings: parsed.warnings, error: null };
+      check("config", "config resolved", parsed.warnings.length ? "warn" : "ok",
+        parsed.warnings.length ? `${parsed.warnings.length} warning(s): ${parsed.warnings.join("; ")}` : `mode ${rest.mode}, API key ${apiKey ? "set" : "not set"}`,
+        "fix the keys named under plugins.entries.openviking.config in openclaw.json");
+    } catch (err) {
+      doc.config.error = message(err);
+      check("config", "config resolved", "fail", message(err), "fix the key named above under plugins.entries.openviking.config in openclaw.json");
+    }
+
+    // 2. the host: is this engine the one in the context-engine slot, and will the host use it?
+    const hostConfig = opts.hostConfig ?? null;
+    const slot = hostConfig ? hostConfig.plugins?.slots?.contextEngine ?? null : undefined;
+    const version = doc.host.version;
+    // the engine's own verdict on these facts, where this build of it has one
+    const verdict = typeof runtime.wasm.diagnoseHost === "function" ? safe(() => runtime.wasm.diagnoseHost({ slot: slot ?? null, hostVersion: version })) : undefined;
+    const slotFix = verdict?.code === "not_in_slot" ? verdict.fix
+      : `set plugins.slots.contextEngine to "${ENGINE_ID}" in openclaw.json (and restart a running gateway); until then turns are not stored in OpenViking and recall only comes from the before_prompt_build fallback`;
+    if (slot === undefined) {
+      check("slot", "context-engine slot", "warn", "the host gave no config to read the slot from", `check that plugins.slots.contextEngine is "${ENGINE_ID}" in openclaw.json`);
+    } else {
+      check("slot", "context-engine slot", slot === ENGINE_ID ? "ok" : "fail",
+        slot === ENGINE_ID ? `plugins.slots.contextEngine is "${ENGINE_ID}"` : `plugins.slots.contextEngine is ${slot === null ? 'unset (the built-in "legacy" engine runs)' : JSON.stringify(slot)}`,
+        slotFix);
+      const entry = hostConfig.plugins?.entries?.[COMMAND];
+      if (config.hookFallback) {
+        const allowed = entry?.hooks?.allowConversationAccess === true;
+        check("hooks", "conversation hooks (recall fallback)", allowed ? "ok" : "warn",
+          allowed ? "plugins.entries.openviking.hooks.allowConversationAccess is true" : "plugins.entries.openviking.hooks.allowConversationAccess is not true: OpenClaw 2026.9.x never calls the before_prompt_build fallback",
+          "set plugins.entries.openviking.hooks.allowConversationAccess to true (or hookFallback: false in the plugin config)");
+      }
+    }
+    if (verdict !== undefined) {
+      const other = verdict && verdict.code !== "not_in_slot" ? verdict : null;
+      check("host", "host uses the engine (the engine's verdict)", other ? (other.code === "host_too_old" ? "fail" : "warn") : "ok",
+        other ? `${other.code}: ${other.cause}` : verdict ? "only the slot stands in the way (see above)" : `OpenClaw ${version ?? "(version unknown)"} with the engine in the slot drives it`,
+        other?.fix ?? null);
+    }
+
+    // 3. OpenViking, endpoint by endpoint
+    let agent = null;
+    try {
+      agent = pickAgent(opts);
+      doc.agentId = agent.agentId;
+    } catch (err) {
+      check("agent", "agent", "fail", message(err), "pass --agent with an agent id of this OpenClaw");
+    }
+    if (agent) {
+      const unreachableFix = config.mode === "local"
+        ? `the plugin starts openviking-server on 127.0.0.1:${config.port} at the next turn or gateway start: check configPath (${config.configPath}), that openviking-server is on PATH, and ${join(stateDir, LOG_FILE)}; turns wait in the outbox meanwhile`
+        : `check baseUrl (${agent.client.baseUrl}) and that the OpenViking server runs and is reachable from here; turns wait in the outbox meanwhile`;
+      const seen = typeof agent.engine.inert === "function" ? safe(() => agent.engine.inert()) : null;
+      if (seen) check("inert", "engine in use in this process", "warn", `${seen.code}: ${seen.cause}`, seen.fix);
+      const health = await probeHealth(agent);
+      check("health", "OpenViking GET /health", health.reachable ? "ok" : "fail",
+        health.reachable ? `${agent.client.baseUrl}: OpenViking ${health.version ?? "(no version)"}, ${health.latencyMs} ms` : `${agent.client.baseUrl}: ${health.error}`,
+        unreachableFix);
+
+      let userId = null;
+      try {
+        const st = await agent.client.systemStatus({ timeoutMs: probeMs });
+        userId = userOf(st);
+        check("auth", "OpenViking GET /api/v1/system/status (with the API key)", userId ? "ok" : "warn",
+          userId ? `the key is accepted: user ${userId}` : "the server names no user for this key (dev mode?): user-scope memories cannot be addressed",
+          "give the plugin a user key of this server (apiKey, or $OPENVIKING_API_KEY)");
+      } catch (err) {
+        const denied = err?.status === 401 || err?.status === 403 || /UNAUTHENTICATED|PERMISSION|FORBIDDEN/i.test(String(err?.code ?? err?.serverCode ?? ""));
+        check("auth", "OpenViking GET /api/v1/system/status (with the API key)", "fail", message(err),
+          denied ? `the server refuses the key: set apiKey (plugins.entries.openviking.config.apiKey, or $OPENVIKING_API_KEY) to a user key of this server (not the root key)` : unreachableFix);
+      }
+
+      if (userId) {
+        try {
+          const scopes = await agent.engine.memoryScopes();
+          const r = await agent.client.find({ query: "openviking doctor", targetUri: scopes.user, limit: 1, scoreThreshold: 0, timeoutMs: probeMs });
+          const n = Array.isArray(r) ? r.length : Array.isArray(r?.memories) ? r.memories.length : 0;
+          check("find", "OpenViking POST /api/v1/search/find (user memories)", "ok", `${scopes.user}: answered (${n} hit${n === 1 ? "" : "s"} for a probe query)`);
+        } catch (err) {
+          check("find", "OpenViking POST /api/v1/search/find (user memories)", "fail", message(err),
+            "the server's search failed: check its embedding model configuration and its log; recall is skipped until it answers");
+        }
+      } else {
+        check("find", "OpenViking POST /api/v1/search/find (user memories)", "skip", "needs the user id from the status check");
+      }
+    }
+
+    // 4. the state dir
+    try {
+      const keys = await runtime.store.listStateKeys("");
+      const own = agent ? (await ownSessions(agent)).length : null;
+      check("state", "state dir", "ok", `${stateDir}: ${keys.length} state file(s)${own === null ? "" : `, ${own} session(s) of agent ${agent.agentId}`}`);
+    } catch (err) {
+      check("state", "state dir", "fail", message(err), `make ${stateDir} readable and writable by this user (0700), or set stateDir`);
+    }
+
+    // 5. local mode: the server this plugin starts, its pid file and start lock
+    if (config.mode === "local") {
+      const v = await inspectPort(config.port, probeMs);
+      check("local-port", `local server port 127.0.0.1:${config.port}`, v.state === "openviking" ? "ok" : "fail",
+        v.state === "openviking" ? `OpenViking ${v.health?.version ?? ""} answers`.trim() : v.state === "absent" ? `nothing answers (${v.reason})` : `something that is not OpenViking answers: ${v.reason}`,
+        v.state === "impostor" ? `stop what listens on 127.0.0.1:${config.port} or choose another port (the plugin's "port"); the plugin sends it no key and no turns` : `start the gateway or run one turn: the plugin starts openviking-server --config ${config.configPath}; see ${join(stateDir, LOG_FILE)}`);
+      const info = readPidFile(stateDir);
+      if (!info) {
+        check("local-pid", "local server pid file", "ok", "none (this plugin started no server; one answering on the port is reused)");
+      } else if (isOpenVikingServer(info.pid, info.port)) {
+        check("local-pid", "local server pid file", info.port === config.port ? "ok" : "warn",
+          `pid ${info.pid} is openviking-server on port ${info.port}, started ${info.startedAt ?? "(unknown)"}`,
+          `the server this state dir manages listens on ${info.port}, the config says ${config.port}: stop it (pid ${info.pid}) or set port back`);
+      } else {
+        check("local-pid", "local server pid file", "warn", `pid ${info.pid} (port ${info.port}) is no longer openviking-server: the pid file is stale`,
+          "nothing to do: the next start replaces it (a stale pid is never signalled)");
+      }
+      // the start lock ensureLocalServer takes (local-server.js: openviking-server.<port>.lock)
+      const lockPath = join(stateDir, `openviking-server.${config.port}.lock`);
+      if (!existsSync(lockPath)) {
+        check("local-lock", "local server start lock", "ok", "free (no start under way)");
+      } else {
+        let holder = null;
+        try {
+          holder = JSON.parse(readFileSync(lockPath, "utf8"));
+        } catch {
+          /* being written, or garbled */
+        }
+        const live = Number.isInteger(holder?.pid) && pidAlive(holder.pid);
+        check("local-lock", "local server start lock", "warn",
+          live ? `held by pid ${holder.pid} since ${new Date(holder.createdAt).toISOString()}: a start is under way` : `${lockPath} is left by a process that is gone`,
+          live ? "wait for that start to finish (or for it to time out)" : `nothing to do: the next start breaks a stale lock (or remove ${lockPath})`);
+      }
+    } else {
+      check("local", "local server", "skip", "remote mode: the plugin starts no server");
+    }
+
+    doc.ok = !checks.some((c) => c.status === "fail");
+    return doc;
+  }
+
+  return { status, doctor, flush, trace };
+}
+
+function safe(fn) {
+  try {
+    return fn();
+  } catch {
+    return null;
+  }
+}
+
+const FORMAT = { status: formatStatus, doctor: formatDoctor, flush: formatFlush, trace: formatTrace };
+
+/** Did the command fail (for the CLI's exit code)? */
+export function failed(doc) {
+  if (doc.error) return true;
+  if (doc.command === "status") return !doc.openviking.reachable || doc.sessions.some((s) => s.error);
+  if (doc.command === "doctor") return !doc.ok;
+  if (doc.command === "flush") return doc.totals.queued > 0 || doc.sessions.some((s) => s.error);
+  return false;
+}
+
+/** `{render, redact}`: a report as text (or JSON), with the API key scrubbed from it. */
+export function createRenderer(runtime, { now = () => Date.now() } = {}) {
+  const raw = runtime.rawConfig?.apiKey;
+  const redact = makeRedactor([runtime.config.apiKey, typeof raw === "string" && !raw.includes("${") ? raw : undefined]);
+  return {
+    redact,
+    render(doc, json) {
+      if (json) return redact(JSON.stringify(doc, null, 2));
+      let text;
+      try {
+        text = FORMAT[doc.command](doc, { now: now() });
+      } catch {
+        text = `openviking ${doc.command}: ${doc.error ?? "the report could not be formatted (try --json)"}`;
+      }
+      return redact(text);
+    },
+  };
+}
+
+/** The chat command's argument string → {sub, json, session, help}. */
+export function parseChatArgs(args) {
+  const words = String(args ?? "").trim().split(/\s+/).filter(Boolean);
+  const out = { sub: null, json: false, session: null, help: false, unknown: [] };
+  for (let i = 0; i < words.length; i++) {
+    const w = words[i];
+    if (w === "json" || w === "--json") out.json = true;
+    else if (w === "help" || w === "--help" || w === "-h") out.help = true;
+    else if (w === "--session" || w === "session") out.session = words[++i] ?? null;
+    else if (w.startsWith("--session=") || w.startsWith("session=")) out.session = w.slice(w.indexOf("=") + 1) || null;
+    else if (!out.sub && SUBCOMMANDS.includes(w)) out.sub = w;
+    else out.unknown.push(w);
+  }
+  return out;
+}
+
+const SPECS = [
+  ["status", "OpenViking reachability, identity, and each session's turns, outbox, commits and triggers", true],
+  ["doctor", "config, context-engine slot, OpenViking endpoints and the local server, each with a fix", false],
+  ["flush", "replay each session's outbox into OpenViking now", true],
+  ["trace", "the last assembled turn: query, scopes, memories injected or cut and why, token split", true],
+];
+
+/** The `openclaw openviking <sub>` tree on the Commander `program` OpenClaw hands the
+ *  registrar; `run(sub, options)` resolves to the text to print and whether it failed. */
+function buildCliTree(program, run) {
+  const root = program.command(COMMAND).description(DESCRIPTION);
+  for (const [sub, description, perSession] of SPECS) {
+    const cmd = root.command(sub).description(description).option("--json", "print the report as JSON");
+    if (perSession) cmd.option("--session <sessionId>", "only this session (an OpenClaw sessionId)");
+    cmd.option("--agent <agentId>", "the OpenClaw agent (default: the host's default agent)");
+    cmd.action(async (options = {}) => {
+      const { text, fail } = await run(sub, options);
+      process.stdout.write(`${text}\n`);
+      if (fail) process.exitCode = 1;
+    });
+  }
+}
+
+const CLI_OPTIONS = { descriptors: [{ name: COMMAND, description: DESCRIPTION, hasSubcommands: true, machineOutput }] };
+
+/**
+ * Registers `openclaw openviking …` and `/openviking …` on hosts that offer them. Without a
+ * runtime (OpenClaw's "cli-metadata" registration, where the plugin runtime is unavailable)
+ * only the CLI root is declared, so the host can route `openclaw openviking` to this plugin;
+ * the commands then run from the plugin's full registration.
+ */
+export function registerCommands(api, runtime, { pluginVersion = null } = {}) {
+  if (!runtime) {
+    if (typeof api.registerCli === "function") {
+      api.registerCli(({ program }) => buildCliTree(program, async (sub) => ({ text: `openviking ${sub}: not available while OpenClaw only collects CLI metadata`, fail: true })), CLI_OPTIONS);
+    }
+    return null;
+  }
+  const operator = createOperator(runtime, { api, pluginVersion });
+  const { render } = createRenderer(runtime);
+
+  if (typeof api.registerCli === "function") {
+    api.registerCli(
+      ({ program, config }) =>
+        buildCliTree(program, async (sub, options) => {
+          const json = Boolean(options.json);
+          let doc;
+          try {
+            doc = await operator[sub]({ agent: options.agent, session: options.session, hostConfig: config ?? safe(() => api.config) });
+          } catch (err) {
+            doc = { command: sub, error: message(err) };
+          }
+          return { text: render(doc, json), fail: failed(doc) };
+        }),
+      CLI_OPTIONS,
+    );
+  }
+
+  if (typeof api.registerCommand === "function") {
+    api.registerCommand({
+      name: COMMAND,
+      description: DESCRIPTION,
+      acceptsArgs: true,
+      requireAuth: true,
+      async handler(ctx = {}) {
+        const a = parseChatArgs(ctx.args);
+        if (a.help || !a.sub || a.unknown.length) {
+          const head = a.unknown.length ? `unknown argument(s): ${a.unknown.join(" ")}\n` : "";
+          return { text: `${head}${usage(`/${COMMAND}`)}` };
+        }
+        const sessionKey = ctx.sessionKey ?? (ctx.agentId ? `agent:${ctx.agentId}:${COMMAND}` : undefined);
+        try {
+          const doc = await operator[a.sub]({ sessionKey, session: a.session, preferSession: ctx.sessionId, hostConfig: ctx.config ?? safe(() => api.config) });
+          const text = render(doc, a.json);
+          return { text: a.json ? `\`\`\`json\n${text}\n\`\`\`` : text };
+        } catch (err) {
+          return { text: render({ command: a.sub, error: message(err) }, a.json) };
+        }
+      },
+    });
+  }
+  return operator;
+}

@@ -1,0 +1,540 @@
+// The operator commands (plugin/commands.js): `openclaw openviking <sub>` (api.registerCli)
+// and `/openviking <sub>` (api.registerCommand), through a fake OpenClaw api that captures the
+// registrations, over a runtime whose engines are real ContextEngines on an in-memory host
+// (OpenViking + state dir, as in host-misbehaving.test.mjs). Human and JSON output of each
+// subcommand; the API key never printed; another agent's sessions never listed.
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadEngine } from "../wasm.js";
+import { agentFromSessionKey } from "../plugin/runtime.js";
+import { registerCommands, machineOutput, parseChatArgs, hostDefaultAgent } from "../plugin/commands.js";
+import { fmtDuration } from "../plugin/commands-format.js";
+import { createServer } from "node:net";
+import plugin from "../index.js";
+
+const wasm = await loadEngine();
+const { ContextEngine } = wasm;
+const KEY = "sk-operator-SECRET-9f8e7d";
+const HOST_CONFIG = {
+  plugins: { slots: { contextEngine: "openviking" }, entries: { openviking: { enabled: true, hooks: { allowConversationAccess: true } } } },
+};
+/** A loopback port nothing listens on (free a moment ago). */
+async function freePort() {
+  const srv = createServer();
+  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
+  const { port } = srv.address();
+  await new Promise((r) => srv.close(r));
+  return port;
+}
+
+const outputs = []; // every text any command printed, for the key check at the end
+
+/** The in-memory OpenViking + state dir (the callback list of HostCallbacks). */
+function memoryHost() {
+  const sessions = new Map();
+  const state = new Map();
+  const outbox = new Map();
+  const h = {
+    sessions,
+    down: false,
+    async sessionMeta(id) {
+      return sessions.has(id) ? { message_count: sessions.get(id).length } : null;
+    },
+    async createSession(id) {
+      if (sessions.has(id)) throw Object.assign(new Error("exists"), { code: "ALREADY_EXISTS" });
+      sessions.set(id, []);
+    },
+    async addMessages(id, messages) {
+      if (h.down) throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1933"), { code: "OV_UNREACHABLE" });
+      sessions.get(id).push(...messages);
+      return { message_count: sessions.get(id).length };
+    },
+    async liveMessages(id) {
+      return sessions.get(id) ?? [];
+    },
+    async commit() {
+      return { status: "accepted", task_id: "t1" };
+    },
+    async task() {
+      return { status: "completed", result: {} };
+    },
+    async archive() {
+      return { overview: "# summary" };
+    },
+    async readJson() {
+      return {};
+    },
+    async writeJson() {},
+    async find(targetUri, query) {
+      return { memories: [{ uri: `${targetUri}/preferences/theme.md`, level: 2, score: 0.9, abstract: `about ${query}`, category: "preferences" }] };
+    },
+    async readContent() {
+      return "full text";
+    },
+    async userId() {
+      return "alice";
+    },
+    async writeText() {},
+    async stat(uri) {
+      return { uri, isDir: false };
+    },
+    async deleteUri(uri) {
+      return { uri, estimated_deleted_count: 1 };
+    },
+    async listStateKeys(prefix) {
+      return [...state.keys()].filter((k) => k.startsWith(prefix));
+    },
+    async loadState(k) {
+      return state.has(k) ? structuredClone(state.get(k)) : null;
+    },
+    async saveState(k, v) {
+      state.set(k, structuredClone(v));
+    },
+    async outboxAppend(k, e) {
+      outbox.set(k, [...(outbox.get(k) ?? []), structuredClone(e)]);
+    },
+    async outboxRead(k) {
+      return structuredClone(outbox.get(k) ?? []);
+    },
+    async outboxDrop(k, n) {
+      outbox.set(k, (outbox.get(k) ?? []).slice(n));
+    },
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    nowMs: () => Date.now(),
+    warn() {},
+  };
+  return h;
+}
+
+/** The runtime's shape (plugin/runtime.js) with real engines over one in-memory host. */
+function fakeRuntime({ mode = "remote", port, stateDir = "/tmp/ov-commands-test-state", keyLeaks = false } = {}) {
+  const host = memoryHost();
+  const rawConfig = { mode, port, baseUrl: "http://127.0.0.1:1933", apiKey: KEY, compactTurnThreshold: 3, timeoutMs: 1000, stateDir };
+  const { config } = wasm.parseConfig(rawConfig, {});
+  const agents = new Map();
+  const server = { down: false, finds: [] };
+  function agent(sessionKey) {
+    const agentId = agentFromSessionKey(sessionKey) ?? config.agentId;
+    if (agents.has(agentId)) return agents.get(agentId);
+    const refuse = (what) => Object.assign(new Error(`OpenViking unreachable at http://127.0.0.1:1933 during ${what}`), { code: "OV_UNREACHABLE" });
+    const client = {
+      baseUrl: "http://127.0.0.1:1933",
+      agentId,
+      async health() {
+        if (server.down) throw refuse("GET /health");
+        return { status: "ok", healthy: true, version: "0.5.2", auth_mode: "api_key" };
+      },
+      async systemStatus() {
+        if (server.down) throw refuse("GET /api/v1/system/status");
+        // a careless server or proxy that echoes the key: the commands must still not print it
+        if (keyLeaks) throw Object.assign(new Error(`401 UNAUTHENTICATED: bad key ${KEY}`), { code: "UNAUTHENTICATED", status: 401 });
+        return { initialized: true, user: { user_id: "alice" } };
+      },
+      async find(params) {
+        server.finds.push(params);
+        if (server.down) throw refuse("POST /api/v1/search/find");
+        return { memories: [] };
+      },
+    };
+    const engine = new ContextEngine({ ...rawConfig, agentId }, {}, host);
+    const a = { agentId, client, engine, identity: () => client.systemStatus().then((s) => s.user.user_id) };
+    agents.set(agentId, a);
+    return a;
+  }
+  return { wasm, config, rawConfig, stateDir, store: host, host, server, agents, agent, logger: { warn() {}, info() {} }, ensureServer: async () => true };
+}
+
+/** Just enough of Commander for the registrar: command/description/option/action. */
+class FakeCommand {
+  constructor(name) {
+    Object.assign(this, { name, subs: [], flags: [], fn: null, text: "" });
+  }
+  command(name) {
+    const c = new FakeCommand(name);
+    this.subs.push(c);
+    return c;
+  }
+  description(text) {
+    this.text = text;
+    return this;
+  }
+  option(flags) {
+    this.flags.push(flags);
+    return this;
+  }
+  action(fn) {
+    this.fn = fn;
+    return this;
+  }
+}
+
+/** A fake OpenClaw api that captures registrations. */
+function fakeApi(extra = {}) {
+  const api = { clis: [], commands: [], config: HOST_CONFIG, runtime: { version: "2026.9.6" }, ...extra };
+  api.registerCli = (registrar, opts) => api.clis.push({ registrar, opts });
+  api.registerCommand = (def) => api.commands.push(def);
+  return api;
+}
+
+/** Registers on a fake api; returns runners for both surfaces. */
+function surfaces(runtime, { hostConfig = HOST_CONFIG } = {}) {
+  const api = fakeApi();
+  registerCommands(api, runtime, { pluginVersion: "0.1.0" });
+  const program = new FakeCommand("openclaw");
+  api.clis[0].registrar({ program, config: hostConfig, parentPath: [], logger: console });
+  const root = program.subs.find((c) => c.name === "openviking");
+  async function cli(sub, options = {}) {
+    const cmd = root.subs.find((c) => c.name === sub);
+    let out = "";
+    const write = process.stdout.write;
+    const code0 = process.exitCode; // the runner's own (1 once any test failed)
+    process.exitCode = undefined;
+    // the command writes strings; the test runner's own (serialized) reports pass through
+    process.stdout.write = (chunk, ...rest) => (typeof chunk === "string" ? ((out += chunk), true) : write.call(process.stdout, chunk, ...rest));
+    try {
+      await cmd.fn(options, cmd);
+    } finally {
+      process.stdout.write = write;
+    }
+    const exitCode = process.exitCode;
+    process.exitCode = code0;
+    outputs.push(out);
+    return { out, exitCode, json: options.json ? JSON.parse(out) : null };
+  }
+  async function chat(args, ctx = {}) {
+    const r = await api.commands[0].handler({ args, commandBody: `/openviking ${args}`, channel: "test", isAuthorizedSender: true, config: hostConfig, ...ctx });
+    outputs.push(r.text);
+    return r.text;
+  }
+  return { api, root, cli, chat };
+}
+
+const said = (text) => [
+  { role: "user", content: text, timestamp: Date.now() },
+  { role: "assistant", content: [{ type: "text", text: `ok: ${text.slice(0, 20)}` }] },
+];
+
+/** One assembled + written turn of `sessionId` by the agent of `sessionKey`. */
+async function turn(runtime, sessionKey, sessionId, text, key) {
+  const a = runtime.agent(sessionKey);
+  await a.engine.assemble({ sessionId, prompt: text, messages: [{ role: "user", content: text, timestamp: Date.now() }], tokenBudget: 20000 });
+  return a.engine.writeTurn({ sessionId, sessionKey, advancementKey: key, messages: said(text) });
+}
+
+let rt;
+before(async () => {
+  rt = fakeRuntime();
+  await turn(rt, "agent:main:a", "alpha", "Which editor theme do I prefer for long sessions?", "a1");
+  await turn(rt, "agent:main:a", "alpha", "We decided to ship the billing service on Tuesdays.", "a2");
+  await turn(rt, "agent:main:b", "beta", "What is the release train cadence again?", "b1");
+  // another agent, on the same state dir and server, assembled last
+  await new Promise((r) => setTimeout(r, 5));
+  await turn(rt, "agent:other:g", "gamma", "Gamma-only secret plans for the other agent.", "g1");
+});
+
+test("both surfaces are registered: the CLI root with descriptors, the chat command, one tree per subcommand", () => {
+  const { api, root } = surfaces(rt);
+  assert.equal(api.clis.length, 1);
+  const [d] = api.clis[0].opts.descriptors;
+  assert.equal(d.name, "openviking");
+  assert.equal(d.hasSubcommands, true);
+  assert.equal(typeof d.machineOutput, "function");
+  assert.equal(machineOutput({ argv: ["node", "openclaw", "openviking", "status", "--json"], stdoutIsTTY: false }), true);
+  assert.equal(machineOutput({ argv: ["node", "openclaw", "openviking", "status"], stdoutIsTTY: true }), false);
+  assert.deepEqual(root.subs.map((c) => c.name), ["status", "doctor", "flush", "trace"]);
+  for (const c of root.subs) {
+    assert.ok(c.flags.includes("--json"), `${c.name} has --json`);
+    assert.equal(c.flags.includes("--session <sessionId>"), c.name !== "doctor");
+  }
+  assert.equal(api.commands.length, 1);
+  assert.equal(api.commands[0].name, "openviking");
+  assert.equal(api.commands[0].acceptsArgs, true);
+  assert.equal(api.commands[0].requireAuth, true);
+});
+
+test("index.js registers the commands when the host offers them, and still loads without them", async () => {
+  const stateDir = mkdtempSync(join(tmpdir(), "ov-cmd-index-"));
+  try {
+    const base = { pluginConfig: { mode: "remote", baseUrl: "http://127.0.0.1:1", apiKey: KEY, stateDir }, logger: { warn() {}, info() {} } };
+    const seen = { engines: 0, tools: 0 };
+    const core = { registerContextEngine: () => seen.engines++, registerTool: () => seen.tools++, on() {}, registerService() {} };
+    const full = { ...fakeApi(), ...core, ...base, registrationMode: "full" };
+    full.registerCli = (registrar, opts) => full.clis.push({ registrar, opts });
+    full.registerCommand = (def) => full.commands.push(def);
+    plugin.register(full);
+    assert.equal(full.clis.length, 1);
+    assert.equal(full.commands.length, 1);
+    assert.equal(seen.engines, 1);
+
+    // an older host: no registerCli / registerCommand — the plugin loads as before
+    const old = { ...core, ...base };
+    assert.doesNotThrow(() => plugin.register(old));
+    assert.equal(seen.engines, 2);
+
+    // OpenClaw's cli-metadata pass: the runtime is unavailable (reading it throws); only the CLI root is declared
+    const meta = { clis: [], registrationMode: "cli-metadata", pluginConfig: base.pluginConfig, registerContextEngine: () => assert.fail("no engine in cli-metadata") };
+    Object.defineProperty(meta, "runtime", { get() { throw new Error("runtime unavailable during cli-metadata"); } });
+    meta.registerCli = (registrar, opts) => meta.clis.push({ registrar, opts });
+    plugin.register(meta);
+    assert.equal(meta.clis.length, 1);
+    assert.equal(meta.clis[0].opts.descriptors[0].name, "openviking");
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+});
+
+test("status: OpenViking, identity and every session of this agent (never another agent's) — human and --json", async () => {
+  const { cli } = surfaces(rt);
+  const human = await cli("status");
+  assert.equal(human.exitCode, undefined, human.out);
+  assert.match(human.out, /health\s+reachable, version 0\.5\.2/);
+  assert.match(human.out, /identity\s+user alice, agent main/);
+  assert.match(human.out, /main--alpha {2}\(session alpha\)/);
+  assert.match(human.out, /main--beta {2}\(session beta\)/);
+  assert.match(human.out, /turns stored\s+2/);
+  assert.match(human.out, /turns +2 of 3 turns since the last commit/, "trigger progress");
+  assert.match(human.out, /next commit\s+nothing due; the interval trigger is due/);
+  assert.match(human.out, /last assembled\s+\d{4}-\d\d-\d\d .* ago\) \(this process\)/);
+  assert.doesNotMatch(human.out, /gamma|other--/);
+
+  const { json } = await cli("status", { json: true });
+  assert.equal(json.command, "status");
+  assert.equal(json.openviking.reachable, true);
+  assert.equal(json.openviking.version, "0.5.2");
+  assert.deepEqual(json.identity, { userId: "alice", agentId: "main", error: null });
+  assert.deepEqual(json.sessions.map((s) => s.ovSessionId), ["main--alpha", "main--beta"]);
+  const alpha = json.sessions[0];
+  assert.equal(alpha.turnsStored, 2);
+  assert.equal(alpha.outboxDepth, 0);
+  assert.equal(alpha.known, true);
+  assert.ok(alpha.triggers.some((t) => t.kind === "turns" && t.current === 2 && t.threshold === 3));
+  assert.ok(Number.isFinite(alpha.lastAssembledAtMs));
+
+  // one session; and the other agent's session id handed to this agent is not the other's session
+  const one = await cli("status", { json: true, session: "beta" });
+  assert.deepEqual(one.json.sessions.map((s) => s.ovSessionId), ["main--beta"]);
+  const foreign = await cli("status", { json: true, session: "other--gamma" });
+  assert.equal(foreign.json.sessions.length, 1);
+  assert.notEqual(foreign.json.sessions[0].ovSessionId, "other--gamma");
+  assert.equal(foreign.json.sessions[0].turnsStored, 0);
+  assert.equal(foreign.json.sessions[0].known, false);
+  const asOther = await cli("status", { json: true, agent: "other" });
+  assert.deepEqual(asOther.json.sessions.map((s) => s.ovSessionId), ["other--gamma"], "--agent picks the agent");
+});
+
+test("status with OpenViking down: reported (exit 1), sessions still read from the state dir", async () => {
+  rt.server.down = true;
+  try {
+    const { cli } = surfaces(rt);
+    const r = await cli("status");
+    assert.equal(r.exitCode, 1);
+    assert.match(r.out, /health\s+NOT reachable: OpenViking unreachable/);
+    assert.match(r.out, /main--alpha/);
+  } finally {
+    rt.server.down = false;
+  }
+});
+
+test("trace: the last assembled turn — query, both scopes, each memory injected or cut with its reason, the token split", async () => {
+  const { cli } = surfaces(rt);
+  const { json } = await cli("trace", { json: true });
+  assert.equal(json.ovSessionId, "main--beta", "this agent's latest (the other agent's newer turn is not picked)");
+  assert.equal(json.sessionId, "beta");
+  const t = json.trace;
+  assert.match(t.query.query, /release train/);
+  assert.ok(t.scopes.user && t.scopes.agent, "both scopes");
+  assert.ok(t.recall.explain.some((e) => e.decision === "kept"));
+  assert.ok(t.recall.explain.some((e) => e.decision === "cut" && e.reason === "duplicate"));
+  assert.equal(t.split.recall, t.recall.tokens);
+
+  const human = (await cli("trace", { session: "alpha" })).out;
+  assert.match(human, /OpenViking trace of main--alpha {2}\(session alpha\)/);
+  assert.match(human, /Query\n {2}.*billing service/);
+  assert.match(human, /used · prompt: We decided to ship the billing service/);
+  assert.match(human, /Scopes searched\n {2}user {3}\S+\n {2}agent {2}\S+/);
+  assert.match(human, /Memories: \d+ injected, 1 cut \(duplicate 1\); \d+ of \d+ recall tokens/);
+  assert.match(human, /kept #1 .*total 1\.\d\d = score 0\.90 \+ level \+0\.12/);
+  assert.match(human, /cut: duplicate .*\n.*\n {6}duplicate of /);
+  assert.match(human, /Tokens\n {2}total\s+\d+ of 20000 \(host budget\)/);
+  assert.match(human, /raw turns\s+\d+ recent turns? kept raw/);
+
+  const none = await cli("trace", { json: true, session: "never-assembled" });
+  assert.equal(none.json.trace, null);
+  assert.match((await cli("trace", { session: "never-assembled" })).out, /no assembled turn known yet/);
+});
+
+test("flush: drains each session's outbox; reports written, still queued and why", async () => {
+  const local = fakeRuntime();
+  await turn(local, "agent:main:a", "delta", "A first turn while OpenViking answers.", "d1");
+  local.host.down = true;
+  const queued = await turn(local, "agent:main:a", "delta", "A second turn during the outage.", "d2");
+  assert.equal(queued.queued, true);
+  const { cli } = surfaces(local);
+
+  const stuck = await cli("flush");
+  assert.equal(stuck.exitCode, 1, "something is still queued");
+  assert.match(stuck.out, /0 turns written, 1 turn still queued/);
+  assert.match(stuck.out, /main--delta: 0 written, 1 still queued — .*ECONNREFUSED/);
+  const stuckJson = await cli("flush", { json: true });
+  assert.deepEqual(stuckJson.json.totals, { written: 0, queued: 1 });
+  assert.equal(stuckJson.json.sessions[0].queued, 1);
+  assert.match(stuckJson.json.sessions[0].reason, /ECONNREFUSED/);
+  assert.match((await cli("status", { session: "delta" })).out, /outbox\s+1 turn waiting for OpenViking, oldest queued \d+ s ago/);
+
+  local.host.down = false;
+  const done = await cli("flush", { json: true, session: "delta" });
+  assert.equal(done.exitCode, undefined);
+  assert.deepEqual(done.json.totals, { written: 1, queued: 0 });
+  assert.deepEqual(done.json.sessions.map((s) => [s.ovSessionId, s.written, s.queued, s.reason]), [["main--delta", 1, 0, null]]);
+  assert.match((await cli("flush")).out, /0 turns written, 0 turns still queued\n {2}main--delta: 0 written, 0 still queued/);
+  assert.equal(local.host.sessions.get("main--delta").filter((m) => m.role === "user").length, 2, "both turns stored once");
+});
+
+test("doctor (remote): config without the key, host version, slot, endpoints one by one — ok, and fail with a fix", async () => {
+  const { cli } = surfaces(rt);
+  const good = await cli("doctor", { json: true });
+  assert.equal(good.exitCode, undefined, good.out);
+  const d = good.json;
+  assert.equal(d.ok, true);
+  assert.equal(d.host.version, "2026.9.6");
+  assert.equal(d.config.apiKeySet, true);
+  assert.ok(!("apiKey" in d.config.resolved), "the resolved config is shown without the key");
+  assert.equal(d.config.resolved.mode, "remote");
+  assert.deepEqual(d.checks.map((c) => [c.id, c.status]), [
+    ["config", "ok"], ["slot", "ok"], ["hooks", "ok"], ["host", "ok"], ["health", "ok"], ["auth", "ok"], ["find", "ok"], ["state", "ok"], ["local", "skip"],
+  ]);
+  assert.ok(rt.server.finds.at(-1).targetUri, "the find went to the engine's user scope");
+  const human = (await cli("doctor")).out;
+  assert.match(human, /^OpenViking doctor: all checks passed/);
+  assert.match(human, /host\s+OpenClaw 2026\.9\.6/);
+  assert.match(human, /API key\s+set \(not shown\)/);
+  assert.match(human, /\[ok {2}\] context-engine slot: plugins\.slots\.contextEngine is "openviking"/);
+  assert.match(human, /\[ok {2}\] OpenViking GET \/api\/v1\/system\/status \(with the API key\): the key is accepted: user alice/);
+  assert.match(human, /Config \(resolved by the engine\)\n {2}mode = "remote"/);
+  assert.doesNotMatch(human, /apiKey =/);
+
+  // engine not selected, server down
+  rt.server.down = true;
+  try {
+    const bad = surfaces(rt, { hostConfig: { plugins: { slots: { contextEngine: "legacy" }, entries: {} } } });
+    const r = await bad.cli("doctor", { json: true });
+    assert.equal(r.exitCode, 1);
+    const by = Object.fromEntries(r.json.checks.map((c) => [c.id, c]));
+    assert.equal(by.slot.status, "fail");
+    assert.match(by.slot.fix, /plugins\.slots\.contextEngine to "openviking"/);
+    assert.equal(by.hooks.status, "warn");
+    assert.equal(by.health.status, "fail");
+    assert.match(by.health.fix, /check baseUrl/);
+    assert.equal(by.auth.status, "fail");
+    assert.equal(by.find.status, "skip");
+    const text = (await bad.cli("doctor")).out;
+    assert.match(text, /^OpenViking doctor: 3 checks failed, 1 warning/);
+    assert.match(text, /\[FAIL\] context-engine slot: plugins\.slots\.contextEngine is "legacy"\n {9}fix: set plugins\.slots\.contextEngine/);
+    assert.match(text, /\[FAIL\] OpenViking GET \/health: .*unreachable.*\n {9}fix: /);
+  } finally {
+    rt.server.down = false;
+  }
+});
+
+test("doctor: the engine's own verdict on the host version (too old fails, untested warns), each with the engine's fix", async () => {
+  for (const [version, status, code] of [["2026.3.1", "fail", "host_too_old"], ["2026.12.1", "warn", "host_untested"]]) {
+    const api = fakeApi({ runtime: { version } });
+    registerCommands(api, rt, { pluginVersion: "0.1.0" });
+    const text = (await api.commands[0].handler({ args: "doctor json", sessionKey: "agent:main:c", config: HOST_CONFIG })).text;
+    outputs.push(text);
+    const d = JSON.parse(text.slice(8, -4));
+    const host = d.checks.find((c) => c.id === "host");
+    assert.equal(d.host.version, version);
+    assert.equal(host.status, status, JSON.stringify(host));
+    assert.match(host.detail, new RegExp(`^${code}: OpenClaw ${version.replace(/\./g, "\\.")}`));
+    assert.ok(host.fix, "with the engine's fix");
+    assert.equal(d.ok, status !== "fail");
+  }
+});
+
+test("doctor (local): the port, a stale pid file and a stale start lock, each with a fix", async () => {
+  const stateDir = mkdtempSync(join(tmpdir(), "ov-cmd-local-"));
+  try {
+    const port = await freePort();
+    writeFileSync(join(stateDir, "openviking-server.pid"), JSON.stringify({ pid: 2 ** 22 + 7, port, startedAt: "2026-11-30T10:00:00.000Z" }));
+    writeFileSync(join(stateDir, `openviking-server.${port}.lock`), JSON.stringify({ pid: 2 ** 22 + 9, token: "t", createdAt: Date.now() - 1000, port }));
+    const local = fakeRuntime({ mode: "local", port, stateDir });
+    const { cli } = surfaces(local);
+    const { json } = await cli("doctor", { json: true });
+    const by = Object.fromEntries(json.checks.map((c) => [c.id, c]));
+    assert.equal(by["local-port"].status, "fail");
+    assert.match(by["local-port"].detail, /nothing answers/);
+    assert.match(by["local-port"].fix, /openviking-server --config/);
+    assert.equal(by["local-pid"].status, "warn");
+    assert.match(by["local-pid"].detail, /no longer openviking-server: the pid file is stale/);
+    assert.equal(by["local-lock"].status, "warn");
+    assert.match(by["local-lock"].detail, /left by a process that is gone/);
+    assert.match(by["local-lock"].fix, /breaks a stale lock/);
+    const human = (await cli("doctor")).out;
+    assert.match(human, new RegExp(`\\[FAIL\\] local server port 127\\.0\\.0\\.1:${port}: nothing answers`));
+    assert.match(human, /\[warn\] local server start lock: .*\n {9}fix: nothing to do/);
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+});
+
+test("the chat command: /openviking <sub> [json] for the current agent and session", async () => {
+  const { chat } = surfaces(rt);
+  const usage = await chat("");
+  assert.match(usage, /\/openviking status \[--session <sessionId>\] \[json\]/);
+  assert.match(await chat("frobnicate"), /unknown argument\(s\): frobnicate/);
+
+  const text = await chat("status", { sessionKey: "agent:main:chat", sessionId: "alpha" });
+  assert.match(text, /identity\s+user alice, agent main/);
+  assert.match(text, /main--alpha/);
+  assert.doesNotMatch(text, /gamma/);
+
+  const fenced = await chat("status json", { sessionKey: "agent:main:chat" });
+  assert.match(fenced, /^```json\n[\s\S]*\n```$/);
+  const doc = JSON.parse(fenced.slice(8, -4));
+  assert.deepEqual(doc.sessions.map((s) => s.ovSessionId), ["main--alpha", "main--beta"]);
+
+  // trace defaults to the chat's own session, when it has an assembled turn
+  const tr = JSON.parse((await chat("trace json", { sessionKey: "agent:main:chat", sessionId: "alpha" })).slice(8, -4));
+  assert.equal(tr.ovSessionId, "main--alpha");
+  assert.match(await chat("trace --session beta", { sessionKey: "agent:main:chat" }), /trace of main--beta/);
+
+  // the other agent's chat sees only its own session
+  const other = JSON.parse((await chat("status json", { sessionKey: "agent:other:chat" })).slice(8, -4));
+  assert.deepEqual(other.sessions.map((s) => s.ovSessionId), ["other--gamma"]);
+  assert.match(await chat("flush", { agentId: "other" }), /OpenViking flush \(agent other\): 0 turns written, 0 turns still queued\n {2}other--gamma/);
+  const doctor = await chat("doctor", { sessionKey: "agent:main:chat" });
+  assert.match(doctor, /OpenViking doctor: all checks passed/);
+});
+
+test("the API key is never printed, even when an error message carries it", async () => {
+  const leaky = fakeRuntime({ keyLeaks: true });
+  await turn(leaky, "agent:main:a", "alpha", "A turn so there is a session to show.", "k1");
+  const { cli, chat } = surfaces(leaky);
+  const texts = [];
+  for (const sub of ["status", "doctor", "flush", "trace"]) {
+    texts.push((await cli(sub)).out, (await cli(sub, { json: true })).out, await chat(`${sub} json`), await chat(sub));
+  }
+  const all = texts.join("\n");
+  assert.match(all, /\[redacted\]/, "the leaked key was scrubbed");
+  assert.match(all, /401 UNAUTHENTICATED/);
+  assert.match(all, /API key\s+set \(not shown\)/);
+  for (const out of [...outputs, ...texts]) assert.ok(!out.includes(KEY), `the key is in an output:\n${out.slice(0, 400)}`);
+  assert.ok(!all.includes(KEY.slice(3)), "not even in part");
+});
+
+test("helpers: chat argument parsing, the host's default agent, durations", () => {
+  assert.deepEqual(parseChatArgs("status --session abc json"), { sub: "status", json: true, session: "abc", help: false, unknown: [] });
+  assert.deepEqual(parseChatArgs("trace session=s1"), { sub: "trace", json: false, session: "s1", help: false, unknown: [] });
+  assert.equal(parseChatArgs("help").help, true);
+  assert.equal(hostDefaultAgent({}), "main");
+  assert.equal(hostDefaultAgent({ agents: { entries: { a: {}, b: { default: true } } } }), "b");
+  assert.equal(hostDefaultAgent({ agents: { list: [{ id: "x" }, { id: "y" }] } }), "x");
+  assert.equal(fmtDuration(3_000), "3 s");
+  assert.equal(fmtDuration(303_000), "5 min 3 s");
+  assert.equal(fmtDuration(7_500_000), "2 h 5 min");
+  assert.equal(fmtDuration(3 * 86_400_000 + 4 * 3_600_000), "3 d 4 h");
+});
