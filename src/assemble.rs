@@ -82,9 +82,9 @@ pub struct TokenSplit {
     pub current: u64,
 }
 
-/// Splits a composition's `estimated_tokens` by part (they add up to it). The parts come in
-/// order — summary, raw turns, recall pair, current turn — so each message is classified
-/// by where it stands.
+/// Splits a composition's `estimated_tokens` by part (they add up to it): the summary
+/// message first, the synthetic pair wherever it stands, the last `current_messages` (and
+/// the prompt the host sends apart) as the current turn, the rest raw.
 pub fn token_split(c: &Composition) -> TokenSplit {
     let msgs = &c.messages;
     let mut split = TokenSplit::default();
@@ -93,11 +93,7 @@ pub fn token_split(c: &Composition) -> TokenSplit {
         split.summary = estimate_message_tokens(&msgs[0]) as u64;
         start = 1;
     }
-    let pair_at = msgs.iter().position(crate::messages::synthetic::is_synthetic);
-    let current_at = match pair_at {
-        Some(p) => msgs.iter().enumerate().skip(p).find(|(_, m)| !crate::messages::synthetic::is_synthetic(m)).map_or(msgs.len(), |(i, _)| i),
-        None => msgs.iter().rposition(|m| role(m) == Some("user")).filter(|&i| i >= start).unwrap_or(msgs.len()),
-    };
+    let current_at = msgs.len().saturating_sub(c.current_messages).max(start);
     for (i, m) in msgs.iter().enumerate().skip(start) {
         let t = estimate_message_tokens(m) as u64;
         if crate::messages::synthetic::is_synthetic(m) {
@@ -129,6 +125,10 @@ pub struct Composition {
     pub trimmed: Trimmed,
     pub over_budget: bool,
     pub budget: Option<u64>,
+    /// How many of `messages`, at the end, are the current turn (0 when the host sends the
+    /// prompt apart).
+    #[serde(skip)]
+    pub current_messages: usize,
 }
 
 fn is_summary_message(m: &Value) -> bool {
@@ -340,6 +340,7 @@ pub fn compose(input: ComposeInput) -> Composition {
         trimmed,
         over_budget,
         budget: token_budget,
+        current_messages: current.len(),
     }
 }
 
@@ -471,6 +472,7 @@ mod reference {
             trimmed,
             over_budget,
             budget: token_budget,
+            current_messages: current.len(),
         }
     }
 }

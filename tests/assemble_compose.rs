@@ -203,3 +203,16 @@ fn the_token_split_adds_up_and_names_each_part() {
     assert_eq!((s.summary, s.recall), (0, 0));
     assert_eq!(s.raw + s.current, c.estimated_tokens);
 }
+
+#[test]
+fn with_the_prompt_sent_apart_and_no_pair_the_last_raw_turn_stays_raw() {
+    use openviking_context_engine::assemble::token_split;
+    use openviking_context_engine::tokens::{estimate_tokens, MESSAGE_OVERHEAD_TOKENS};
+    let mut inp = input(convo(4), None);
+    inp.recall_pair = None;
+    let prompt_tokens = (estimate_tokens("what about the canary size?") + MESSAGE_OVERHEAD_TOKENS) as u64;
+    let c = compose(inp);
+    let s = token_split(&c);
+    assert_eq!(s.current, prompt_tokens, "only the prompt is the current turn: {s:?}");
+    assert_eq!(s.raw + s.current, c.estimated_tokens);
+}

@@ -1,5 +1,6 @@
 // Reads the user's own data for the demo: OpenViking search results (JSON) and a transcript
-// of OpenClaw AgentMessages (a JSON array, or JSONL with one message per line). Checks the
+// of OpenClaw AgentMessages (a JSON array, JSONL with one message per line, or a session
+// object with the session's checkpoint summaries). Checks the
 // size and the outer shapes and throws InputError with a message fit for the page; the
 // engine checks the rest and names the offending field itself.
 
@@ -63,14 +64,34 @@ export function parseSearch(text) {
   return { search, contents };
 }
 
-/** A JSON array or JSONL of AgentMessages → messages[]. */
+/**
+ * A transcript → {messages, summaries, nextSequence}: a JSON array or JSONL of AgentMessages
+ * (no checkpoints), or a session object `{messages, summaries?, nextSequence?}` whose
+ * summaries are the session's compact checkpoints as the engine takes them
+ * (`[{checkpointId, archiveUri, startSequence, endSequence, text}]`; the engine checks them).
+ */
 export function parseTranscript(text) {
   const what = "Transcript";
   checkSize(text, what);
   const trimmed = text.trim();
   let messages;
   let where;
-  if (trimmed.startsWith("[")) {
+  let session = null;
+  if (trimmed.startsWith("{")) {
+    try {
+      const whole = JSON.parse(trimmed);
+      if (kind(whole) === "an object" && "messages" in whole) session = whole;
+    } catch {
+      // not one JSON value: JSONL
+    }
+  }
+  if (session) {
+    const extra = Object.keys(session).filter((k) => !["messages", "summaries", "nextSequence"].includes(k));
+    if (extra.length) throw new InputError(`${what}: unexpected key ${JSON.stringify(extra[0])}; a session is {"messages": [...], "summaries"?: [...], "nextSequence"?: n}.`);
+    messages = session.messages;
+    if (!Array.isArray(messages)) throw new InputError(`${what}: "messages" must be an array of messages, got ${kind(messages)}.`);
+    where = (i) => `messages[${i}]`;
+  } else if (trimmed.startsWith("[")) {
     messages = parseJson(trimmed, what);
     where = (i) => `message [${i}]`;
   } else {
@@ -95,5 +116,13 @@ export function parseTranscript(text) {
       throw new InputError(`${what}: ${where(i)} is not an AgentMessage (expected an object with a string "role", got ${kind(m)}).`);
     }
   });
-  return messages;
+  const summaries = session?.summaries ?? [];
+  if (!Array.isArray(summaries) || summaries.some((x) => kind(x) !== "an object")) {
+    throw new InputError(`${what}: "summaries" must be an array of checkpoint summaries {checkpointId, archiveUri, startSequence, endSequence, text}.`);
+  }
+  const nextSequence = session?.nextSequence ?? undefined;
+  if (nextSequence !== undefined && !(Number.isInteger(nextSequence) && nextSequence >= 0)) {
+    throw new InputError(`${what}: "nextSequence" must be a whole number ≥ 0 (the turns written before the current one), got ${JSON.stringify(nextSequence)}.`);
+  }
+  return { messages, summaries, nextSequence };
 }

@@ -1,23 +1,31 @@
 // Entry point of the recall-tuning demo: loads the wasm engine from /pkg/, the bundled
-// samples, wires the settings and data inputs, and re-runs the engine's autoRecall on every
-// edit (it is pure and fast, so results update live). Any failure ends up on the page.
+// samples, wires the settings and data inputs, and re-runs the engine's assemble on every edit
+// (it is pure and fast, so results update live): recall with its explain records and the
+// composed context — summary, raw turns, recall pair, current turn — under the host budget,
+// all as the engine computes it. Any failure ends up on the page.
 import { h, fill } from "./dom.js";
 import { buildSettings, readConfig, readHostBudget, resetSettings, setValue } from "./settings.js";
 import { InputError, parseSearch, parseTranscript, readFileText } from "./data.js";
-import { budgetSplit, splitTurns, textOf } from "./turns.js";
+import { textOf } from "./messages.js";
 import * as render from "./render.js";
 import { createReplay } from "./replay.js";
 import { wireLive } from "./live.js";
 
 const ENGINE_URL = "/pkg/openviking_context_engine.js";
-const SAMPLES = { en: "samples/en.json", zh: "samples/zh.json" };
+const SAMPLES = { en: "samples/en.json", "en-compacted": "samples/en-compacted.json", zh: "samples/zh.json" };
 
 let wasm = null;
 let engine = null;
 let replay = null;
 let firstRender = true;
-/** What the engine runs on: the current sample, possibly with the user's own data. */
-const data = { sample: null, prompt: "", messages: [], search: {}, contents: {}, nowMs: 0, from: { search: "sample", transcript: "sample" } };
+/**
+ * What the engine runs on: the current sample, possibly with the user's own data. `summaries`
+ * and `nextSequence` are the session's compact checkpoints (AssembleRequest), when it has any.
+ */
+const data = {
+  sample: null, prompt: "", messages: [], summaries: [], nextSequence: undefined, search: {}, contents: {}, nowMs: 0,
+  from: { search: "sample", transcript: "sample" },
+};
 
 const $ = (id) => document.getElementById(id);
 
@@ -45,7 +53,11 @@ async function boot() {
   $("sample").addEventListener("change", () => loadSample($("sample").value).then(update));
   $("prompt").addEventListener("input", () => { data.prompt = $("prompt").value; update(); });
   wireData("search", parseSearch, applySearch, () => JSON.stringify({ ...data.search, contents: data.contents }, null, 2));
-  wireData("transcript", parseTranscript, applyTranscript, () => JSON.stringify(data.messages, null, 2));
+  wireData("transcript", parseTranscript, applyTranscript, () => JSON.stringify(
+    data.summaries.length || data.nextSequence !== undefined
+      ? { messages: data.messages, summaries: data.summaries, ...(data.nextSequence !== undefined && { nextSequence: data.nextSequence }) }
+      : data.messages,
+    null, 2));
   wireLive({
     wasm: () => wasm,
     engine: () => engine,
@@ -83,8 +95,9 @@ async function loadSample(id, fetched = fetchSample(id)) {
     return false;
   }
   Object.assign(data, {
-    sample, prompt: sample.prompt ?? "", messages: sample.messages ?? [], search: sample.search ?? {},
-    contents: sample.contents ?? {}, nowMs: lastTimestamp(sample.messages ?? []), from: { search: "sample", transcript: "sample" },
+    sample, prompt: sample.prompt ?? "", messages: sample.messages ?? [], summaries: sample.summaries ?? [], nextSequence: sample.nextSequence,
+    search: sample.search ?? {}, contents: sample.contents ?? {}, nowMs: lastTimestamp(sample.messages ?? []),
+    from: { search: "sample", transcript: "sample" },
   });
   $("sample").value = id;
   $("prompt").value = data.prompt;
@@ -102,7 +115,9 @@ function showSource() {
   const custom = data.from.search !== "sample" || data.from.transcript !== "sample";
   $("sample-custom").hidden = !custom;
   if (custom) $("sample").value = "custom";
-  fill("data-source", `Sample: ${data.sample.name} · search results: ${data.from.search} · transcript: ${data.from.transcript}`);
+  const n = data.summaries.length;
+  fill("data-source", `Sample: ${data.sample.name} · search results: ${data.from.search} · transcript: ${data.from.transcript}` +
+    ` · ${n ? `${n} checkpoint summar${n === 1 ? "y" : "ies"}` : "no checkpoint summary"}`);
 }
 
 /** Paste box + file upload + apply button for one kind of data. */
@@ -145,7 +160,9 @@ function applySearch({ search, contents }, label) {
   return `Loaded ${count(search.user)} user and ${count(search.agent)} agent items, ${Object.keys(contents).length} full texts.`;
 }
 
-function applyTranscript(messages, label) {
+/** A pasted/uploaded transcript replaces the sample's, checkpoints included (a bare list of
+ *  messages has none; a `{messages, summaries?, nextSequence?}` session brings its own). */
+function applyTranscript({ messages, summaries, nextSequence }, label) {
   const last = messages.at(-1);
   let note;
   if (last.role === "user") {
@@ -157,11 +174,15 @@ function applyTranscript(messages, label) {
     data.messages = messages;
     note = "It does not end with a user message, so the prompt is empty: type one to simulate the next turn.";
   }
+  data.summaries = summaries;
+  data.nextSequence = nextSequence;
   data.nowMs = lastTimestamp(messages) || data.nowMs;
   data.from.transcript = label;
   $("prompt").value = data.prompt;
   replay.reset();
-  return `Loaded ${messages.length} messages (${splitTurns(messages).length} turns). ${note}`;
+  const users = messages.filter((m) => m.role === "user").length;
+  const checkpoints = summaries.length ? ` With ${summaries.length} checkpoint summar${summaries.length === 1 ? "y" : "ies"}.` : "";
+  return `Loaded ${messages.length} messages (${users} turns). ${note}${checkpoints}`;
 }
 
 /** Runs the engine on the current settings and data and renders everything. */
@@ -184,30 +205,38 @@ function run() {
   engine?.free();
   engine = next;
   render.renderWarnings(engine.warnings);
-  const request = (prompt, messages, nowMs) => ({ prompt, messages, search: data.search, contents: data.contents, nowMs });
-  const out = engine.autoRecall(request(data.prompt, data.messages, data.nowMs));
+  const host = readHostBudget();
+  if (host.error) return render.renderError({ message: host.error, field: "hostTokenBudget" });
+  const out = engine.assemble(assembleRequest(host.value));
   const recall = out.recall;
   render.renderQuery(out.query);
-  render.renderDecisions(recall);
+  render.renderDecisions(recall, out.trimmed.recall);
   render.renderCandidates(recall);
-  render.renderSynthetic(recall);
-  render.renderFinal(out.messages, data.messages.length);
+  render.renderBudget(out, engine.config.recentRawTurnCount);
+  render.renderComposed(out, out.messages.length ? wasm.estimateMessageTokens(out.messages) : [], data.prompt);
+  render.renderSynthetic(recall, out);
+  render.renderFinal(out);
   render.renderExport(engine.configSnippet());
   const current = engine;
-  const host = readHostBudget();
-  const triggerSteps = engine.replayTriggers({ messages: data.messages, tokenBudget: host.error ? undefined : host.value });
-  replay.update(data.messages, data.prompt, data.nowMs, (step) => current.autoRecall(request(step.prompt, step.history, step.nowMs)), triggerSteps);
-  if (host.error) return render.renderError({ message: host.error, field: "hostTokenBudget" });
-  render.renderBudget(budgetSplit({
-    history: data.messages, prompt: data.prompt, recallTokens: recall?.tokens ?? 0,
-    rawTurns: engine.config.recentRawTurnCount, hostBudget: host.value, estimate: wasm.estimateMessageTokens,
-  }), engine.config.recentRawTurnCount);
+  const triggerSteps = engine.replayTriggers({ messages: data.messages, tokenBudget: host.value });
+  const recallAt = (step) => current.autoRecall({ prompt: step.prompt, messages: step.history, search: data.search, contents: data.contents, nowMs: step.nowMs });
+  replay.update(data.messages, data.prompt, data.nowMs, recallAt, triggerSteps);
   render.renderError(null);
   if (firstRender) {
     firstRender = false;
     performance.mark("results-rendered");
     document.body.dataset.ready = "true";
   }
+}
+
+/** The page's data as one AssembleRequest (the same object the tests hand the engine in Node). */
+function assembleRequest(tokenBudget) {
+  const request = {
+    prompt: data.prompt, messages: data.messages, search: data.search, contents: data.contents, nowMs: data.nowMs,
+    tokenBudget, summaries: data.summaries,
+  };
+  if (data.nextSequence !== undefined) request.nextSequence = data.nextSequence;
+  return request;
 }
 
 async function copyExport() {

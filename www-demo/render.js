@@ -1,8 +1,11 @@
-// Renders the engine's answer for the current turn: the recall query with used/skipped turns,
-// injected vs cut (with reasons), the ranked candidates with their rank components, the token
-// budget bar, the exact synthetic memory_recall_auto messages, the final messages and the
-// config export. Every function fills one element of index.html by id.
+// Renders the engine's answer for the current turn (Engine.assemble): the recall query with
+// used/skipped turns, injected vs cut (with reasons), the ranked candidates with their rank
+// components, the token budget bar (the engine's split), the composed context message by
+// message, the exact synthetic memory_recall_auto messages, the final messages and the config
+// export. Every function fills one element of index.html by id; none of them computes what the
+// model sees — that is the engine's answer, drawn as it is.
 import { h, fill, num, tok } from "./dom.js";
+import { preview, textOf } from "./messages.js";
 
 const SKIP_LABEL = { empty: "empty", greeting: "greeting / ack", command: "/command", too_short: "too short", injected_only: "injected only" };
 const CUT_ORDER = ["malformed", "not_level_2", "below_threshold", "duplicate", "over_limit", "over_budget"];
@@ -26,7 +29,7 @@ export function renderQuery(query) {
 }
 
 /** Injected vs cut: counts, cut reasons, and the injected memories as the model sees them. */
-export function renderDecisions(recall) {
+export function renderDecisions(recall, trimmed = false) {
   if (!recall) {
     fill("decisions", h("p", { class: "note" }, "No recall this turn."), h("span", { id: "injected-count", hidden: true }, "0"));
     return;
@@ -36,11 +39,14 @@ export function renderDecisions(recall) {
   const cutTotal = Object.values(cuts).reduce((a, b) => a + b, 0);
   fill("decisions",
     h("div", { class: "stats" },
-      h("div", { class: "stat kept" }, h("span", { class: "big", id: "injected-count" }, recall.memories.length), " injected"),
+      h("div", { class: "stat kept" }, h("span", { class: "big", id: "injected-count" }, recall.memories.length), trimmed ? " picked, not injected" : " injected"),
       h("div", { class: "stat cut" }, h("span", { class: "big", id: "cut-count" }, cutTotal), " cut"),
       h("div", { class: "stat" }, h("span", { class: "big" }, `${tok(recall.tokens)} / ${tok(recall.budget)}`), " recall tokens"),
       h("ul", { class: "reasons", id: "cut-reasons" }, CUT_ORDER.filter((r) => cuts[r]).map((r) =>
         h("li", {}, h("span", { class: `badge cut-${r}` }, r), ` ${cuts[r]}`)))),
+    trimmed
+      ? h("p", { class: "error-inline", id: "recall-trimmed" }, "The host token budget trimmed the recall pair: these memories were picked, but the model does not see them this turn (see Token budget).")
+      : null,
     recall.memories.length
       ? h("ol", { class: "memories", id: "injected" }, recall.memories.map((m) =>
           h("li", {},
@@ -75,40 +81,120 @@ export function renderCandidates(recall) {
 
 const plus = (x) => (x ? `+${num(x)}` : "·");
 
-/** The budget bar: recall / summaries (0 for now) / raw turns / older turns / free. */
-export function renderBudget(split, rawSetting) {
+/**
+ * The token budget as the engine composed it: the bar's parts are `out.split` (summary
+ * message, raw turns kept, recall pair, current turn — they add up to `out.estimatedTokens`),
+ * the rest of the host budget is free; what was trimmed to fit is `out.trimmed`.
+ */
+export function renderBudget(out, rawSetting) {
+  const { split, trimmed } = out;
+  const budget = out.budget ?? out.estimatedTokens;
+  const latest = out.compactSummaries.at(-1);
   const segments = [
-    { key: "recall", label: "recall", value: split.recall, note: "the synthetic memory_recall_auto pair" },
-    { key: "summaries", label: "summaries", value: 0, note: "0 for now — compact summaries arrive with the write-path engine" },
-    { key: "raw", label: "raw turns", value: split.raw, note: `current prompt + newest ${split.rawTurnsKept} of ${split.turns} turns (recentRawTurnCount ${rawSetting})` },
-    { key: "older", label: "older turns", value: split.older, note: "outside the raw window: to be summarised by the write path; counted raw until then" },
-    { key: "free", label: "free", value: split.free, note: "left of the host budget" },
+    { key: "summary", label: "summary", value: split.summary,
+      note: latest
+        ? `the <conversation-summary> message of checkpoint ${latest.checkpointId}: turn sequences ${latest.turns[0]}–${latest.turns[1]}, standing for ${out.summarizedTurns} earlier turn${out.summarizedTurns === 1 ? "" : "s"} of this transcript${out.compactSummaries.length > 1 ? ` (+ ${out.compactSummaries.length - 1} older summar${out.compactSummaries.length === 2 ? "y" : "ies"})` : ""}`
+        : trimmed.latestSummary ? "the summary was trimmed to fit the budget" : "no compact summary: this session has no checkpoint with a summary (yet)" },
+    { key: "raw", label: "raw turns", value: split.raw,
+      note: `${out.recentRawTurns} earlier turn${out.recentRawTurns === 1 ? "" : "s"} kept raw (recentRawTurnCount ${rawSetting})${trimmed.rawTurns ? `; the ${trimmed.rawTurns} oldest trimmed to fit` : ""}` },
+    { key: "recall", label: "recall", value: split.recall,
+      note: out.recallIncluded ? "the synthetic memory_recall_auto pair" : trimmed.recall ? "trimmed: the recall pair did not fit the budget" : "no recall pair this turn" },
+    { key: "current", label: "current turn", value: split.current, note: "the current turn with its prompt: never trimmed" },
+    { key: "free", label: "free", value: Math.max(0, budget - out.estimatedTokens), note: "left of the host budget" },
   ];
-  const scale = Math.max(split.total, split.total + split.over);
+  const scale = Math.max(budget, out.estimatedTokens) || 1;
+  const yes = (b) => (b ? "yes" : "no");
+  const cuts = [
+    { key: "recall", label: "recall pair trimmed", value: yes(trimmed.recall) },
+    { key: "olderSummaries", label: "older summaries trimmed", value: trimmed.olderSummaries },
+    { key: "rawTurns", label: "oldest raw turns trimmed", value: trimmed.rawTurns },
+    { key: "latestSummary", label: "latest summary trimmed", value: yes(trimmed.latestSummary) },
+  ];
   fill("budget",
-    h("div", { class: "bar", role: "img", "aria-label": segments.map((s) => `${s.label} ${s.value}`).join(", ") },
+    h("div", { class: "bar", id: "budget-bar", role: "img", "aria-label": segments.map((s) => `${s.label} ${s.value}`).join(", ") },
       segments.filter((s) => s.value > 0).map((s) =>
-        h("div", { class: `seg seg-${s.key}`, style: { width: `${(100 * s.value) / scale}%` }, title: `${s.label}: ${tok(s.value)} tokens` }))),
-    split.over ? h("p", { class: "error-inline", id: "budget-over" }, `Over the host budget by ${tok(split.over)} tokens.`) : null,
+        h("div", { class: `seg seg-${s.key}`, dataset: { part: s.key, tokens: s.value }, style: { width: `${(100 * s.value) / scale}%` }, title: `${s.label}: ${tok(s.value)} tokens` }))),
+    h("p", { class: "budget-total", id: "budget-total", dataset: { tokens: out.estimatedTokens, budget } },
+      h("strong", {}, `${tok(out.estimatedTokens)} / ${tok(budget)} tokens`), " composed (the engine's estimatedTokens, o200k-calibrated)"),
+    out.overBudget
+      ? h("p", { class: "error-inline", id: "budget-over", dataset: { tokens: out.estimatedTokens - budget } },
+          `Over the host budget by ${tok(out.estimatedTokens - budget)} tokens: the current turn alone does not fit, and the engine never trims it.`)
+      : null,
     h("ul", { class: "legend" }, segments.map((s) =>
-      h("li", { id: `budget-${s.key}` },
+      h("li", { id: `budget-${s.key}`, dataset: { tokens: s.value } },
         h("span", { class: `swatch seg-${s.key}` }), h("strong", {}, s.label), ` ${tok(s.value)}`,
-        h("span", { class: "pct" }, ` (${((100 * s.value) / split.total).toFixed(1)}\u00a0%)`), h("div", { class: "help" }, s.note)))),
-    h("p", { class: "help" }, `Host budget ${tok(split.total)} tokens; counts from the engine's estimator (o200k-calibrated).`));
+        h("span", { class: "pct" }, ` (${((100 * s.value) / scale).toFixed(1)}\u00a0%)`), h("div", { class: "help" }, s.note)))),
+    h("h3", {}, "Trimmed to fit"),
+    h("ul", { class: "trimmed", id: "budget-trimmed" }, cuts.map((c) =>
+      h("li", { id: `trimmed-${c.key}`, dataset: { value: c.value }, class: c.value && c.value !== "no" ? "hit" : null }, `${c.label}: `, h("strong", {}, c.value)))),
+    h("p", { class: "help" }, "Over budget the engine drops recalled memories first, then older summaries, then the oldest raw turns, then the latest summary."));
 }
 
-export function renderSynthetic(recall) {
+const KIND_LABEL = { summary: "summary", raw: "raw", recall: "synthetic pair", current: "current turn" };
+
+/**
+ * The composed context, message by message, as `Engine.assemble` returned it: the summary
+ * message (when a checkpoint's summary stands for earlier turns), the raw turns kept, the
+ * synthetic recall pair, then the current turn, whose prompt the host sends apart from the
+ * messages. `perMessage` = the engine's estimate of each message (estimateMessageTokens).
+ */
+export function renderComposed(out, perMessage, prompt) {
+  const pair = out.recallIncluded && out.recall ? out.recall.messages.map((m) => JSON.stringify(m)) : [];
+  const hasSummary = out.compactSummaries.length > 0;
+  const latest = out.compactSummaries.at(-1);
+  const items = out.messages.map((m, i) => ({
+    message: m, tokens: perMessage[i],
+    kind: i === 0 && hasSummary ? "summary" : pair.includes(JSON.stringify(m)) ? "recall" : "raw",
+  }));
+  // the prompt's tokens are what the engine counted beyond the messages
+  const promptTokens = out.estimatedTokens - perMessage.reduce((a, b) => a + b, 0);
+  const rawMessages = items.filter((it) => it.kind === "raw").length;
+  fill("composed",
+    h("p", { class: "composed-line", id: "composed-line" },
+      hasSummary ? `1 summary message (for ${out.summarizedTurns} earlier turns) · ` : "",
+      `${out.recentRawTurns} raw turns (${rawMessages} messages) · `,
+      out.recallIncluded ? "the recall pair · " : out.trimmed.recall ? "recall pair trimmed · " : "no recall pair · ",
+      `the current turn: ${tok(out.estimatedTokens)} tokens in all`),
+    out.systemPromptAddition
+      ? h("details", { class: "addition", id: "system-addition" },
+          h("summary", {}, "System prompt addition (from the summary's Current State and Open Issues)"),
+          h("pre", { class: "query-text" }, out.systemPromptAddition))
+      : null,
+    h("ol", { class: "composed", id: "composed-list" },
+      items.map((it, i) => h("li", { class: `msg msg-${it.kind}`, dataset: { kind: it.kind, role: it.message.role, tokens: it.tokens } },
+        h("span", { class: "n" }, i + 1),
+        h("span", { class: `badge kind-${it.kind}` }, it.kind === "summary" && latest ? `summary · seq ${latest.turns[0]}–${latest.turns[1]}` : KIND_LABEL[it.kind]),
+        h("span", { class: "role" }, it.message.role === "toolResult" ? `toolResult ${it.message.toolName ?? ""}`.trim() : it.message.role),
+        h("span", { class: "tokens" }, `${tok(it.tokens)} tok`),
+        it.kind === "summary"
+          ? h("details", { class: "text" },
+              h("summary", {}, `Stands for ${out.summarizedTurns} earlier turn${out.summarizedTurns === 1 ? "" : "s"} of this transcript (full text via memory_expand on ${latest?.sessionUri ?? "its archive"})`),
+              h("pre", { class: "query-text", id: "composed-summary-text" }, textOf(it.message)))
+          : h("span", { class: "text" }, preview(it.message)))),
+      h("li", { class: "msg msg-current", dataset: { kind: "current", role: "user", tokens: promptTokens } },
+        h("span", { class: "n" }, items.length + 1),
+        h("span", { class: "badge kind-current" }, KIND_LABEL.current),
+        h("span", { class: "role" }, "user"),
+        h("span", { class: "tokens" }, `${tok(promptTokens)} tok`),
+        h("span", { class: "text" }, prompt.trim() ? preview({ content: prompt }) : "(empty prompt)", h("span", { class: "help" }, " · the prompt, sent by the host apart from the messages")))));
+}
+
+export function renderSynthetic(recall, out) {
   fill("synthetic", recall
-    ? h("pre", { class: "json" }, JSON.stringify(recall.messages, null, 2))
+    ? [out.trimmed.recall ? h("p", { class: "note", id: "synthetic-trimmed" }, "Trimmed by the host budget this turn: the engine built this pair but left it out of the context.") : null,
+       h("pre", { class: "json" }, JSON.stringify(recall.messages, null, 2))]
     : h("p", { class: "note" }, "No synthetic messages this turn (no recall)."));
 }
 
 let finalMessages = [];
 
 /** The final messages' summary line; their JSON only while the <details> is open (long transcripts). */
-export function renderFinal(messages, historyCount) {
-  finalMessages = messages;
-  fill("final-summary", `Final messages (${messages.length}: ${historyCount} from the transcript${messages.length > historyCount ? " + the synthetic pair" : ""})`);
+export function renderFinal(out) {
+  finalMessages = out.messages;
+  const summary = out.compactSummaries.length ? 1 : 0;
+  const pair = out.recallIncluded ? 2 : 0;
+  const parts = [summary ? "the summary" : null, `${out.messages.length - summary - pair} raw`, pair ? "the synthetic pair" : null].filter(Boolean);
+  fill("final-summary", `Final messages (${out.messages.length}: ${parts.join(" + ")}; the current prompt goes apart)`);
   drawFinal();
 }
 

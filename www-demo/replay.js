@@ -1,16 +1,18 @@
-// The replay view: steps through the loaded transcript turn by turn (each user message is a
-// turn: the messages before it are the history, its text is the prompt) and shows what the
-// engine would inject at that turn with the current settings and the loaded search results.
-// The trigger timeline shows, per turn, whether it counts toward compaction and which
-// trigger would fire (engine.replayTriggers, assuming each compaction commits at once).
+// The replay view: steps through the loaded transcript one user message at a time (the
+// messages before it are the history, its text is the prompt) and shows what the engine's
+// autoRecall would inject at that point with the current settings and the loaded search
+// results. The trigger timeline is engine.replayTriggers as it answers: per turn, whether it
+// counts toward compaction, its tokens, and the trigger that fires (assuming each compaction
+// commits at once); the page only draws the engine's records.
 import { h, fill, num, tok } from "./dom.js";
 import { queryParts } from "./render.js";
-import { replaySteps } from "./turns.js";
+import { textOf } from "./messages.js";
 
 const MAX_CHIPS = 40;
 
 export function createReplay() {
   let steps = [];
+  let transcript = [];
   let index = 0;
   let run = null;
 
@@ -69,18 +71,18 @@ export function createReplay() {
     const fired = triggers.filter((t) => t.trigger);
     fill(timeline,
       h("h3", {}, `Compaction triggers: ${fired.length} compaction${fired.length === 1 ? "" : "s"} over ${triggers.length} turns`),
-      h("p", { class: "help" }, "Per turn: counted toward compaction or not (small talk never counts), and the trigger that fires with these thresholds (first match wins: budget, tokens added, turns, interval)."),
+      h("p", { class: "help" }, "Per turn, as the engine's replayTriggers reports it: counted toward compaction or not (and why not), the tokens it adds, and the trigger that fires with these thresholds and the host budget."),
       h("ol", { class: "trigger-list" }, triggers.map((t) =>
         h("li", { class: t.trigger ? "fires" : t.counted ? "counted" : "skipped" },
           `turn ${t.turn + 1}: `,
           t.counted ? "counted" : `not counted (${t.captureReason})`,
           ` · ${tok(t.tokens)} tokens`,
-          t.trigger ? h("strong", {}, ` → compaction: ${describe(t.trigger)}`) : ""))));
+          t.trigger ? h("strong", { dataset: { trigger: t.trigger.kind } }, ` → compaction: ${describe(t.trigger)}`) : ""))));
   }
 
   function attempt(step) {
     try {
-      return { out: run(step) };
+      return { out: run({ ...step, history: transcript.slice(0, step.before) }) };
     } catch (error) {
       return { error };
     }
@@ -89,6 +91,7 @@ export function createReplay() {
   return {
     /** New transcript or settings: keeps the position when the turn still exists. */
     update(messages, prompt, nowMs, runner, triggerSteps = []) {
+      transcript = messages;
       steps = replaySteps(messages, prompt, nowMs);
       run = runner;
       triggers = triggerSteps;
@@ -117,12 +120,23 @@ function errorBox(err) {
   return h("div", { class: "error" }, h("strong", {}, err.code ?? "Error"), err.field ? ` · field ${err.field}` : "", h("div", {}, err.message));
 }
 
-function describe(t) {
-  switch (t.kind) {
-    case "budget": return `context ${t.tokens} ≥ ${t.threshold} tokens (budget)`;
-    case "tokens_added": return `${t.tokens} tokens added ≥ ${t.threshold}`;
-    case "turns": return `${t.turns} counted turns ≥ ${t.threshold}`;
-    case "interval": return `${t.minutes} min since the last compaction ≥ ${t.threshold}`;
-    default: return t.kind;
-  }
+/** The engine's trigger record as it is: its kind, its values and its threshold. */
+function describe(trigger) {
+  const { kind, threshold, ...values } = trigger;
+  const shown = Object.entries(values).map(([k, v]) => `${k} ${typeof v === "number" ? tok(v) : v}`);
+  return `${String(kind).replace(/_/g, " ")} (${[...shown, threshold !== undefined ? `threshold ${tok(threshold)}` : null].filter(Boolean).join(", ")})`;
+}
+
+/**
+ * One replay step per user message (its text is the prompt, everything before it the
+ * history), plus the current prompt after the whole transcript when there is one.
+ */
+function replaySteps(messages, currentPrompt, nowMs) {
+  const steps = [];
+  messages.forEach((m, i) => {
+    if (m.role !== "user") return;
+    steps.push({ prompt: textOf(m), nowMs: m.timestamp ?? messages[i - 1]?.timestamp ?? nowMs, before: i, current: false });
+  });
+  if (currentPrompt.trim()) steps.push({ prompt: currentPrompt, nowMs, before: messages.length, current: true });
+  return steps;
 }

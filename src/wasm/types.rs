@@ -328,6 +328,8 @@ export interface AssembleResult {
   trimmed: { recall: boolean; olderSummaries: number; rawTurns: number; latestSummary: boolean };
   overBudget: boolean;
   budget: number | null;
+  /** `estimatedTokens` by part: the summary message, raw turns, the recall pair, the current turn. */
+  split: { summary: number; raw: number; recall: number; current: number };
 }
 
 /** `ContextEngine.assemble`'s input. `explain: true` keeps the explain records. */

@@ -1,24 +1,32 @@
 // Browser tests of the recall-tuning demo (www-demo/) in real headless Chromium (Debian's
 // /usr/bin/chromium driven by npm playwright-core from js-glue/node_modules). Starts
 // www-demo/serve.mjs on a free port, then checks: the page loads clean; the settings move
-// the results (threshold, token budget); the export snippet round-trips through parseConfig;
-// bad input is reported on the page; the Chinese sample and the replay work. Prints the page
-// load time and saves a screenshot to tests/artifacts/demo.png.
+// the results (threshold, token budget); the budget bar, the composed context and what was
+// trimmed are the engine's own numbers — the same pkg/ loaded here in Node, called on the same
+// sample, must give exactly what the page shows (the compacted sample's summary included, and
+// a lower host budget trimming); the export snippet round-trips through parseConfig; bad input
+// is reported on the page; own transcripts with and without checkpoints; the Chinese sample
+// and the replay work. Prints the page load time and saves a screenshot (the compacted
+// sample) to tests/artifacts/demo.png.
 //
 //   node --test tests/browser/        (needs pkg/: `make build`)
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { root, startServe, launchBrowser, loadDemo } from "./browser.mjs";
 
 const SCREENSHOT = join(root, "tests", "artifacts", "demo.png");
 const T = { timeout: 60_000 };
 
-let server, base, browser, page;
+let server, base, browser, page, wasm;
 const problems = [];
 
 before(async () => {
+  // the same package the page runs, in Node: the reference for every number the page shows
+  wasm = await import(pathToFileURL(join(root, "pkg", "openviking_context_engine.js")).href);
+  await wasm.default({ module_or_path: await readFile(join(root, "pkg", "openviking_context_engine_bg.wasm")) });
   ({ url: base, child: server } = await startServe());
   browser = await launchBrowser("ov-demo-chromium-");
   page = browser.page;
@@ -38,6 +46,76 @@ const load = () => loadDemo(page, base);
 const shows = (selector, re) => page.locator(selector, { hasText: re }).waitFor({ timeout: 10_000 });
 
 const injected = async () => Number(await page.textContent("#injected-count"));
+
+const readSample = async (id) => JSON.parse(await readFile(join(root, "www-demo", "samples", `${id}.json`), "utf8"));
+const lastTimestamp = (messages) => [...messages].reverse().find((m) => typeof m.timestamp === "number")?.timestamp ?? 0;
+
+/**
+ * Engine.assemble in Node on the page's data: the page's current settings (its export
+ * snippet) and the given request parts, with the sample's for the rest.
+ */
+async function engineOut(sample, parts = {}) {
+  const config = JSON.parse(await page.inputValue("#export"));
+  const engine = new wasm.Engine(config, {});
+  try {
+    const messages = parts.messages ?? sample.messages;
+    const request = {
+      prompt: parts.prompt ?? sample.prompt, messages, search: sample.search, contents: sample.contents, nowMs: lastTimestamp(messages),
+      tokenBudget: parts.tokenBudget ?? sample.tokenBudget, summaries: parts.summaries ?? sample.summaries ?? [],
+    };
+    const nextSequence = "nextSequence" in parts ? parts.nextSequence : sample.nextSequence;
+    if (nextSequence !== undefined) request.nextSequence = nextSequence;
+    return engine.assemble(request);
+  } finally {
+    engine.free();
+  }
+}
+
+/** What the page shows: the bar's parts, the legend, the total, the trimmed counts, the composed list. */
+async function shown() {
+  return page.evaluate(() => {
+    const n = (el) => (el ? Number(el.dataset.tokens) : null);
+    const parts = ["summary", "raw", "recall", "current"];
+    const bar = Object.fromEntries([...document.querySelectorAll("#budget-bar .seg:not(.seg-free)")].map((s) => [s.dataset.part, Number(s.dataset.tokens)]));
+    return {
+      bar,
+      legend: Object.fromEntries(parts.map((p) => [p, n(document.getElementById(`budget-${p}`))])),
+      free: n(document.getElementById("budget-free")),
+      total: n(document.getElementById("budget-total")),
+      budget: Number(document.getElementById("budget-total").dataset.budget),
+      over: document.getElementById("budget-over") ? Number(document.getElementById("budget-over").dataset.tokens) : null,
+      trimmed: Object.fromEntries([...document.querySelectorAll("#budget-trimmed li")].map((li) => [li.id.replace("trimmed-", ""), li.dataset.value])),
+      list: [...document.querySelectorAll("#composed-list li")].map((li) => ({ kind: li.dataset.kind, role: li.dataset.role, tokens: Number(li.dataset.tokens) })),
+    };
+  });
+}
+
+/** The page shows exactly the engine's composition `out`. */
+async function assertShows(out) {
+  const s = await shown();
+  const nonZero = Object.fromEntries(Object.entries(out.split).filter(([, v]) => v > 0));
+  assert.deepEqual(s.bar, nonZero, "the bar's parts are out.split");
+  assert.deepEqual(s.legend, out.split, "the legend is out.split");
+  assert.equal(s.total, out.estimatedTokens);
+  assert.equal(Object.values(out.split).reduce((a, b) => a + b, 0), out.estimatedTokens, "the split adds up");
+  assert.equal(s.budget, out.budget);
+  assert.equal(s.free, Math.max(0, out.budget - out.estimatedTokens));
+  assert.equal(s.over, out.overBudget ? out.estimatedTokens - out.budget : null);
+  const yes = (b) => (b ? "yes" : "no");
+  assert.deepEqual(s.trimmed, {
+    recall: yes(out.trimmed.recall), olderSummaries: String(out.trimmed.olderSummaries),
+    rawTurns: String(out.trimmed.rawTurns), latestSummary: yes(out.trimmed.latestSummary),
+  });
+  // the composed list: the engine's messages in order, then the current prompt
+  assert.equal(s.list.length, out.messages.length + 1);
+  assert.deepEqual(s.list.slice(0, -1).map((m) => m.role), out.messages.map((m) => m.role));
+  assert.deepEqual(s.list.slice(0, -1).map((m) => m.tokens), wasm.estimateMessageTokens(out.messages));
+  assert.equal(s.list.at(-1).kind, "current");
+  assert.equal(s.list.filter((m) => m.kind === "summary").length, out.compactSummaries.length ? 1 : 0);
+  if (out.compactSummaries.length) assert.equal(s.list[0].kind, "summary");
+  assert.equal(s.list.filter((m) => m.kind === "recall").length, out.recallIncluded ? 2 : 0);
+  return s;
+}
 
 test("serve.mjs: wasm MIME type, the two folders only", T, async () => {
   const wasm = await fetch(`${base}pkg/openviking_context_engine_bg.wasm`);
@@ -70,8 +148,8 @@ test("the page loads and renders results with no console or page errors", T, asy
   assert.ok(await page.locator("#candidates tbody tr").count() > 10);
   assert.match(await page.textContent("#query-text"), /PG_POOL_MAX/);
   assert.match(await page.textContent("#synthetic"), /memory_recall_auto/);
-  assert.match(await page.textContent("#budget-summaries"), /summaries 0/);
-  assert.match(await page.textContent("#final-summary"), /Final messages \(18: 16 from the transcript \+ the synthetic pair\)/);
+  assert.match(await page.textContent("#budget-summary"), /summary 0/);
+  assert.match(await page.textContent("#final-summary"), /Final messages \(18: 16 raw \+ the synthetic pair; the current prompt goes apart\)/);
   assert.equal(await page.isVisible("#final pre"), false, "collapsed at first");
   await page.click("#final-summary");
   assert.match(await page.textContent("#final pre"), /"toolName": "memory_recall_auto"/);
@@ -102,6 +180,100 @@ test("lowering the recall token budget cuts items as over_budget, shown on the p
   assert.ok(await page.locator("#cut-reasons").innerText().then((t) => t.includes("over_budget")));
   assert.ok(await injected() < before);
   assert.match(await page.textContent("#budget-recall"), /recall \d+/);
+});
+
+test("the budget bar and the composed context are the engine's assemble, number for number", T, async () => {
+  await load();
+  const sample = await readSample("en");
+  const out = await engineOut(sample);
+  assert.equal(out.compactSummaries.length, 0, "the plain sample has no checkpoint");
+  await assertShows(out);
+  assert.match(await page.innerText("#composed-line"), new RegExp(`^${out.recentRawTurns} raw turns \\(\\d+ messages\\) · the recall pair · the current turn: ${out.estimatedTokens.toLocaleString("en-US")} tokens in all$`));
+  assert.equal(await page.locator("#composed-list li[data-kind=summary]").count(), 0);
+  assert.equal(await page.textContent("#composed-list li[data-kind=current] .text"), `${sample.prompt} · the prompt, sent by the host apart from the messages`);
+  assert.match(await page.innerText("#budget-summary"), /no compact summary/);
+  // a setting the composition depends on: fewer raw turns kept raw changes nothing without a
+  // summary (nothing stands in for the older turns), exactly as the engine says
+  await page.fill("#set-recentRawTurnCount", "2");
+  await assertShows(await engineOut(sample));
+  assert.deepEqual(problems, []);
+});
+
+test("the compacted sample: a checkpoint summary stands for the older turns", T, async () => {
+  await load();
+  await page.selectOption("#sample", "en-compacted");
+  await page.waitForSelector("#composed-list li[data-kind=summary]");
+  const sample = await readSample("en-compacted");
+  assert.equal(sample.nextSequence, sample.messages.filter((m) => m.role === "user").length, "nextSequence = the turns so far");
+  assert.match(sample.summaries[0].text, /^# Working Memory\n/);
+  const out = await engineOut(sample);
+  assert.equal(out.compactSummaries.length, 1);
+  assert.deepEqual(out.compactSummaries[0].turns, [0, 5]);
+  assert.ok(out.split.summary > 0 && out.summarizedTurns === 6, JSON.stringify(out.split));
+  const s = await assertShows(out);
+  assert.equal(s.list[0].role, "user");
+  assert.match(await page.innerText("#composed-list li[data-kind=summary] .badge"), /summary · seq 0–5/);
+  await page.click("#composed-list li[data-kind=summary] summary");
+  const text = await page.textContent("#composed-summary-text");
+  assert.equal(text, out.messages[0].content[0].text, "the summary message exactly as the engine composed it");
+  assert.match(text, /^<conversation-summary checkpoint="ckpt-default--ledgerline-staging-001" turns="0-5">/);
+  assert.match(text, /# Working Memory[\s\S]*## Current State[\s\S]*## Open Issues/);
+  assert.match(await page.innerText("#budget-summary"), /checkpoint ckpt-default--ledgerline-staging-001: turn sequences 0–5, standing for 6 earlier turns/);
+  assert.match(await page.innerText("#composed-line"), /^1 summary message \(for 6 earlier turns\) · 8 raw turns/);
+  // the covered turns are not in the context raw; the recent ones are
+  const listText = await page.innerText("#composed-list");
+  assert.doesNotMatch(listText, /The nightly migration job for ledgerline failed/);
+  assert.match(listText, /Go ahead and run it\./);
+  await page.click("#system-addition summary");
+  assert.equal(await page.textContent("#system-addition pre"), out.systemPromptAddition);
+  assert.match(out.systemPromptAddition, /Current state: .*pool starvation/);
+  assert.match(await page.textContent("#data-source"), /1 checkpoint summary/);
+  assert.match(await page.textContent("#final-summary"), new RegExp(`^Final messages \\(${out.messages.length}: the summary \\+ ${out.messages.length - 3} raw \\+ the synthetic pair;`));
+  // the replay timeline: the engine's interval trigger fires on the sixth turn, the last
+  // one the bundled checkpoint covers (endSequence 5)
+  assert.match(await page.innerText("#trigger-timeline"), /1 compaction over 14 turns/i);
+  const fires = page.locator("#trigger-timeline li.fires");
+  assert.equal(await fires.count(), 1);
+  assert.match(await fires.innerText(), /^turn 6: counted .*→ compaction: interval \(minutes \d+, threshold 30\)/);
+  assert.deepEqual(problems, []);
+});
+
+test("lowering the host budget trims exactly what the engine trims", T, async () => {
+  await load();
+  await page.selectOption("#sample", "en-compacted");
+  await page.waitForSelector("#composed-list li[data-kind=summary]");
+  const sample = await readSample("en-compacted");
+  await assertShows(await engineOut(sample));
+  assert.equal(await page.textContent("#trimmed-rawTurns strong"), "0");
+
+  await page.fill("#set-hostTokenBudget", "2000");
+  await shows("#trimmed-recall", /yes/);
+  const at2000 = await engineOut(sample, { tokenBudget: 2000 });
+  assert.ok(at2000.trimmed.recall && at2000.trimmed.rawTurns > 0, JSON.stringify(at2000.trimmed));
+  await assertShows(at2000);
+  assert.equal(await page.textContent("#trimmed-rawTurns strong"), String(at2000.trimmed.rawTurns));
+  assert.ok(await page.isVisible("#recall-trimmed"), "the recall card says the pair was trimmed");
+  assert.ok(await page.isVisible("#synthetic-trimmed"));
+  assert.equal(await page.locator("#composed-list li[data-kind=recall]").count(), 0);
+  assert.match(await page.innerText("#budget-raw"), new RegExp(`the ${at2000.trimmed.rawTurns} oldest trimmed to fit`));
+
+  await page.fill("#set-hostTokenBudget", "1000");
+  const at1000 = await engineOut(sample, { tokenBudget: 1000 });
+  await page.waitForFunction((n) => document.getElementById("trimmed-rawTurns").dataset.value === String(n), at1000.trimmed.rawTurns);
+  assert.ok(at1000.trimmed.rawTurns > at2000.trimmed.rawTurns);
+  await assertShows(at1000);
+  assert.equal(await page.locator("#composed-list li[data-kind=summary]").count(), at1000.trimmed.latestSummary ? 0 : 1);
+
+  // a current turn larger than the budget: never trimmed, so the context is over budget
+  const prompt = `Please review this migration plan in detail: ${"we backfill invoice totals in batches of five thousand rows and then verify the sums per customer; ".repeat(60)}`;
+  await page.fill("#prompt", prompt);
+  const over = await engineOut(sample, { tokenBudget: 1000, prompt });
+  assert.ok(over.overBudget, "the engine reports overBudget");
+  await page.waitForSelector("#budget-over");
+  await assertShows(over);
+  assert.match(await page.innerText("#budget-over"), new RegExp(`Over the host budget by ${(over.estimatedTokens - 1000).toLocaleString("en-US")} tokens`));
+  assert.equal(await page.isVisible("#engine-error"), false);
+  assert.deepEqual(problems, []);
 });
 
 test("the export snippet parses and round-trips through parseConfig without warnings", T, async () => {
@@ -186,6 +358,53 @@ test("own data: an uploaded JSONL transcript and pasted search items drive the r
   assert.deepEqual(problems, []);
 });
 
+test("own transcripts: without checkpoints no summary; a session object brings its own", T, async () => {
+  await load();
+  await page.selectOption("#sample", "en-compacted");
+  await page.waitForSelector("#composed-list li[data-kind=summary]");
+  const sample = await readSample("en-compacted");
+  await page.click("#transcript-box summary");
+  // a plain list of messages: no checkpoint, so no summary and every turn within the budget raw
+  await page.fill("#transcript-input", JSON.stringify(sample.messages));
+  await page.click("#transcript-apply");
+  await shows("#transcript-status", /Loaded 46 messages \(14 turns\)/);
+  assert.doesNotMatch(await page.innerText("#transcript-status"), /checkpoint/);
+  assert.equal(await page.locator("#composed-list li[data-kind=summary]").count(), 0);
+  assert.match(await page.textContent("#data-source"), /transcript: pasted · no checkpoint summary/);
+  const plain = await engineOut(sample, { messages: sample.messages, prompt: "", summaries: [], nextSequence: undefined });
+  assert.equal(plain.split.summary, 0);
+  await assertShows(plain);
+  // the same session with its checkpoint, as {messages, summaries, nextSequence}
+  const session = { messages: [...sample.messages, { role: "user", content: sample.prompt, timestamp: lastTimestamp(sample.messages) + 60_000 }], summaries: sample.summaries, nextSequence: sample.nextSequence };
+  await page.fill("#transcript-input", JSON.stringify(session));
+  await page.click("#transcript-apply");
+  await shows("#transcript-status", /Loaded 47 messages \(15 turns\)\. The last message is a user message: it is now the current prompt\. With 1 checkpoint summary\./);
+  assert.equal(await page.inputValue("#prompt"), sample.prompt);
+  await page.waitForSelector("#composed-list li[data-kind=summary]");
+  // the page's nowMs is the pasted transcript's last timestamp (the summary message carries it)
+  const engine = new wasm.Engine(JSON.parse(await page.inputValue("#export")), {});
+  const exact = engine.assemble({
+    prompt: sample.prompt, messages: sample.messages, search: sample.search, contents: sample.contents, nowMs: session.messages.at(-1).timestamp,
+    tokenBudget: sample.tokenBudget, summaries: sample.summaries, nextSequence: sample.nextSequence,
+  });
+  engine.free();
+  assert.ok(exact.compactSummaries.length === 1 && exact.split.summary > 0);
+  await assertShows(exact);
+  // "Start from current" round-trips the session form
+  await page.click("#transcript-current");
+  const current = JSON.parse(await page.inputValue("#transcript-input"));
+  assert.deepEqual(current, { messages: sample.messages, summaries: sample.summaries, nextSequence: sample.nextSequence });
+  // bad checkpoint fields are reported, the engine's own checks name the field
+  await page.fill("#transcript-input", JSON.stringify({ messages: sample.messages, nextSequence: -1 }));
+  await page.click("#transcript-apply");
+  assert.match(await page.innerText("#transcript-error"), /"nextSequence" must be a whole number ≥ 0/);
+  await page.fill("#transcript-input", JSON.stringify({ messages: sample.messages, summaries: [{ text: "# Working Memory\n\n## Current State\nx", endSequence: 3 }], nextSequence: 14 }));
+  await page.click("#transcript-apply");
+  await page.waitForSelector("#engine-error:not([hidden])");
+  assert.match(await page.innerText("#engine-error"), /INVALID_INPUT[\s\S]*summaries\[0\]\.startSequence/);
+  assert.deepEqual(problems, []);
+});
+
 test("the Chinese sample works", T, async () => {
   await load();
   await page.selectOption("#sample", "zh");
@@ -218,7 +437,14 @@ test("the replay steps through the transcript turn by turn", T, async () => {
   // a low turn threshold makes compactions fire on the timeline
   await page.fill("#set-compactTurnThreshold", "1");
   await page.waitForFunction(() => document.querySelectorAll("#trigger-timeline li.fires").length > 0);
-  assert.match(await page.innerText("#trigger-timeline"), /→ compaction: \d+ counted turns ≥ 1/);
+  assert.match(await page.innerText("#trigger-timeline"), /→ compaction: turns \(turns 1, threshold 1\)/);
+  // the timeline is the engine's replayTriggers, record for record
+  const engine = new wasm.Engine(JSON.parse(await page.inputValue("#export")), {});
+  const sample = await readSample("en");
+  const steps = engine.replayTriggers({ messages: sample.messages, tokenBudget: sample.tokenBudget });
+  engine.free();
+  const items = await page.locator("#trigger-timeline li").evaluateAll((lis) => lis.map((li) => ({ fires: li.classList.contains("fires"), trigger: li.querySelector("[data-trigger]")?.dataset.trigger ?? null })));
+  assert.deepEqual(items, steps.map((t) => ({ fires: Boolean(t.trigger), trigger: t.trigger?.kind ?? null })));
 });
 
 test("the replay of a long transcript uses a slider", T, async () => {
@@ -255,6 +481,8 @@ test("without a built engine the page says how to build it", T, async () => {
 
 test("screenshot saved to tests/artifacts/demo.png", T, async () => {
   await load();
+  await page.selectOption("#sample", "en-compacted");
+  await page.waitForSelector("#composed-list li[data-kind=summary]");
   await mkdir(dirname(SCREENSHOT), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   const png = await readFile(SCREENSHOT);
