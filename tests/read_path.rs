@@ -333,3 +333,20 @@ fn a_turn_the_engine_did_not_assemble_makes_it_say_why_once() {
     block_on(legacy.hook_fallback(Some("s9"), Some(prompt.into()), msgs)).unwrap();
     assert!(host.world().warnings.iter().any(|w| w.contains("plugins.slots.contextEngine")), "the fix names the key");
 }
+
+#[test]
+fn a_commit_finished_since_the_last_turn_reaches_this_turns_context() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    for i in 0..3 {
+        block_on(e.write_turn(turn_write("s1", Some(&format!("k{i}")), turn(i, "What pool size does staging use?")))).unwrap();
+    }
+    host.world().task_polls = 0; // the server finishes the task right away
+    let started = block_on(e.run_commit("main--s1", true, "compact()", None)).unwrap();
+    assert!(started.compacted && started.task_pending, "the commit was not followed: {started:?}");
+    // the next process assembles the next turn: the summary is there at once
+    let next = engine(&host, json!({}));
+    let out = assemble(&next, "s1", "And what about production?");
+    assert_eq!(out.result.composition.compact_summaries.len(), 1, "the summary reaches this turn");
+    assert!(out.result.split.summary > 0);
+}

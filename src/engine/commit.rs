@@ -128,6 +128,30 @@ impl<H: Host> Engine<H> {
     /// Follows the session's pending commit task until it ends or `until_ms` passes.
     /// Returns the checkpoint when the task completed (or failed after archiving).
     pub async fn follow_task(&self, ov_id: &str, until_ms: u64) -> HostResult<Option<CompactCheckpoint>> {
+        *self.following.borrow_mut().entry(ov_id.to_string()).or_insert(0) += 1;
+        let out = self.follow_task_once(ov_id, until_ms).await;
+        let mut following = self.following.borrow_mut();
+        if let Some(n) = following.get_mut(ov_id) {
+            *n -= 1;
+            if *n == 0 {
+                following.remove(ov_id);
+            }
+        }
+        out
+    }
+
+    /// Before composing: a finished commit task's summary should reach this turn, not the
+    /// next one (a one-process-per-turn host would otherwise record it in the background
+    /// while this assemble runs). One poll, no waiting; skipped while another caller is
+    /// following the task already.
+    pub(super) async fn catch_up_task(&self, ov_id: &str) {
+        if self.following.borrow().contains_key(ov_id) {
+            return;
+        }
+        let _ = self.follow_task(ov_id, self.host.now_ms()).await;
+    }
+
+    async fn follow_task_once(&self, ov_id: &str, until_ms: u64) -> HostResult<Option<CompactCheckpoint>> {
         self.load_record(ov_id, "").await?;
         // bounded by polls as well as by the clock: a host clock that stalls or runs
         // backwards must not keep the loop going

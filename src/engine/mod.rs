@@ -54,6 +54,8 @@ pub struct Engine<H: Host> {
     /// Sessions whose outbox is being replayed: one replay at a time per session (two at once
     /// would both send the head entry).
     flushing: RefCell<std::collections::HashSet<String>>,
+    /// Sessions whose commit task is being followed, and by how many callers.
+    following: RefCell<HashMap<String, usize>>,
     /// Calls waiting for a session's running replay to end (`drain`).
     replay_waiters: RefCell<HashMap<String, Vec<std::task::Waker>>>,
     /// Per session, where the turn in progress opens, from its first `afterTurn` checkpoint
@@ -83,6 +85,7 @@ impl<H: Host> Engine<H> {
             warned: RefCell::new(Default::default()),
             flushing: RefCell::new(Default::default()),
             replay_waiters: RefCell::new(HashMap::new()),
+            following: RefCell::new(HashMap::new()),
             turn_openings: RefCell::new(HashMap::new()),
             in_flight: RefCell::new(Default::default()),
             last_search: RefCell::new(None),

@@ -10,7 +10,9 @@
 //!    state dir so it still applies while OpenViking is down;
 //! 4. the pipeline (`recall`); the full texts it needs (memories whose abstract is not
 //!    used) are read and the pipeline runs once more with them;
-//! 5. the composition (`assemble`) with the session's checkpoint summaries.
+//! 5. the composition (`assemble`) with the session's checkpoint summaries — a commit task
+//!    that finished since the last turn is recorded first (one poll), so its summary reaches
+//!    this turn, not the next.
 //!
 //! What was assembled is kept per session for the turn's write (context size, injected
 //! URIs) and for `trace`.
@@ -231,7 +233,11 @@ impl<H: Host> Engine<H> {
             self.outage_over("inert");
         }
         let now_ms = self.host.now_ms();
-        let record = self.load_record(&ov_id, &call.session_id).await.ok();
+        let mut record = self.load_record(&ov_id, &call.session_id).await.ok();
+        if record.as_ref().is_some_and(|r| r.guard.pending_task().is_some()) {
+            self.catch_up_task(&ov_id).await;
+            record = self.load_record(&ov_id, &call.session_id).await.ok();
+        }
         let summaries: Vec<SummaryRef> = record
             .as_ref()
             .map(|r| {
