@@ -80,8 +80,15 @@ pub enum TaskAnswer {
     Failed { error: String },
 }
 
+/// The engine's I/O, split by concern: [`OpenViking`] (the server), [`Storage`] (the
+/// plugin's state dir: documents and the outbox), [`Clock`] (time, waiting, the log). Any
+/// type with all three is a `Host`.
+pub trait Host: OpenViking + Storage + Clock {}
+impl<T: OpenViking + Storage + Clock> Host for T {}
+
+/// The OpenViking server, one method per operation the engine uses.
 #[allow(async_fn_in_trait)]
-pub trait Host {
+pub trait OpenViking {
     /// Session meta, or `None` when the session does not exist.
     async fn session_meta(&self, ov_session_id: &str) -> HostResult<Option<SessionMeta>>;
     /// Creates a session; an existing one is not an error (`Conflict` is handled by the engine).
@@ -114,8 +121,12 @@ pub trait Host {
     /// The OpenViking user id behind the API key (`GET /api/v1/system/status`), `None` when
     /// the server does not say. The host may keep it (it is the same for the key's lifetime).
     async fn user_id(&self) -> HostResult<Option<String>>;
+}
 
-    /// Durable local state (the plugin's state dir), one JSON document per key.
+/// Durable local state (the plugin's state dir): one JSON document per key, and the outbox.
+#[allow(async_fn_in_trait)]
+pub trait Storage {
+    /// One JSON document per key; `None` when there is none.
     async fn load_state(&self, key: &str) -> HostResult<Option<Value>>;
     async fn save_state(&self, key: &str, value: Value) -> HostResult<()>;
     /// The state keys starting with `prefix`.
@@ -125,8 +136,13 @@ pub trait Host {
     async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>>;
     /// Removes the first `count` entries.
     async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()>;
+}
 
+/// Time, waiting and the log (the core reads no clock of its own).
+#[allow(async_fn_in_trait)]
+pub trait Clock {
     fn now_ms(&self) -> u64;
+    /// The host's timer: resolves after `ms`.
     async fn sleep(&self, ms: u64);
     fn warn(&self, message: &str);
 }

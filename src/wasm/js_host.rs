@@ -8,7 +8,7 @@
 //! (`Timeout` after the engine's `timeoutMs`), never an exception through the wasm, never a
 //! promise of the engine that does not settle. `nowMs` and `warn` cannot break a call either.
 
-use crate::host::{CommitAnswer, Host, HostError, HostErrorKind, HostResult, SessionMeta, TaskAnswer};
+use crate::host::{Clock, CommitAnswer, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, Storage, TaskAnswer};
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
@@ -182,7 +182,7 @@ fn object(op: &str, v: Value) -> HostResult<Value> {
     }
 }
 
-impl Host for JsHost {
+impl OpenViking for JsHost {
     async fn session_meta(&self, id: &str) -> HostResult<Option<SessionMeta>> {
         let v = from_js("sessionMeta", &self.ov("sessionMeta", &[s(id)]).await?)?;
         if v.is_null() {
@@ -276,19 +276,22 @@ impl Host for JsHost {
             _ => Err(HostError::new(HostErrorKind::BadResponse, "deleteUri: expected an object")),
         }
     }
-    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
-        match from_js("listStateKeys", &self.local("listStateKeys", &[s(prefix)]).await?) {
-            Ok(Value::Array(a)) => Ok(a.into_iter().filter_map(|k| k.as_str().map(str::to_string)).filter(|k| k.starts_with(prefix)).collect()),
-            Ok(Value::Null) => Ok(Vec::new()),
-            _ => Err(HostError::new(HostErrorKind::Local, "listStateKeys: expected an array of strings")),
-        }
-    }
     async fn user_id(&self) -> HostResult<Option<String>> {
         let v = self.ov("userId", &[]).await?;
         if v.is_null() || v.is_undefined() {
             return Ok(None);
         }
         v.as_string().map(Some).ok_or_else(|| HostError::new(HostErrorKind::BadResponse, "userId: expected a string"))
+    }
+}
+
+impl Storage for JsHost {
+    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
+        match from_js("listStateKeys", &self.local("listStateKeys", &[s(prefix)]).await?) {
+            Ok(Value::Array(a)) => Ok(a.into_iter().filter_map(|k| k.as_str().map(str::to_string)).filter(|k| k.starts_with(prefix)).collect()),
+            Ok(Value::Null) => Ok(Vec::new()),
+            _ => Err(HostError::new(HostErrorKind::Local, "listStateKeys: expected an array of strings")),
+        }
     }
     async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
         let v = from_js("loadState", &self.local("loadState", &[s(key)]).await?).map_err(|e| HostError { kind: HostErrorKind::Local, ..e })?;
@@ -310,6 +313,9 @@ impl Host for JsHost {
     async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()> {
         self.local("outboxDrop", &[s(key), JsValue::from_f64(count as f64)]).await.map(drop)
     }
+}
+
+impl Clock for JsHost {
     fn now_ms(&self) -> u64 {
         let f = Reflect::get(&self.callbacks, &"nowMs".into()).ok().and_then(|f| f.dyn_into::<Function>().ok());
         let t = f.and_then(|f| f.call0(&self.callbacks).ok()).and_then(|v| v.as_f64());

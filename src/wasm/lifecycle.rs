@@ -225,7 +225,7 @@ impl ContextEngine {
             Err(e) => return Promise::reject(&e),
         };
         bounded(deadline(&inner, wait.unwrap_or(0)), "runCommit", async move {
-            let until = wait.map(|w| crate::host::Host::now_ms(&inner.host).saturating_add(w));
+            let until = wait.map(|w| crate::host::Clock::now_ms(&inner.host).saturating_add(w));
             encode(&inner.run_commit(&id, forced, &reason, until).await.map_err(host_err)?)
         })
     }
@@ -249,7 +249,7 @@ impl ContextEngine {
             Err(e) => return Promise::reject(&e),
         };
         bounded(deadline(&inner, wait_ms), "followTask", async move {
-            let until = crate::host::Host::now_ms(&inner.host).saturating_add(wait_ms);
+            let until = crate::host::Clock::now_ms(&inner.host).saturating_add(wait_ms);
             encode(&inner.follow_task(&ov_session_id, until).await.map_err(host_err)?)
         })
     }

@@ -2,7 +2,7 @@
 //! injection and a fake clock, and a tiny executor (the fake's futures are always ready).
 #![allow(dead_code)]
 
-use openviking_context_engine::host::{CommitAnswer, Host, HostError, HostErrorKind, HostResult, SessionMeta, TaskAnswer};
+use openviking_context_engine::host::{Clock, CommitAnswer, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, Storage, TaskAnswer};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -108,7 +108,7 @@ impl FakeHost {
     }
 }
 
-impl Host for FakeHost {
+impl OpenViking for FakeHost {
     async fn session_meta(&self, id: &str) -> HostResult<Option<SessionMeta>> {
         self.ov("session_meta")?;
         let w = self.0.borrow();
@@ -239,12 +239,15 @@ impl Host for FakeHost {
         }
         Ok(json!({"uri": uri, "estimated_deleted_count": n}))
     }
-    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
-        Ok(self.0.borrow().state.keys().filter(|k| k.starts_with(prefix)).cloned().collect())
-    }
     async fn user_id(&self) -> HostResult<Option<String>> {
         self.ov("user_id")?;
         Ok(self.0.borrow().user.clone())
+    }
+}
+
+impl Storage for FakeHost {
+    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
+        Ok(self.0.borrow().state.keys().filter(|k| k.starts_with(prefix)).cloned().collect())
     }
     async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
         Ok(self.0.borrow().state.get(key).cloned())
@@ -280,6 +283,9 @@ impl Host for FakeHost {
         }
         Ok(())
     }
+}
+
+impl Clock for FakeHost {
     fn now_ms(&self) -> u64 {
         self.0.borrow().now
     }
