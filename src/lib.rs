@@ -40,7 +40,9 @@
 //!   to its `CompactCheckpoint`);
 //! - `run_tool` — `memory_recall`, `memory_store`, `memory_forget`, `memory_expand`, with
 //!   every URI checked against the caller's own scopes (`uri_check`, `session_map`);
-//! - `hook_fallback` — recall for a turn the engine did not assemble.
+//! - `hook_fallback` — recall for a turn the engine did not assemble (and the `inert`
+//!   diagnosis: the host is running turns without the engine);
+//! - `status` / `trace` — what an operator sees (the plugin's `openclaw openviking …`).
 //!
 //! ## Modules
 //! - [`config`] — every plugin key: defaults, bounds, env resolution, errors naming the key
