@@ -34,7 +34,7 @@ export function wireLive({ wasm, engine, request, apply }) {
     if (!query) {
       return showError({ message: "No recall query for this turn (every turn in the window was skipped): type a prompt first." });
     }
-    const limit = Math.max(current.config.recallLimit * 4, 20); // as the plugin searches
+    const limit = current.searchLimit; // the engine's pool size: what the plugin asks for
     button.disabled = true;
     fill("live-status", `Searching ${baseUrl} …`);
     const started = performance.now();

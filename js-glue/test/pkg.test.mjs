@@ -53,3 +53,9 @@ test("config snippet round-trips through the parser", () => {
   assert.equal(again.config.recallScoreThreshold, 0.3);
   assert.deepEqual(again.warnings, []);
 });
+
+test("searchLimit is the engine's pool size per scope (what the plugin and the live page ask for)", () => {
+  assert.equal(new engine.Engine({}, {}).searchLimit, 24);
+  assert.equal(new engine.Engine({ recallLimit: 2 }, {}).searchLimit, 20);
+  assert.equal(new engine.Engine({ recallLimit: 10 }, {}).searchLimit, 40);
+});
