@@ -1,7 +1,7 @@
 // The README's "Install into OpenClaw" section, run as written: every `sh` block in it, in
 // order, from a fresh clone of this repository (only the environment differs: a scratch
-// OpenClaw home, `openclaw` on PATH pointing at the cached 2026.9.6, and the build sharing
-// this checkout's cargo target dir so it does not recompile the dependencies), then its
+// OpenClaw home, `openclaw` on PATH pointing at the cached 2026.9.6, and a cargo target dir
+// of its own under target/, kept between runs), then its
 // `json5` config block merged into that OpenClaw's config, then one real turn. A README whose
 // commands drift from what works fails here.
 import { test } from "node:test";
@@ -69,7 +69,9 @@ test("README install section, as written, from a fresh clone: builds, installs, 
     ...turnEnv(home),
     PATH: `${bin}:${process.env.PATH}`,
     HOME: process.env.HOME, // cargo, rustup and npm's caches live there
-    CARGO_TARGET_DIR: path.join(ROOT, "target"),
+    // a target dir of its own: sharing the checkout's would leave the clone's build outputs
+    // where the checkout's next build picks them up (cargo sees its own unit as fresh)
+    CARGO_TARGET_DIR: path.join(ROOT, "target", "readme-install"),
     HTTP_PROXY: "", HTTPS_PROXY: "", http_proxy: "", https_proxy: "", // the build may reach the registries
   });
   const run = (i, body, home) => {
