@@ -62,7 +62,8 @@
 //! - [`expand`] — memory_expand's ranking of archived turns
 //! - [`engine`], [`host`] — the async lifecycle and the I/O it needs
 //! - [`inert`] — is the host using the engine at all (slot, version, unassembled turns)
-//! - [`time`], [`error`], [`input`] — ISO times from `now_ms`; the error type; field-aware input
+//! - [`time`], [`error`], [`input`], [`join`] — ISO times from `now_ms`; the error type;
+//!   field-aware input; host calls side by side without an executor
 //! - `http` — the OpenViking protocol for the demo's live search (gloo-net on wasm32)
 //! - `wasm` (wasm32 only) — the exports and the JS-callback host; wasm-bindgen lives there
 //!   and in `http`'s wasm transport only
@@ -81,6 +82,7 @@ pub mod expand;
 pub mod host;
 pub mod inert;
 pub mod input;
+pub mod join;
 pub mod messages;
 pub mod recall;
 pub mod replay;

@@ -21,7 +21,6 @@
 mod commit;
 mod compact;
 mod confirm;
-mod join;
 mod outbox;
 mod read;
 mod record;

@@ -17,7 +17,7 @@
 //! What was assembled is kept per session for the turn's write (context size, injected
 //! URIs) and for `trace`.
 
-use super::join::{join2, join_all};
+use crate::join::{join2, join_all};
 use super::Engine;
 use crate::assemble::SummaryRef;
 use crate::assemble_turn::{compose_turn, AssembleResult};

@@ -9,9 +9,6 @@ use crate::error::EngineError;
 use gloo_net::http::{Request, RequestBuilder};
 use serde::Serialize;
 use serde_json::Value;
-use std::future::{poll_fn, Future};
-use std::pin::pin;
-use std::task::Poll;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -54,7 +51,7 @@ pub async fn live_search(req: &LiveSearch) -> Result<LiveResults, EngineError> {
         let user = find(req, &user_scope(user_id.as_deref())).await?;
         Ok::<_, EngineError>((user, user_id))
     };
-    let (user_side, agent) = join(user_side, find(req, AGENT_SCOPE)).await;
+    let (user_side, agent) = crate::join::join2(user_side, find(req, AGENT_SCOPE)).await;
     let (user, user_id) = user_side?;
     let (agent, agent_error) = match agent {
         Ok(a) => (a, None),
@@ -101,30 +98,3 @@ fn fetch_error(req: &LiveSearch, url: &str, e: gloo_net::Error) -> EngineError {
     }
 }
 
-/// Runs two futures concurrently (single-threaded; no executor needed beyond the caller's).
-async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
-    let mut a = pin!(a);
-    let mut b = pin!(b);
-    let (mut ra, mut rb) = (None, None);
-    poll_fn(move |cx| {
-        if ra.is_none() {
-            if let Poll::Ready(v) = a.as_mut().poll(cx) {
-                ra = Some(v);
-            }
-        }
-        if rb.is_none() {
-            if let Poll::Ready(v) = b.as_mut().poll(cx) {
-                rb = Some(v);
-            }
-        }
-        match (ra.take(), rb.take()) {
-            (Some(x), Some(y)) => Poll::Ready((x, y)),
-            (x, y) => {
-                ra = x;
-                rb = y;
-                Poll::Pending
-            }
-        }
-    })
-    .await
-}

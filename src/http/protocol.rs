@@ -19,9 +19,9 @@ use serde_json::{json, Map, Value};
 pub const STATUS_PATH: &str = "/api/v1/system/status";
 pub const FIND_PATH: &str = "/api/v1/search/find";
 /// The agent scope the plugin searches (holds memories only when agent evolution is on).
-pub const AGENT_SCOPE: &str = "viking://agent/memories";
+pub const AGENT_SCOPE: &str = crate::scopes::AGENT_MEMORIES;
 /// The caller's own user memories, for a server whose status names no user.
-pub const OWN_USER_SCOPE: &str = "viking://~/memories";
+pub const OWN_USER_SCOPE: &str = crate::scopes::HOME_MEMORIES;
 pub const DEFAULT_AGENT_ID: &str = "default";
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 1000;
@@ -220,10 +220,7 @@ pub fn user_id_from_status(result: &Value) -> Option<String> {
 
 /// The user memory scope: `viking://user/<uid>/memories`, or the caller's own without an id.
 pub fn user_scope(user_id: Option<&str>) -> String {
-    match user_id {
-        Some(uid) => format!("viking://user/{uid}/memories"),
-        None => OWN_USER_SCOPE.to_string(),
-    }
+    crate::scopes::memory_scopes(None, user_id).user
 }
 
 /// Replaces every occurrence of the key (and its percent-encoded form) with `[redacted]`.

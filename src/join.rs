@@ -1,5 +1,6 @@
-//! Running host calls side by side (the two scope searches, the profile, the full texts)
-//! without an executor of our own: the futures are polled together in one task.
+//! Running host calls side by side (the two scope searches, the profile, the full texts;
+//! the demo's live search) without an executor of our own: the futures are polled together
+//! in one task.
 
 use std::future::{poll_fn, Future};
 use std::pin::{pin, Pin};
