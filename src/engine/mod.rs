@@ -21,6 +21,7 @@
 mod commit;
 mod compact;
 mod confirm;
+mod identity;
 mod outbox;
 mod read;
 mod record;
@@ -30,6 +31,7 @@ mod write;
 
 pub use commit::CommitOutcome;
 pub use compact::{CompactAnswer, COMPACT_WAIT_MAX_MS};
+pub use identity::{identity_key, IDENTITY_TTL_MS};
 pub use outbox::FlushReport;
 pub use read::{AssembleCall, Assembled, LastAssembled, RecallToolAnswer, Search, SEARCH_REUSE_MS};
 pub use record::SessionRecord;

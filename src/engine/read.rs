@@ -127,20 +127,6 @@ fn search_key(query: &str, limit: usize, scopes: &MemoryScopes) -> String {
 }
 
 impl<H: Host> Engine<H> {
-    /// The user id: known, or asked of the host once it is needed (`None` while unknown).
-    pub async fn resolve_user(&self) -> Option<String> {
-        if let Some(u) = self.user_id() {
-            return Some(u);
-        }
-        match self.host.user_id().await {
-            Ok(Some(u)) if crate::scopes::is_plain_segment(&u) => {
-                self.set_user_id(&u);
-                Some(u)
-            }
-            _ => None,
-        }
-    }
-
     /// The memory scopes of this agent's user (the home alias while the user is unknown).
     pub async fn memory_scopes(&self) -> MemoryScopes {
         let uid = self.resolve_user().await;

@@ -1,19 +1,18 @@
-//! Live OpenViking search from wasm (the demo page's live mode): a small client on gloo-net
-//! (`fetch`) for `GET /api/v1/system/status` and `POST /api/v1/search/find`, returning the
-//! find results of both memory scopes (user, then agent; a failed agent scope counts as empty).
+//! Live OpenViking search from wasm (the demo page's live mode): `GET /api/v1/system/status`
+//! and `POST /api/v1/search/find` through the same protocol code the plugin runs
+//! (`openviking`), over a gloo-net (`fetch`) transport; the find results of both memory
+//! scopes (user, then agent; a failed agent scope counts as empty).
 //!
-//! - [`protocol`] — pure: request checks, URLs, bodies, envelopes, user-facing errors (also
+//! - [`protocol`] — pure: the page's request checks and its errors (field + hint) (also
 //!   tested natively and in wasm by `tests/http_host.rs`)
-//! - [`client`] — the calls, with gloo-net
+//! - `gloo` (wasm32) — the transport and the search
 //!
 //! Errors are `EngineError`s; the API key is never part of a message.
 
 #[cfg(target_arch = "wasm32")]
-pub mod client;
+pub mod gloo;
 pub mod protocol;
 
-
-
 #[cfg(target_arch = "wasm32")]
-pub use client::{live_search, page_origin, LiveResults};
+pub use gloo::{live_search, page_origin, GlooTransport, LiveResults};
 pub use protocol::LiveSearch;

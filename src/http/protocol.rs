@@ -1,6 +1,7 @@
-//! The pure half of the live OpenViking search: reading the request, building URLs and bodies,
-//! reading envelopes and turning every failure into an `EngineError` with a message fit for a
-//! page. No I/O and no wasm-bindgen here, so `tests/http_host.rs` also runs it natively.
+//! The pure half of the live OpenViking search: reading the page's request and turning every
+//! failure of the protocol (`openviking`, the same code the plugin runs) into an
+//! `EngineError` with a message fit for a page — which field to fix, and a hint. No I/O and
+//! no wasm-bindgen here, so `tests/http_host.rs` also runs it natively.
 //!
 //! Error codes and fields (the field names the input to fix):
 //! - input problems: `INVALID_INPUT` with `baseUrl`, `apiKey`, `agentId`, `query`, `limit`, `timeoutMs`
@@ -11,13 +12,15 @@
 //! - an answer that is not JSON or not the envelope: `HOST_FAILED`, no field
 //!
 //! The API key never appears in a message: it is not formatted into any, and text that comes
-//! from the server or the browser is passed through [`redact`] first.
+//! from the server or the browser is redacted by the protocol first.
 
 use crate::error::{EngineError, ErrorCode};
-use serde_json::{json, Map, Value};
+use crate::host::HostErrorKind;
+use crate::openviking::{Refusal, Server};
+use serde_json::{Map, Value};
 
-pub const STATUS_PATH: &str = "/api/v1/system/status";
-pub const FIND_PATH: &str = "/api/v1/search/find";
+pub use crate::openviking::client::user_id_from_status;
+pub use crate::openviking::server::redact;
 /// The agent scope the plugin searches (holds memories only when agent evolution is on).
 pub const AGENT_SCOPE: &str = crate::scopes::AGENT_MEMORIES;
 /// The caller's own user memories, for a server whose status names no user.
@@ -88,6 +91,11 @@ impl LiveSearch {
     /// Removes the key from text that came from elsewhere (server messages, browser errors).
     pub fn redact(&self, text: &str) -> String {
         redact(text, self.api_key.as_deref())
+    }
+
+    /// The server as the protocol addresses it.
+    pub fn server(&self) -> Server {
+        Server { base_url: self.base_url.clone(), api_key: self.api_key.clone(), agent_id: self.agent_id.clone(), timeout_ms: u64::from(self.timeout_ms) }
     }
 }
 
@@ -192,50 +200,9 @@ pub fn normalize_base_url(raw: &str) -> Result<String, EngineError> {
     Ok(format!("{scheme}{}", rest.trim_end_matches('/')))
 }
 
-/// `base` (normalised) + an API path.
-pub fn endpoint(base_url: &str, path: &str) -> String {
-    format!("{base_url}{path}")
-}
-
-/// The body of a find call. The score threshold is 0: the engine applies the page's own.
-pub fn find_body(query: &str, target_uri: &str, limit: u32) -> Value {
-    json!({ "query": query, "target_uri": target_uri, "limit": limit, "score_threshold": 0 })
-}
-
-/// The user id in a `system/status` result: `user` as a string, or an object with `user_id`
-/// (or `id`/`name`). None when there is none usable as a path segment.
-pub fn user_id_from_status(result: &Value) -> Option<String> {
-    let id = match result.get("user")? {
-        Value::String(s) => s.as_str(),
-        Value::Object(o) => ["user_id", "id", "name"].iter().find_map(|k| o.get(*k).and_then(Value::as_str))?,
-        _ => return None,
-    };
-    let ok = !id.is_empty()
-        && id.len() <= 256
-        && id != "."
-        && id != ".."
-        && !id.chars().any(|c| c.is_whitespace() || c.is_control() || "/\\%?#".contains(c));
-    ok.then(|| id.to_string())
-}
-
 /// The user memory scope: `viking://user/<uid>/memories`, or the caller's own without an id.
 pub fn user_scope(user_id: Option<&str>) -> String {
     crate::scopes::memory_scopes(None, user_id).user
-}
-
-/// Replaces every occurrence of the key (and its percent-encoded form) with `[redacted]`.
-/// Keys shorter than 4 characters are not searched for (they would mangle ordinary text).
-pub fn redact(text: &str, api_key: Option<&str>) -> String {
-    let Some(key) = api_key.filter(|k| k.len() >= 4) else { return text.to_string() };
-    let mut out = text.replace(key, "[redacted]");
-    let encoded: String = key
-        .bytes()
-        .map(|b| if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) { (b as char).to_string() } else { format!("%{b:02X}") })
-        .collect();
-    if encoded != key {
-        out = out.replace(&encoded, "[redacted]");
-    }
-    out
 }
 
 fn quote(text: &str) -> String {
@@ -271,56 +238,19 @@ pub fn timeout_error(url: &str, timeout_ms: u32) -> EngineError {
     at(ErrorCode::HostTimeout, Some("baseUrl"), format!("{url} did not answer within {secs} s — is the OpenViking server overloaded or stuck?"))
 }
 
-/// Reads an OpenViking answer: the `result` of a `{status:"ok"}` envelope, or an error naming
-/// the HTTP status and the server's code. `what` names the call (`POST /api/v1/search/find`).
-/// `redact` is applied to everything quoted from the body.
-pub fn read_envelope(what: &str, status: u16, body: &str, redact: &dyn Fn(&str) -> String) -> Result<Value, EngineError> {
-    let ok_status = (200..300).contains(&status);
-    let parsed: Option<Value> = serde_json::from_str(body).ok();
-    let field = match status {
-        401 | 403 => Some("apiKey"),
-        404 | 405 => Some("baseUrl"),
-        _ => None,
-    };
-    let hint = match status {
-        401 | 403 => " — check the API key (a user key; the root key is refused by data APIs)",
-        404 | 405 => " — is this an OpenViking 0.5 server?",
-        _ => "",
-    };
-    let envelope_error = parsed.as_ref().and_then(|v| {
-        let is_error = v.get("status").and_then(Value::as_str) == Some("error") || !ok_status;
-        let e = v.get("error").filter(|e| e.is_object())?;
-        is_error.then(|| {
-            let code = e.get("code").and_then(Value::as_str).unwrap_or("").to_string();
-            let message = e.get("message").and_then(Value::as_str).unwrap_or("").to_string();
-            (code, message)
-        })
-    });
-    if let Some((code, message)) = envelope_error {
-        let code = if code.is_empty() { String::new() } else { format!(" {}", redact(&code)) };
-        let message = quote(&redact(&message));
-        let message = if message.is_empty() { String::new() } else { format!(": {message}") };
-        return Err(at(ErrorCode::HostFailed, field, format!("OpenViking answered {what} with HTTP {status}{code}{message}{hint}")));
-    }
-    if !ok_status {
-        let snippet = quote(&redact(body));
-        let snippet = if snippet.is_empty() { String::new() } else { format!(": {snippet}") };
-        return Err(at(ErrorCode::HostFailed, field, format!("{what} failed with HTTP {status}{snippet}{hint}")));
-    }
-    let Some(v) = parsed else {
-        return Err(at(
-            ErrorCode::HostFailed,
-            None,
-            format!("the answer to {what} is not JSON (is this an OpenViking server?): {}", quote(&redact(body))),
-        ));
-    };
-    match (v.get("status").and_then(Value::as_str), v.get("result")) {
-        (Some("ok"), Some(result)) => Ok(result.clone()),
-        _ => Err(at(
-            ErrorCode::HostFailed,
-            None,
-            format!("the answer to {what} is not OpenViking's {{\"status\":\"ok\",\"result\":…}} envelope (is this an OpenViking 0.5 server?)"),
-        )),
+/// A failed call as the page shows it: the field to fix and a hint.
+pub fn page_error(r: Refusal, req: &LiveSearch, page_origin: Option<&str>) -> EngineError {
+    match r.kind {
+        HostErrorKind::Unreachable => unreachable_error(&req.base_url, page_origin, r.detail.as_deref().unwrap_or("")),
+        HostErrorKind::Timeout => timeout_error(&req.base_url, req.timeout_ms),
+        _ => {
+            let (field, hint) = match r.status {
+                401 | 403 => (Some("apiKey"), " — check the API key (a user key; the root key is refused by data APIs)"),
+                404 | 405 => (Some("baseUrl"), " — is this an OpenViking 0.5 server?"),
+                _ => (None, ""),
+            };
+            at(ErrorCode::HostFailed, field, format!("{}{hint}", r.message))
+        }
     }
 }
 

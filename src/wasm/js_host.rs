@@ -1,6 +1,8 @@
-//! `JsHost`: the engine's `Host` implemented by JS callbacks — an object the plugin passes
-//! in (`HostCallbacks` in the TypeScript declarations) whose async methods do the OpenViking
-//! I/O with `fetch` and keep durable state in the plugin's state dir.
+//! `JsHost`: the engine's I/O as JS callbacks — an object the plugin passes in
+//! (`HostCallbacks` in the TypeScript declarations): `request` carries one HTTP exchange
+//! with `fetch` (the OpenViking protocol itself is Rust: `openviking`), the state callbacks
+//! keep durable state in the plugin's state dir, and the clock and log. The engine's host is
+//! `OpenVikingHttp<JsHost>`.
 //!
 //! A callback can misbehave in any way and it stays a failure of that one call: a missing
 //! method, a synchronous throw, a rejection with anything (not only an `Error`), a hostile
@@ -8,7 +10,8 @@
 //! (`Timeout` after the engine's `timeoutMs`), never an exception through the wasm, never a
 //! promise of the engine that does not settle. `nowMs` and `warn` cannot break a call either.
 
-use crate::host::{Clock, CommitAnswer, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, Storage, TaskAnswer};
+use crate::host::{Clock, HostError, HostErrorKind, HostResult, Storage};
+use crate::openviking::{HttpRequest, HttpResponse, Transport, TransportFailure};
 use js_sys::{Array, Function, Object, Promise, Reflect};
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
@@ -16,21 +19,7 @@ use wasm_bindgen_futures::JsFuture;
 
 /// The callbacks `HostCallbacks` must have (checked when the engine is built).
 pub const CALLBACKS: &[&str] = &[
-    "sessionMeta",
-    "createSession",
-    "addMessages",
-    "liveMessages",
-    "commit",
-    "task",
-    "archive",
-    "readJson",
-    "writeJson",
-    "find",
-    "readContent",
-    "userId",
-    "writeText",
-    "stat",
-    "deleteUri",
+    "request",
     "loadState",
     "saveState",
     "listStateKeys",
@@ -42,7 +31,7 @@ pub const CALLBACKS: &[&str] = &[
     "warn",
 ];
 
-/// Grace on top of `timeoutMs` for OpenViking calls (the plugin's client times out itself).
+/// Grace on top of a request's own timeout (the `request` callback times out itself).
 const TIMEOUT_GRACE_MS: u64 = 2_000;
 
 pub struct JsHost {
@@ -73,10 +62,6 @@ impl JsHost {
         let args: Array = args.iter().collect();
         let returned = f.apply(&self.callbacks, &args).map_err(|e| host_error(op, e))?;
         settle_within(op, returned, timeout_ms).await
-    }
-
-    async fn ov(&self, op: &str, args: &[JsValue]) -> HostResult<JsValue> {
-        self.call(op, args, self.timeout_ms.saturating_add(TIMEOUT_GRACE_MS)).await
     }
 
     async fn local(&self, op: &str, args: &[JsValue]) -> HostResult<JsValue> {
@@ -162,126 +147,37 @@ fn from_js(op: &str, v: &JsValue) -> HostResult<Value> {
     super::codec::decode(op, v).map_err(|e| HostError::new(HostErrorKind::BadResponse, e.message))
 }
 
-fn num(v: &Value, snake: &str, camel: &str) -> u64 {
-    v.get(snake).or_else(|| v.get(camel)).and_then(Value::as_u64).unwrap_or(0)
-}
-
-fn text(v: &Value, key: &str) -> String {
-    v.get(key).and_then(Value::as_str).unwrap_or("").to_string()
-}
-
 fn s(v: &str) -> JsValue {
     JsValue::from_str(v)
 }
 
-fn object(op: &str, v: Value) -> HostResult<Value> {
-    if v.is_object() {
-        Ok(v)
-    } else {
-        Err(HostError::new(HostErrorKind::BadResponse, format!("{op}: expected an object")))
-    }
-}
-
-impl OpenViking for JsHost {
-    async fn session_meta(&self, id: &str) -> HostResult<Option<SessionMeta>> {
-        let v = from_js("sessionMeta", &self.ov("sessionMeta", &[s(id)]).await?)?;
-        if v.is_null() {
-            return Ok(None);
+impl Transport for JsHost {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportFailure> {
+        let headers = Object::new();
+        for (k, v) in &request.headers {
+            let _ = Reflect::set(&headers, &s(k), &s(v));
         }
-        let v = object("sessionMeta", v)?;
-        Ok(Some(SessionMeta {
-            message_count: num(&v, "message_count", "messageCount"),
-            commit_count: num(&v, "commit_count", "commitCount"),
-            pending_tokens: num(&v, "pending_tokens", "pendingTokens"),
-        }))
-    }
-    async fn create_session(&self, id: &str, policy: Value) -> HostResult<()> {
-        self.ov("createSession", &[s(id), to_js(&policy)]).await.map(drop)
-    }
-    async fn add_messages(&self, id: &str, messages: Vec<Value>) -> HostResult<Option<u64>> {
-        let v = self.ov("addMessages", &[s(id), to_js(&Value::Array(messages))]).await?;
-        // `{message_count?}` or nothing; any other answer is not a confirmation
-        match from_js("addMessages", &v)? {
-            Value::Null => Ok(None),
-            v @ Value::Object(_) => Ok(v.get("message_count").and_then(Value::as_u64)),
-            _ => Err(HostError::new(HostErrorKind::BadResponse, "addMessages: unexpected answer")),
-        }
-    }
-    async fn live_messages(&self, id: &str) -> HostResult<Vec<Value>> {
-        match from_js("liveMessages", &self.ov("liveMessages", &[s(id)]).await?)? {
-            Value::Array(a) => Ok(a),
-            _ => Err(HostError::new(HostErrorKind::BadResponse, "liveMessages: expected an array")),
-        }
-    }
-    async fn commit(&self, id: &str, body: Value) -> HostResult<CommitAnswer> {
-        let v = from_js("commit", &self.ov("commit", &[s(id), to_js(&body)]).await?)?;
-        match v.get("status").and_then(Value::as_str) {
-            Some("accepted") if v.get("task_id").and_then(Value::as_str).is_some() => {
-                Ok(CommitAnswer::Accepted { task_id: text(&v, "task_id"), archive_uri: text(&v, "archive_uri") })
+        let req = Object::new();
+        let _ = Reflect::set(&req, &"method".into(), &s(request.method.as_str()));
+        let _ = Reflect::set(&req, &"url".into(), &s(&request.url));
+        let _ = Reflect::set(&req, &"headers".into(), &headers);
+        let body = request.body.as_deref().map_or(JsValue::UNDEFINED, s);
+        let _ = Reflect::set(&req, &"body".into(), &body);
+        let _ = Reflect::set(&req, &"timeoutMs".into(), &JsValue::from_f64(request.timeout_ms as f64));
+        // the callback times out itself; this only guards against one that never settles
+        let answer = self.call("request", &[req.into()], request.timeout_ms.saturating_add(TIMEOUT_GRACE_MS)).await;
+        match answer {
+            Err(e) if e.kind == HostErrorKind::Timeout => Err(TransportFailure::Timeout),
+            Err(e) => Err(TransportFailure::Unreachable(e.message)),
+            Ok(v) => {
+                let status = prop(&v, "status").as_f64().filter(|n| n.fract() == 0.0 && (100.0..=599.0).contains(n));
+                let body = prop(&v, "body").as_string();
+                match (status, body) {
+                    (Some(status), Some(body)) => Ok(HttpResponse { status: status as u16, body }),
+                    _ => Err(TransportFailure::Malformed("request: expected {status: 100–599, body: string}".into())),
+                }
             }
-            Some("skipped") | Some("accepted") => Ok(CommitAnswer::Skipped { reason: text(&v, "reason") }),
-            _ => Err(HostError::new(HostErrorKind::BadResponse, "commit: unexpected answer")),
         }
-    }
-    async fn task(&self, task_id: &str) -> HostResult<TaskAnswer> {
-        let v = from_js("task", &self.ov("task", &[s(task_id)]).await?)?;
-        Ok(match v.get("status").and_then(Value::as_str) {
-            Some("completed") => TaskAnswer::Completed { result: v.get("result").cloned().unwrap_or(Value::Null) },
-            Some("failed") => TaskAnswer::Failed { error: v.get("error").map(|e| e.to_string()).unwrap_or_default() },
-            Some("running") => TaskAnswer::Running,
-            _ => TaskAnswer::Pending,
-        })
-    }
-    async fn archive(&self, id: &str, archive_id: &str) -> HostResult<Value> {
-        object("archive", from_js("archive", &self.ov("archive", &[s(id), s(archive_id)]).await?)?)
-    }
-    async fn read_json(&self, uri: &str) -> HostResult<Value> {
-        from_js("readJson", &self.ov("readJson", &[s(uri)]).await?)
-    }
-    async fn write_json(&self, uri: &str, value: Value) -> HostResult<()> {
-        self.ov("writeJson", &[s(uri), to_js(&value)]).await.map(drop)
-    }
-    async fn find(&self, target_uri: &str, query: &str, limit: usize) -> HostResult<Value> {
-        match from_js("find", &self.ov("find", &[s(target_uri), s(query), JsValue::from_f64(limit as f64)]).await?)? {
-            v @ (Value::Object(_) | Value::Array(_) | Value::Null) => Ok(v),
-            _ => Err(HostError::new(HostErrorKind::BadResponse, "find: expected a find result")),
-        }
-    }
-    async fn read_content(&self, uri: &str) -> HostResult<Option<String>> {
-        match self.ov("readContent", &[s(uri)]).await {
-            Err(e) if e.kind == HostErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
-            Ok(v) if v.is_null() || v.is_undefined() => Ok(None),
-            Ok(v) => v.as_string().map(Some).ok_or_else(|| HostError::new(HostErrorKind::BadResponse, "readContent: expected a string")),
-        }
-    }
-    async fn write_text(&self, uri: &str, content: &str, create_only: bool, wait: bool) -> HostResult<()> {
-        let mode = if create_only { "create" } else { "replace" };
-        self.ov("writeText", &[s(uri), s(content), s(mode), JsValue::from_bool(wait)]).await.map(drop)
-    }
-    async fn stat(&self, uri: &str) -> HostResult<Option<Value>> {
-        match self.ov("stat", &[s(uri)]).await {
-            Err(e) if e.kind == HostErrorKind::NotFound => Ok(None),
-            Err(e) => Err(e),
-            Ok(v) => match from_js("stat", &v)? {
-                Value::Null => Ok(None),
-                v @ Value::Object(_) => Ok(Some(v)),
-                _ => Err(HostError::new(HostErrorKind::BadResponse, "stat: expected an object")),
-            },
-        }
-    }
-    async fn delete_uri(&self, uri: &str) -> HostResult<Value> {
-        match from_js("deleteUri", &self.ov("deleteUri", &[s(uri)]).await?)? {
-            v @ (Value::Object(_) | Value::Null) => Ok(v),
-            _ => Err(HostError::new(HostErrorKind::BadResponse, "deleteUri: expected an object")),
-        }
-    }
-    async fn user_id(&self) -> HostResult<Option<String>> {
-        let v = self.ov("userId", &[]).await?;
-        if v.is_null() || v.is_undefined() {
-            return Ok(None);
-        }
-        v.as_string().map(Some).ok_or_else(|| HostError::new(HostErrorKind::BadResponse, "userId: expected a string"))
     }
 }
 

@@ -1,9 +1,11 @@
-//! The `ContextEngine` export: the lifecycle orchestrator over `JsHost`. Every method
+//! The `ContextEngine` export: the lifecycle orchestrator over `OpenVikingHttp<JsHost>` (the
+//! protocol in Rust, each exchange and the state through the JS callbacks). Every method
 //! returns a Promise; the engine is shared by an `Rc` so background work (a commit the host
 //! runs without awaiting) and the next turn can overlap safely.
 
 use super::codec::{decode, encode, millis_arg, string_arg, to_js_error};
 use super::js_host::JsHost;
+use crate::openviking::{OpenVikingHttp, Server};
 use crate::config::parse_config;
 use crate::engine::{AssembleCall, Engine, TurnWrite};
 use crate::tools::RecallInput;
@@ -16,13 +18,16 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
+/// The engine's host: the OpenViking protocol over the JS callbacks.
+type Host = OpenVikingHttp<JsHost>;
+
 fn host_err(e: HostError) -> JsValue {
     let code = if e.kind == HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
     to_js_error(EngineError::new(code, e.message))
 }
 
 /// Agent isolation: only this agent's OpenViking sessions may be touched.
-fn owned(engine: &Engine<JsHost>, ov_session_id: &str) -> Result<(), JsValue> {
+fn owned(engine: &Engine<Host>, ov_session_id: &str) -> Result<(), JsValue> {
     if crate::session_map::owns_session(&engine.config.agent_id, ov_session_id) {
         Ok(())
     } else {
@@ -47,7 +52,7 @@ where
 }
 
 /// How long an engine call may take: a few host calls' worth (each bounded by timeoutMs).
-fn deadline(engine: &Engine<JsHost>, extra_ms: u64) -> u64 {
+fn deadline(engine: &Engine<Host>, extra_ms: u64) -> u64 {
     engine.config.timeout_ms.saturating_mul(DEADLINE_CALLS).saturating_add(extra_ms)
 }
 
@@ -56,7 +61,7 @@ const DEADLINE_CALLS: u64 = 4;
 
 #[wasm_bindgen]
 pub struct ContextEngine {
-    inner: Rc<Engine<JsHost>>,
+    inner: Rc<Engine<Host>>,
 }
 
 #[wasm_bindgen]
@@ -70,7 +75,8 @@ impl ContextEngine {
         let raw = decode("(config)", &raw).map_err(to_js_error)?;
         let env = super::exports::read_env(&env)?;
         let parsed = parse_config(&raw, &env).map_err(to_js_error)?;
-        let host = JsHost::new(host, parsed.config.timeout_ms).map_err(|why| to_js_error(EngineError::input("host", why)))?;
+        let callbacks = JsHost::new(host, parsed.config.timeout_ms).map_err(|why| to_js_error(EngineError::input("host", why)))?;
+        let host = OpenVikingHttp::new(Server::from_config(&parsed.config), callbacks);
         Ok(ContextEngine { inner: Rc::new(Engine::new(parsed.config, host)) })
     }
 
@@ -170,6 +176,25 @@ impl ContextEngine {
     pub fn memory_scopes(&self) -> Promise {
         let inner = self.inner.clone();
         bounded(deadline(&inner, 0), "memoryScopes", async move { encode(&inner.memory_scopes().await) })
+    }
+
+    /// The OpenViking user id behind the key (kept in the state dir for an hour), or null
+    /// while the server is down or names no user.
+    #[wasm_bindgen(js_name = userId, unchecked_return_type = "Promise<string | null>")]
+    pub fn user_id(&self) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "userId", async move { Ok(inner.resolve_user().await.map_or(JsValue::NULL, |u| JsValue::from_str(&u))) })
+    }
+
+    /// The operator's checks of the server, each reported: `GET /health` (no key), the key
+    /// (`system/status`), a probe search of the user's memories; each within `timeoutMs`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<Probe>")]
+    pub fn probe(&self, #[wasm_bindgen(unchecked_param_type = "number")] timeout_ms: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "probe", async move {
+            let ms = millis_arg("timeoutMs", &timeout_ms)?.clamp(1, inner.config.timeout_ms.max(1));
+            encode(&crate::openviking::probe::probe(&inner.host, inner.config.target_uri.as_deref(), ms).await)
+        })
     }
 
     /// Drops the reused search (after a memory was stored or deleted).
