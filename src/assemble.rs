@@ -52,6 +52,7 @@ pub struct ComposeInput {
     pub now_ms: u64,
 }
 
+crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactSummary {
@@ -60,7 +61,9 @@ pub struct CompactSummary {
     pub overview: String,
     pub turns: (u64, u64),
 }
+}
 
+crate::ts_type! { ts(inline);
 /// What was dropped to fit the budget.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -70,7 +73,9 @@ pub struct Trimmed {
     pub raw_turns: usize,
     pub latest_summary: bool,
 }
+}
 
+crate::ts_type! { ts(inline);
 /// How the composed context's tokens split (what the tuning page draws): the summary
 /// message, the raw turns kept, the recall pair, the current turn (its prompt included).
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -80,6 +85,7 @@ pub struct TokenSplit {
     pub raw: u64,
     pub recall: u64,
     pub current: u64,
+}
 }
 
 /// Splits a composition's `estimated_tokens` by part (they add up to it): the summary
@@ -109,11 +115,12 @@ pub fn token_split(c: &Composition) -> TokenSplit {
     split
 }
 
+crate::ts_type! { ts(inline);
 /// The design's `AssembledContextPacket` (§5.2), plus what the host needs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Composition {
-    pub messages: Vec<Value>,
+    pub messages: Vec<Value> => "AgentMessage[]",
     pub estimated_tokens: u64,
     pub system_prompt_addition: Option<String>,
     pub compact_summaries: Vec<CompactSummary>,
@@ -129,6 +136,7 @@ pub struct Composition {
     /// prompt apart).
     #[serde(skip)]
     pub current_messages: usize,
+}
 }
 
 fn is_summary_message(m: &Value) -> bool {

@@ -12,6 +12,7 @@ use crate::recall::RecallOutcome;
 use serde::Serialize;
 use serde_json::Value;
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AssembleResult {
@@ -21,6 +22,22 @@ pub struct AssembleResult {
     pub composition: Composition,
     /// `estimatedTokens` by part.
     pub split: TokenSplit,
+}
+}
+
+/// The JSON [`assemble_turn`] reads (it has no Rust type of its own: the keys go to
+/// [`RecallRequest`] and the summaries); declared for TypeScript as `AssembleRequest`.
+pub enum AssembleRequest {}
+
+crate::ts_input! {
+    /// `Engine.assemble`'s input: a recall request plus what the composition needs.
+    impl AssembleRequest as AssembleRequest extends RecallRequest {
+        opt tokenBudget: "number",
+        /// Compact summaries from the session's checkpoints, oldest first.
+        opt summaries: "Array<{ checkpointId?: string; archiveUri?: string; startSequence: number; endSequence: number; text?: string }>",
+        /// The engine's next turn sequence for the session (turns written so far).
+        opt nextSequence: "number",
+    }
 }
 
 fn read_summaries(v: Option<&Vec<Value>>) -> Result<Vec<SummaryRef>> {

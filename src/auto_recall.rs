@@ -29,6 +29,25 @@ pub struct RecallRequest {
     pub profile: Option<(String, String)>,
 }
 
+crate::ts_input! {
+    /// What `Engine.autoRecall` takes (and `assemble` on top of it), as `from_value` reads it.
+    impl RecallRequest as RecallRequest {
+        /// The current user input (OpenClaw 2026.9.x passes it apart from `messages`).
+        opt prompt: "string",
+        /// The messages `assemble` received.
+        opt messages: "AgentMessage[]",
+        /// Overrides the query built from prompt + messages (explicit recall).
+        opt query: "string",
+        /// Both scopes' find results.
+        opt search: "{ user?: FindResult | null; agent?: FindResult | null }",
+        /// Full texts read for picked items, by uri.
+        opt contents: "Record<string, string>",
+        opt nowMs: "number",
+        /// The user's stable profile (profile.md), always a recall candidate.
+        opt profile: "{ uri: string; text?: string } | null",
+    }
+}
+
 impl RecallRequest {
     pub fn from_json(v: &Value) -> Result<Self> {
         Self::from_value(v.clone())
@@ -88,6 +107,7 @@ impl RecallRequest {
     }
 }
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AutoRecall {
@@ -96,7 +116,8 @@ pub struct AutoRecall {
     /// `None` when there was nothing to search for (every turn skipped) or recall is off.
     pub recall: Option<RecallOutcome>,
     /// The host's messages with earlier synthetic pairs removed and the new pair inserted.
-    pub messages: Vec<Value>,
+    pub messages: Vec<Value> => "AgentMessage[]",
+}
 }
 
 /// Runs automatic recall for a turn. With `autoRecall: false` earlier pairs are still removed

@@ -8,12 +8,15 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnRange {
     pub start_sequence: u64,
     pub end_sequence: u64,
 }
+}
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompactCheckpoint {
     pub checkpoint_id: String,
@@ -37,6 +40,7 @@ pub struct CompactCheckpoint {
     /// archive message → turn, memory → archive → turns.
     #[serde(default)]
     pub turn_ids: Vec<String>,
+}
 }
 
 /// `…/history/archive_003` → 3.
@@ -76,10 +80,12 @@ pub fn extracted_memory_uris(memory_diff: &Value) -> Vec<String> {
     out
 }
 
+crate::ts_type! { ts(inline);
 /// The checkpoints of one session, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointIndex {
     pub checkpoints: Vec<CompactCheckpoint>,
+}
 }
 
 impl CheckpointIndex {

@@ -23,20 +23,25 @@ use std::fmt;
 /// Environment variables the config may read (`HOME`, `OPENVIKING_*`, any `${VAR}` used).
 pub type Env = BTreeMap<String, String>;
 
+crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     Local,
     Remote,
 }
+}
 
+crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum CaptureMode {
     Semantic,
     Keyword,
 }
+}
 
+crate::ts_type! { ts(name = "ResolvedConfig");
 /// The resolved configuration: every key present, every value within bounds.
 #[derive(Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -70,6 +75,7 @@ pub struct Config {
     pub hook_fallback: bool,
     pub state_dir: Option<String>,
 }
+}
 
 impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -82,11 +88,13 @@ impl fmt::Debug for Config {
     }
 }
 
+crate::ts_type! {
 /// A parsed configuration and the warnings parsing produced (clamped values, ignored keys).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParsedConfig {
     pub config: Config,
     pub warnings: Vec<String>,
+}
 }
 
 /// Bounds of a numeric key: (default, min, max).

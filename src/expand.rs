@@ -13,6 +13,7 @@ use crate::text::truncate_with_ellipsis;
 use serde::Serialize;
 use serde_json::Value;
 
+crate::ts_type! {
 /// What a URI given to `memory_expand` points at.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -23,6 +24,7 @@ pub enum ExpandTarget {
     Session { session_id: String },
     /// Anything under `…/memories/`
     Memory { uri: String },
+}
 }
 
 /// Classifies a URI; `None` when it is none of the three.
@@ -49,6 +51,7 @@ pub fn classify(uri: &str) -> Option<ExpandTarget> {
     }
 }
 
+crate::ts_type! { ts(inline);
 /// One raw turn, as an excerpt.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -61,7 +64,9 @@ pub struct Excerpt {
     /// Message ids in the archive, for reading further.
     pub message_ids: Vec<String>,
 }
+}
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Expansion {
@@ -72,6 +77,7 @@ pub struct Expansion {
     pub total_turns: usize,
     /// URIs the model can read further (archive messages, overview, checkpoint).
     pub readable: Vec<String>,
+}
 }
 
 const EXCERPT_UNITS: usize = 700;

@@ -14,7 +14,8 @@ pub const OLDEST_HOST: (u32, u32) = (2026, 4);
 /// The newest OpenClaw generation this release was run against (2026.9).
 pub const NEWEST_TESTED_HOST: (u32, u32) = (2026, 9);
 
-/// What the plugin can see of its host (any of it may be unknown).
+crate::ts_type! { ts(input);
+/// What the plugin can see of its host (each part may be unknown).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct HostFacts {
@@ -23,15 +24,18 @@ pub struct HostFacts {
     /// The host's version, e.g. `2026.9.6`.
     pub host_version: Option<String>,
 }
+}
 
+crate::ts_type! {
 /// Why the engine is not (fully) in use, and what to change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Inert {
     /// `not_in_slot`, `host_too_old`, `host_untested`, `not_called`.
-    pub code: String,
+    pub code: String => r#""not_in_slot" | "host_too_old" | "host_untested" | "not_called""#,
     pub cause: String,
     pub fix: String,
+}
 }
 
 fn version(v: &str) -> Option<(u32, u32)> {

@@ -64,6 +64,7 @@
 //! - [`inert`] — is the host using the engine at all (slot, version, unassembled turns)
 //! - [`time`], [`error`], [`input`], [`join`] — ISO times from `now_ms`; the error type;
 //!   field-aware input; host calls side by side without an executor
+//! - [`typescript`] — the `.d.ts` of the boundary types, generated from their definitions
 //! - `http` — the OpenViking protocol for the demo's live search (gloo-net on wasm32)
 //! - `wasm` (wasm32 only) — the exports and the JS-callback host; wasm-bindgen lives there
 //!   and in `http`'s wasm transport only
@@ -97,6 +98,7 @@ pub mod tokens;
 pub mod tools;
 pub mod triggers;
 pub mod turn;
+pub mod typescript;
 pub mod uri_check;
 
 pub mod http;

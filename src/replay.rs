@@ -12,6 +12,7 @@ use crate::turn::{build_envelope, TurnMeta};
 use serde::Serialize;
 use serde_json::Value;
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ReplayStep {
@@ -23,6 +24,7 @@ pub struct ReplayStep {
     /// Context tokens so far in the current window (what the budget trigger sees).
     pub context_tokens: u64,
     pub trigger: Option<Trigger>,
+}
 }
 
 /// Replays `messages` with `token_budget` as the host's budget.

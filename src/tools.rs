@@ -25,13 +25,15 @@ pub const FORGET_DEFAULT_LIMIT: usize = 5;
 /// The memory categories `memory_store` writes to (the first is the default).
 pub const STORE_CATEGORIES: &[&str] = &["preferences", "entities", "events", "profile"];
 
+crate::ts_type! { ts(name = "ToolDefinition");
 /// One tool as it is registered with the host.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDef {
-    pub name: &'static str,
+    pub name: &'static str => r#""memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_recall_auto""#,
     pub label: &'static str,
     pub description: &'static str,
-    pub parameters: Value,
+    pub parameters: Value => "Record<string, unknown>",
+}
 }
 
 fn recall_parameters() -> Value {

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 /// How often a running commit task is polled.
 pub const TASK_POLL_MS: u64 = 1000;
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CommitOutcome {
@@ -27,6 +28,7 @@ pub struct CommitOutcome {
     pub checkpoint: Option<CompactCheckpoint>,
     /// The task is still running (followed later, also by a later process).
     pub task_pending: bool,
+}
 }
 
 fn outcome(compacted: bool, reason: impl Into<Option<String>>) -> CommitOutcome {

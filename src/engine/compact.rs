@@ -12,15 +12,18 @@ use serde_json::Value;
 /// The longest `compact()` follows the commit task before answering (the task goes on).
 pub const COMPACT_WAIT_MAX_MS: u64 = 120_000;
 
+crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompactResult {
     pub summary: String,
     pub tokens_before: u64,
     pub tokens_after: u64,
-    pub details: Value,
+    pub details: Value => "{ checkpoint: CompactCheckpoint | null; taskPending: boolean }",
+}
 }
 
+crate::ts_type! {
 /// What `compact()` answers the host.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -31,6 +34,7 @@ pub struct CompactAnswer {
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub result: Option<CompactResult>,
+}
 }
 
 impl<H: Host> Engine<H> {

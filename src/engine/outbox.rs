@@ -17,6 +17,7 @@ use crate::host::{Host, HostError, HostErrorKind, HostResult};
 use serde::Serialize;
 use serde_json::Value;
 
+crate::ts_type! {
 /// What a replay did, and what stayed queued and why.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -34,6 +35,7 @@ pub struct FlushReport {
     pub reason: Option<String>,
     /// Another replay of this session was under way: it takes the queued turns.
     pub in_progress: bool,
+}
 }
 
 /// One outbox entry as the replay needs it.

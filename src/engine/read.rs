@@ -106,6 +106,21 @@ impl AssembleCall {
     }
 }
 
+crate::ts_input! {
+    /// `ContextEngine.assemble`'s input. `explain: true` keeps the explain records.
+    impl AssembleCall as AssembleCall {
+        req sessionId: "string",
+        /// Sent by OpenClaw; the engine does not use it for assembling.
+        ignored sessionKey: "string",
+        /// The current user input, when the host passes it apart from `messages`.
+        opt prompt: "string",
+        opt messages: "AgentMessage[]",
+        opt tokenBudget: "number",
+        opt explain: "boolean",
+    }
+}
+
+crate::ts_type! {
 /// What `assemble` answers: the context for the model, and what went into it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -114,6 +129,7 @@ pub struct Assembled {
     pub result: AssembleResult,
     /// Why the memories could not be searched this turn (both scopes failed), if so.
     pub recall_unavailable: Option<String>,
+}
 }
 
 /// `memory_recall`'s answer, the same document the automatic pair carries.

@@ -18,6 +18,7 @@ pub const APPLIED_KEYS_KEPT: usize = 256;
 pub const CHECKPOINTS_KEPT: usize = 64;
 pub const SUMMARIES_KEPT: usize = 8;
 
+crate::ts_type! {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
 pub struct SessionRecord {
@@ -48,7 +49,9 @@ pub struct SessionRecord {
     /// entry at or below it still in the outbox means the drop did not take effect.
     pub last_dropped: Option<u64>,
 }
+}
 
+crate::ts_type! { ts(inline);
 /// A turn sent but not acknowledged, and the live count it would leave if it was stored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -57,6 +60,7 @@ pub struct Unconfirmed {
     /// `live_count` before the send.
     pub live_before: u64,
     pub message_count: u64,
+}
 }
 
 pub fn state_key(ov_session_id: &str) -> String {

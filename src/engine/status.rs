@@ -19,17 +19,20 @@ fn trace_key(ov_id: &str) -> String {
     format!("trace/{ov_id}")
 }
 
+crate::ts_type! { ts(inline);
 /// One trigger's progress toward firing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TriggerProgress {
     /// `budget`, `tokens_added`, `turns` or `interval`.
-    pub kind: &'static str,
+    pub kind: &'static str => r#""budget" | "tokens_added" | "turns" | "interval""#,
     pub current: u64,
     /// `None` for the budget trigger while the host has sent no budget.
     pub threshold: Option<u64>,
 }
+}
 
+crate::ts_type! { ts(inline);
 /// The last checkpoint, briefly.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -41,7 +44,10 @@ pub struct CheckpointBrief {
     pub has_summary: bool,
     pub extracted_memories: usize,
 }
+}
 
+crate::ts_type! {
+/// `ContextEngine.status`: one session, for an operator.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionStatus {
@@ -56,7 +62,7 @@ pub struct SessionStatus {
     pub last_commit_at_ms: Option<u64>,
     pub last_commit_reason: Option<String>,
     /// `idle`, `archiving` or `extracting` (a commit task being followed).
-    pub commit_phase: &'static str,
+    pub commit_phase: &'static str => r#""idle" | "archiving" | "extracting""#,
     pub checkpoints: usize,
     pub last_checkpoint: Option<CheckpointBrief>,
     pub triggers: Vec<TriggerProgress>,
@@ -67,23 +73,27 @@ pub struct SessionStatus {
     /// When this process last assembled the session (`None`: not in this process).
     pub last_assembled_at_ms: Option<u64>,
 }
+}
 
+crate::ts_type! {
 /// The last assembled turn of a session, in full.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Trace {
     pub at_ms: u64,
-    pub query: Value,
+    pub query: Value => "RecallQuery",
     /// The scopes searched (`None`: recall off, or nothing to search for).
     pub scopes: Option<MemoryScopes>,
     /// Memories injected and every candidate's explain record (`RecallOutcome`).
-    pub recall: Value,
+    pub recall: Value => "RecallOutcome | null",
     pub token_budget: Option<u64>,
     pub estimated_tokens: u64,
     /// The token split of the composed context.
     pub split: TokenSplit,
 }
+}
 
+crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenSplit {
@@ -93,6 +103,7 @@ pub struct TokenSplit {
     pub recent_raw_turns: usize,
     pub trimmed: Value,
     pub over_budget: bool,
+}
 }
 
 impl<H: Host> Engine<H> {

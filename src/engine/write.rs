@@ -73,6 +73,24 @@ impl TurnWrite {
     }
 }
 
+crate::ts_input! {
+    /// One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`).
+    impl TurnWrite as TurnWrite {
+        req sessionId: "string",
+        opt sessionKey: "string",
+        /// Exactly the turn's messages (the host's slice); synthetic pairs may be included.
+        opt messages: "AgentMessage[]",
+        /// `commitTurn`'s idempotency key; absent for `afterTurn`.
+        opt advancementKey: "string",
+        opt tokenBudget: "number",
+        /// Estimated tokens of the context the model saw this turn (from `assemble`).
+        opt contextTokens: "number",
+        /// Memory URIs `assemble` injected for this turn.
+        opt usedContextUris: "string[]",
+        opt isHeartbeat: "boolean",
+    }
+}
+
 /// Identifies a turn by its content, for hosts that hand one turn to both `commitTurn` and
 /// `afterTurn`: the first user message's text and the first assistant message's timestamp
 /// (identical in both copies; the user message's may differ — 2026.9.2 stamps the transcript
@@ -95,13 +113,16 @@ pub fn content_key(messages: &[Value]) -> Option<String> {
     Some(format!("{ts}:{h:016x}"))
 }
 
+crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum WriteStatus {
     Committed,
     Duplicate,
 }
+}
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteOutcome {
@@ -117,7 +138,7 @@ pub struct WriteOutcome {
     pub outbox_len: usize,
     pub counted: bool,
     pub capture_reason: Option<CaptureReason>,
-    /// The trigger that fired, if any.
+    /// The trigger that fired, if one did.
     pub trigger: Option<Trigger>,
     /// A commit should start now (trigger fired and protection admits it); the host runs
     /// `runCommit` without awaiting it.
@@ -125,6 +146,7 @@ pub struct WriteOutcome {
     /// `/new` or `/reset` moved this `sessionKey` to a new transcript: the previous
     /// OpenViking session that should get its final commit.
     pub previous_ov_session_id: Option<String>,
+}
 }
 
 fn host_err(e: HostError) -> EngineError {

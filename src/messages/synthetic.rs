@@ -18,6 +18,7 @@ pub const SYNTHETIC_ID_PREFIX: &str = "ovrecall";
 pub const AUTO_RECALL_SOURCE: &str = "openviking-auto-recall";
 pub const EXPLICIT_RECALL_SOURCE: &str = "openviking-recall";
 
+crate::ts_type! {
 /// One memory as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct RecalledMemory {
@@ -25,6 +26,7 @@ pub struct RecalledMemory {
     pub category: String,
     pub content: String,
     pub score: f64,
+}
 }
 
 #[derive(Serialize)]

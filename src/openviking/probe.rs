@@ -10,6 +10,8 @@ use crate::host::Clock;
 use serde::Serialize;
 use serde_json::Value;
 
+crate::ts_type! {
+/// `GET /health`, sent without the key.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HealthProbe {
@@ -18,7 +20,10 @@ pub struct HealthProbe {
     pub latency_ms: Option<u64>,
     pub error: Option<String>,
 }
+}
 
+crate::ts_type! {
+/// `GET /api/v1/system/status`, with the key.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthProbe {
@@ -28,7 +33,10 @@ pub struct AuthProbe {
     pub denied: bool,
     pub error: Option<String>,
 }
+}
 
+crate::ts_type! {
+/// A probe search of the user's memories.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct FindProbe {
@@ -38,7 +46,10 @@ pub struct FindProbe {
     pub hits: usize,
     pub error: Option<String>,
 }
+}
 
+crate::ts_type! {
+/// The operator's checks of the server (`ContextEngine.probe`), each reported, never thrown.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Probe {
@@ -46,6 +57,7 @@ pub struct Probe {
     pub health: HealthProbe,
     pub auth: AuthProbe,
     pub find: FindProbe,
+}
 }
 
 fn denied(r: &Refusal) -> bool {

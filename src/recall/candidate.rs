@@ -6,12 +6,14 @@ use crate::input::{as_object, describe, join};
 use serde::Serialize;
 use serde_json::Value;
 
+crate::ts_type! { ts(inline);
 /// Which memory scope a hit came from. User results are merged before agent results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Scope {
     User,
     Agent,
+}
 }
 
 /// One `find` hit, as far as recall needs it.

@@ -4,6 +4,7 @@ use crate::recall::candidate::Scope;
 use crate::recall::rank::RankParts;
 use serde::Serialize;
 
+crate::ts_type! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CutReason {
@@ -21,14 +22,18 @@ pub enum CutReason {
     /// Did not fit in `recallTokenBudget`.
     OverBudget,
 }
+}
 
+crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Decision {
     Kept,
     Cut,
 }
+}
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExplainRecord {
@@ -49,4 +54,5 @@ pub struct ExplainRecord {
     pub position: Option<usize>,
     /// Estimated tokens of this memory's entry in the injected document (when it got that far).
     pub tokens: Option<usize>,
+}
 }

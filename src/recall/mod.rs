@@ -218,6 +218,7 @@ impl Selection {
     }
 }
 
+crate::ts_type! {
 /// What recall produced for one turn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -227,7 +228,7 @@ pub struct RecallOutcome {
     /// The injected memories, best first.
     pub memories: Vec<RecalledMemory>,
     /// The synthetic `memory_recall_auto` call + result (empty when nothing is injected).
-    pub messages: Vec<Value>,
+    pub messages: Vec<Value> => "AgentMessage[]",
     /// Estimated tokens of `messages`; never above `budget`.
     pub tokens: usize,
     pub budget: usize,
@@ -237,6 +238,7 @@ pub struct RecallOutcome {
     /// used): the engine reads them and runs the pipeline again with them.
     #[serde(skip)]
     pub needs_content: Vec<String>,
+}
 }
 
 fn content_for(item: &SearchItem, s: &RecallSettings, contents: &BTreeMap<String, String>) -> String {

@@ -24,6 +24,7 @@ const GREETINGS: &[&str] = &[
     "行", "可以", "收到", "明白", "在吗", "再见", "拜拜", "こんにちは", "ありがとう", "안녕하세요", "감사합니다",
 ];
 
+crate::ts_type! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SkipReason {
@@ -33,17 +34,21 @@ pub enum SkipReason {
     TooShort,
     InjectedOnly,
 }
+}
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QueryPart {
     /// The sanitised text (cut to 200 units when skipped, for display).
     pub text: String,
     /// "prompt" for the current input, "history" for an earlier user turn.
-    pub source: &'static str,
+    pub source: &'static str => r#""prompt" | "history""#,
     pub skipped: Option<SkipReason>,
 }
+}
 
+crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecallQuery {
@@ -51,6 +56,7 @@ pub struct RecallQuery {
     pub query: Option<String>,
     /// Every turn looked at, newest first, with why it was skipped if it was.
     pub parts: Vec<QueryPart>,
+}
 }
 
 fn weighted_len(s: &str) -> f64 {

@@ -31,6 +31,7 @@ const TEMPORAL_CJK: &[&str] = &[
     "いつ", "언제",
 ];
 
+crate::ts_type! {
 /// What the rerank needs to know about the query, computed once per recall.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -40,7 +41,9 @@ pub struct QueryProfile {
     pub wants_temporal: bool,
     pub wants_preference: bool,
 }
+}
 
+crate::ts_type! {
 /// The components of one candidate's rank, shown in explain records.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -53,6 +56,7 @@ pub struct RankParts {
     /// How many query tokens the candidate's uri + abstract contain.
     pub matched_tokens: usize,
     pub total: f64,
+}
 }
 
 fn ascii_words(lower: &str) -> impl Iterator<Item = &str> {

@@ -1,0 +1,64 @@
+// Hand-written: the host callbacks (the I/O the lifecycle engine asks of the plugin) and the
+// records they carry. Not generated: edit here (src/typescript/host.d.ts), then run
+// `UPDATE_TS=1 cargo test --test typescript_declarations`.
+
+/** One HTTP exchange, as the engine's OpenViking protocol code (src/openviking) asks for it:
+ *  send it as given (no redirects followed) and answer the status and the body text. */
+export interface HttpRequest {
+  method: "GET" | "POST" | "DELETE";
+  /** Absolute, path and query already encoded. */
+  url: string;
+  /** Includes `X-API-Key` when there is one: never log them. */
+  headers: Record<string, string>;
+  /** JSON text (with `Content-Type: application/json`), or undefined. */
+  body?: string;
+  /** Give up after this long and reject with `{kind: "timeout"}`. */
+  timeoutMs: number;
+}
+
+export interface HttpAnswer {
+  status: number;
+  body: string;
+}
+
+/** The I/O the lifecycle engine asks of its host: the transport, durable storage, the clock
+ *  and the log. Async methods may reject with an Error whose `kind` is one of HostErrorKind
+ *  (`request`: "timeout", else the exchange counts as "unreachable"). */
+export interface HostCallbacks {
+  /** One exchange with OpenViking (the plugin: `fetch`, gated in local mode). */
+  request(request: HttpRequest): Promise<HttpAnswer>;
+  loadState(key: string): Promise<unknown | null>;
+  saveState(key: string, value: unknown): Promise<unknown>;
+  /** The state keys starting with `prefix`. */
+  listStateKeys(prefix: string): Promise<string[]>;
+  /** Appends durably (fsync'd) before it resolves. */
+  outboxAppend(key: string, entry: OutboxEntry): Promise<unknown>;
+  outboxRead(key: string): Promise<OutboxEntry[]>;
+  /** Removes the first `count` entries. */
+  outboxDrop(key: string, count: number): Promise<unknown>;
+  sleep(ms: number): Promise<unknown>;
+  nowMs(): number;
+  warn(message: string): void;
+}
+
+export type HostErrorKind = "unreachable" | "timeout" | "server_error" | "bad_response" | "not_found" | "conflict" | "rejected" | "local";
+
+/** A message as OpenViking stores it: native parts. */
+export interface OpenVikingMessage {
+  role: "user" | "assistant";
+  parts: Array<{ type: "text" | "tool" | "context"; [key: string]: unknown }>;
+}
+
+/** One turn waiting in a session's outbox (src/engine/write.rs builds it). */
+export interface OutboxEntry {
+  sequence: number;
+  turnId: string;
+  advancementKey: string | null;
+  contentKey: string;
+  /** Estimated tokens of the turn (for the token trigger). */
+  tokens: number;
+  /** Counts toward the triggers (not a heartbeat, not skipped by capture). */
+  counts: boolean;
+  queuedAtMs: number;
+  messages: OpenVikingMessage[];
+}

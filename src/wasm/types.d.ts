@@ -1,0 +1,631 @@
+// TypeScript declarations of the JSON shapes that cross the wasm boundary.
+// Generated from the Rust types (src/typescript/) by `UPDATE_TS=1 cargo test --test typescript_declarations`;
+// do not edit: change the Rust type, or the hand-written sections in src/typescript/*.d.ts.
+
+// Hand-written: shapes that come from OpenClaw and OpenViking, which the engine reads
+// leniently without a Rust type of its own, and the errors it throws. Not generated: edit
+// here (src/typescript/external.d.ts), then run `UPDATE_TS=1 cargo test --test typescript_declarations`.
+
+/** An OpenClaw AgentMessage (user, assistant or toolResult); unknown fields pass through. */
+export interface AgentMessage {
+  role: "user" | "assistant" | "toolResult" | string;
+  content?: string | Array<{ type: string; [key: string]: unknown }>;
+  timestamp?: number;
+  [key: string]: unknown;
+}
+
+/** One hit of OpenViking `POST /api/v1/search/find`. */
+export interface FindItem {
+  uri: string;
+  level?: number;
+  score?: number;
+  abstract?: string | null;
+  overview?: string | null;
+  category?: string | null;
+  context_type?: string;
+  tags?: string[];
+  [key: string]: unknown;
+}
+
+/** The `result` of a find call, or just its items. */
+export type FindResult = { memories?: FindItem[]; [key: string]: unknown } | FindItem[];
+
+/** Errors thrown by the engine. */
+export interface EngineErrorShape extends Error {
+  code: "INVALID_CONFIG" | "INVALID_INPUT" | "HOST_FAILED" | "HOST_TIMEOUT" | "INTERNAL";
+  field: string | null;
+}
+
+// Generated from the Rust types.
+
+/** The plugin configuration as a user writes it (`plugins.entries.openviking.config`). */
+export interface PluginConfig {
+  mode?: "local" | "remote";
+  configPath?: string;
+  port?: number;
+  baseUrl?: string;
+  apiKey?: string;
+  agentId?: string;
+  timeoutMs?: number;
+  autoRecall?: boolean;
+  autoCapture?: boolean;
+  recallLimit?: number;
+  recallScoreThreshold?: number;
+  recallMaxContentChars?: number;
+  recallPreferAbstract?: boolean;
+  recallTokenBudget?: number;
+  /**
+   * `null` = the caller's own user memories (`viking://user/<uid>/memories`), resolved once
+   * the user id is known. The legacy literal `viking://user/memories` also maps to `null`.
+   */
+  targetUri?: string;
+  captureMode?: "semantic" | "keyword";
+  captureMaxLength?: number;
+  recentRawTurnCount?: number;
+  assembleRecallWindow?: number;
+  compactCommitThreshold?: number;
+  memoryExpandMaxResults?: number;
+  compactTokensAddedThreshold?: number;
+  compactTurnThreshold?: number;
+  compactMaxIntervalMinutes?: number;
+  hookFallback?: boolean;
+  stateDir?: string;
+  /** Keys of the 2026-03 plugin that are no longer used: accepted, ignored with a warning. */
+  [ingestReplyAssist: `ingestReplyAssist${string}`]: unknown;
+}
+
+/** The resolved configuration: every key present, every value within bounds. */
+export interface ResolvedConfig {
+  mode: "local" | "remote";
+  configPath: string;
+  port: number;
+  baseUrl: string;
+  apiKey: string;
+  agentId: string;
+  timeoutMs: number;
+  autoRecall: boolean;
+  autoCapture: boolean;
+  recallLimit: number;
+  recallScoreThreshold: number;
+  recallMaxContentChars: number;
+  recallPreferAbstract: boolean;
+  recallTokenBudget: number;
+  /**
+   * `null` = the caller's own user memories (`viking://user/<uid>/memories`), resolved once
+   * the user id is known. The legacy literal `viking://user/memories` also maps to `null`.
+   */
+  targetUri: string | null;
+  captureMode: "semantic" | "keyword";
+  captureMaxLength: number;
+  recentRawTurnCount: number;
+  assembleRecallWindow: number;
+  compactCommitThreshold: number;
+  memoryExpandMaxResults: number;
+  compactTokensAddedThreshold: number;
+  compactTurnThreshold: number;
+  compactMaxIntervalMinutes: number;
+  hookFallback: boolean;
+  stateDir: string | null;
+}
+
+/** A parsed configuration and the warnings parsing produced (clamped values, ignored keys). */
+export interface ParsedConfig {
+  config: ResolvedConfig;
+  warnings: string[];
+}
+
+/** What `Engine.autoRecall` takes (and `assemble` on top of it), as `from_value` reads it. */
+export interface RecallRequest {
+  /** The current user input (OpenClaw 2026.9.x passes it apart from `messages`). */
+  prompt?: string;
+  /** The messages `assemble` received. */
+  messages?: AgentMessage[];
+  /** Overrides the query built from prompt + messages (explicit recall). */
+  query?: string;
+  /** Both scopes' find results. */
+  search?: { user?: FindResult | null; agent?: FindResult | null };
+  /** Full texts read for picked items, by uri. */
+  contents?: Record<string, string>;
+  nowMs?: number;
+  /** The user's stable profile (profile.md), always a recall candidate. */
+  profile?: { uri: string; text?: string } | null;
+}
+
+export type SkipReason = "empty" | "greeting" | "command" | "too_short" | "injected_only";
+
+export interface QueryPart {
+  /** The sanitised text (cut to 200 units when skipped, for display). */
+  text: string;
+  /** "prompt" for the current input, "history" for an earlier user turn. */
+  source: "prompt" | "history";
+  skipped: SkipReason | null;
+}
+
+export interface RecallQuery {
+  /** `null` when every turn in the window was skipped: no recall this turn. */
+  query: string | null;
+  /** Every turn looked at, newest first, with why it was skipped if it was. */
+  parts: QueryPart[];
+}
+
+/** What the rerank needs to know about the query, computed once per recall. */
+export interface QueryProfile {
+  /** The first distinct lexical tokens, 8 tokens' worth (a CJK bigram weighs ½). */
+  tokens: string[];
+  wantsTemporal: boolean;
+  wantsPreference: boolean;
+}
+
+/** The components of one candidate's rank, shown in explain records. */
+export interface RankParts {
+  score: number;
+  levelBoost: number;
+  temporalBoost: number;
+  preferenceBoost: number;
+  lexicalBoost: number;
+  /** How many query tokens the candidate's uri + abstract contain. */
+  matchedTokens: number;
+  total: number;
+}
+
+export type CutReason =
+  /** The item could not be read (no uri, not an object). */
+  | "malformed"
+  /** A directory abstract/overview (level 0/1), not a memory's detail. */
+  | "not_level_2"
+  /** Score below `recallScoreThreshold`. */
+  | "below_threshold"
+  /** Same uri, or the same abstract, as a candidate ranked before it (`duplicateOf`). */
+  | "duplicate"
+  /** Beyond `recallLimit` (or the pre-rank candidate pool). */
+  | "over_limit"
+  /** Did not fit in `recallTokenBudget`. */
+  | "over_budget";
+
+export interface ExplainRecord {
+  uri: string;
+  scope: "user" | "agent";
+  /** Position in the merged input (user results first, then agent results). */
+  inputIndex: number;
+  level: number | null;
+  category: string | null;
+  rank: RankParts;
+  decision: "kept" | "cut";
+  reason: CutReason | null;
+  /** For duplicates: the uri of the candidate this one duplicates. */
+  duplicateOf: string | null;
+  /** For malformed items: what was wrong. */
+  detail: string | null;
+  /** 1-based position among the injected memories. */
+  position: number | null;
+  /** Estimated tokens of this memory's entry in the injected document (when it got that far). */
+  tokens: number | null;
+}
+
+/** One memory as the model sees it. */
+export interface RecalledMemory {
+  uri: string;
+  category: string;
+  content: string;
+  score: number;
+}
+
+/** What recall produced for one turn. */
+export interface RecallOutcome {
+  query: string;
+  queryProfile: QueryProfile;
+  /** The injected memories, best first. */
+  memories: RecalledMemory[];
+  /** The synthetic `memory_recall_auto` call + result (empty when nothing is injected). */
+  messages: AgentMessage[];
+  /** Estimated tokens of `messages`; never above `budget`. */
+  tokens: number;
+  budget: number;
+  /** One record per candidate: kept ones first in injection order, then cut ones by rank. */
+  explain: ExplainRecord[];
+}
+
+export interface AutoRecall {
+  /** How the query was built (turns used and skipped). */
+  query: RecallQuery;
+  /** `null` when there was nothing to search for (every turn skipped) or recall is off. */
+  recall: RecallOutcome | null;
+  /** The host's messages with earlier synthetic pairs removed and the new pair inserted. */
+  messages: AgentMessage[];
+}
+
+/** One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`). */
+export interface TurnWrite {
+  sessionId: string;
+  sessionKey?: string;
+  /** Exactly the turn's messages (the host's slice); synthetic pairs may be included. */
+  messages?: AgentMessage[];
+  /** `commitTurn`'s idempotency key; absent for `afterTurn`. */
+  advancementKey?: string;
+  tokenBudget?: number;
+  /** Estimated tokens of the context the model saw this turn (from `assemble`). */
+  contextTokens?: number;
+  /** Memory URIs `assemble` injected for this turn. */
+  usedContextUris?: string[];
+  isHeartbeat?: boolean;
+}
+
+/** Whether a turn counts toward the compaction triggers, and why not (`capture::CaptureReason`). */
+export type CaptureReason = "accepted" | "empty" | "injected_memory_context_only" | "too_short" | "too_long" | "command" | "punctuation_only" | "subagent_context" | "unanswered_question" | "no_keyword";
+
+/** A compaction trigger that fired (`triggers::Trigger`). */
+export type Trigger =
+  | { kind: "budget"; tokens: number; threshold: number }
+  | { kind: "tokens_added"; tokens: number; threshold: number }
+  | { kind: "turns"; turns: number; threshold: number }
+  | { kind: "interval"; minutes: number; threshold: number };
+
+/** What a replay did, and what stayed queued and why. */
+export interface FlushReport {
+  /**
+   * Turns that reached OpenViking during this replay (including ones found already
+   * stored after an unacknowledged write).
+   */
+  written: number;
+  /** Turns still waiting in the outbox. */
+  queued: number;
+  /**
+   * Why the replay stopped with turns still queued (`null` when the outbox is empty, or
+   * when another replay of the session was still under way).
+   */
+  reason: string | null;
+  /** Another replay of this session was under way: it takes the queued turns. */
+  inProgress: boolean;
+}
+
+export interface WriteOutcome {
+  status: "committed" | "duplicate";
+  /**
+   * The turn's content had already been written (by the other of commitTurn/afterTurn):
+   * acknowledged, not written again.
+   */
+  alreadyStored: boolean;
+  ovSessionId: string;
+  sequence: number | null;
+  /** The turn is in the outbox (OpenViking unreachable, or a commit is archiving). */
+  queued: boolean;
+  /** Turns still waiting in the outbox after this call. */
+  outboxLen: number;
+  counted: boolean;
+  captureReason: CaptureReason | null;
+  /** The trigger that fired, if one did. */
+  trigger: Trigger | null;
+  /**
+   * A commit should start now (trigger fired and protection admits it); the host runs
+   * `runCommit` without awaiting it.
+   */
+  commitDue: boolean;
+  /**
+   * `/new` or `/reset` moved this `sessionKey` to a new transcript: the previous
+   * OpenViking session that should get its final commit.
+   */
+  previousOvSessionId: string | null;
+}
+
+export interface CompactCheckpoint {
+  checkpoint_id: string;
+  session_id: string;
+  committed_at: string;
+  archive_index: number;
+  source_turn_range: { start_sequence: number; end_sequence: number };
+  summary_uri?: string;
+  extracted_memory_uris: string[];
+  archive_uri: string;
+  task_id?: string;
+  /** Why the compaction ran (a trigger's reason, or "compact()"). */
+  reason: string;
+  /** The archive's summary (working memory overview) at compaction time, when it had one. */
+  summary?: string;
+  /**
+   * The ids of the turns in the archive, in sequence order (`start_sequence` first):
+   * archive message → turn, memory → archive → turns.
+   */
+  turn_ids: string[];
+}
+
+export interface CommitOutcome {
+  /** The session's live messages were archived (the working context changes). */
+  compacted: boolean;
+  /** Why nothing was compacted, or what is still pending. */
+  reason: string | null;
+  /** The checkpoint, once the task completed. */
+  checkpoint: CompactCheckpoint | null;
+  /** The task is still running (followed later, also by a later process). */
+  taskPending: boolean;
+}
+
+export interface SessionRecord {
+  ovSessionId: string;
+  /** OpenClaw's `sessionId` (a transcript). */
+  sessionId: string;
+  /** OpenClaw's `sessionKey` (a conversation; survives `/new`). */
+  sessionKey: string | null;
+  /** The OpenViking session has been created. */
+  created: boolean;
+  state: Record<string, unknown>;
+  guard: Record<string, unknown>;
+  /** Advancement keys already written, oldest first. */
+  appliedKeys: string[];
+  /**
+   * Content keys of turns already written (see `write::content_key`), oldest first: hosts
+   * that call both `commitTurn` and `afterTurn` for one turn get it written once.
+   */
+  contentKeys: string[];
+  checkpoints: { checkpoints: CompactCheckpoint[] };
+  /** Turn ids of the archive whose commit task is being followed. */
+  pendingTurnIds: string[];
+  /**
+   * The session's live message count on OpenViking after this engine's last confirmed
+   * write; `null` when unknown (nothing confirmed yet, or a commit since).
+   */
+  liveCount: number | null;
+  /**
+   * A turn whose write failed in a way that may still have reached OpenViking (timeout,
+   * reset, 5xx, garbled answer): checked before it is sent again (see `write::flush`).
+   */
+  unconfirmed: { sequence: number; liveBefore: number; messageCount: number } | null;
+  /**
+   * The sequence of the last outbox entry written and dropped (sequences only grow): an
+   * entry at or below it still in the outbox means the drop did not take effect.
+   */
+  lastDropped: number | null;
+}
+
+/** `Engine.assemble`'s input: a recall request plus what the composition needs. */
+export interface AssembleRequest extends RecallRequest {
+  tokenBudget?: number;
+  /** Compact summaries from the session's checkpoints, oldest first. */
+  summaries?: Array<{ checkpointId?: string; archiveUri?: string; startSequence: number; endSequence: number; text?: string }>;
+  /** The engine's next turn sequence for the session (turns written so far). */
+  nextSequence?: number;
+}
+
+export interface AssembleResult {
+  query: RecallQuery;
+  recall: RecallOutcome | null;
+  messages: AgentMessage[];
+  estimatedTokens: number;
+  systemPromptAddition: string | null;
+  compactSummaries: Array<{ checkpointId: string; sessionUri: string; overview: string; turns: [number, number] }>;
+  /** How many prior turns stay raw. */
+  recentRawTurns: number;
+  /** How many prior turns a summary stands for. */
+  summarizedTurns: number;
+  recallIncluded: boolean;
+  trimmed: { recall: boolean; olderSummaries: number; rawTurns: number; latestSummary: boolean };
+  overBudget: boolean;
+  budget: number | null;
+  /** `estimatedTokens` by part. */
+  split: { summary: number; raw: number; recall: number; current: number };
+}
+
+/** `ContextEngine.assemble`'s input. `explain: true` keeps the explain records. */
+export interface AssembleCall {
+  sessionId: string;
+  /** Sent by OpenClaw; the engine does not use it for assembling. */
+  sessionKey?: string;
+  /** The current user input, when the host passes it apart from `messages`. */
+  prompt?: string;
+  messages?: AgentMessage[];
+  tokenBudget?: number;
+  explain?: boolean;
+}
+
+/** What `assemble` answers: the context for the model, and what went into it. */
+export interface Assembled extends AssembleResult {
+  /** Why the memories could not be searched this turn (both scopes failed), if so. */
+  recallUnavailable: string | null;
+}
+
+/** What `compact()` answers the host. */
+export interface CompactAnswer {
+  ok: boolean;
+  compacted: boolean;
+  reason?: string;
+  result?: { summary: string; tokensBefore: number; tokensAfter: number; details: { checkpoint: CompactCheckpoint | null; taskPending: boolean } };
+}
+
+/** One tool as it is registered with the host. */
+export interface ToolDefinition {
+  name: "memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_recall_auto";
+  label: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+/** `ContextEngine.status`: one session, for an operator. */
+export interface SessionStatus {
+  ovSessionId: string;
+  sessionId: string;
+  /** Turns acknowledged for this session (written to OpenViking or queued). */
+  turnsStored: number;
+  outboxDepth: number;
+  /**
+   * How long the oldest queued turn has waited (`null`: nothing queued, or queued by an
+   * older release that did not stamp entries).
+   */
+  oldestQueuedAgeMs: number | null;
+  lastCommitAtMs: number | null;
+  lastCommitReason: string | null;
+  /** `idle`, `archiving` or `extracting` (a commit task being followed). */
+  commitPhase: "idle" | "archiving" | "extracting";
+  checkpoints: number;
+  lastCheckpoint: { checkpointId: string; archiveUri: string; committedAt: string; turns: [number, number]; hasSummary: boolean; extractedMemories: number } | null;
+  triggers: Array<{ kind: "budget" | "tokens_added" | "turns" | "interval"; current: number; threshold: number | null }>;
+  /** What would fire now, if anything (a reason a person can read). */
+  nextTrigger: string | null;
+  /** When the interval trigger fires at the latest (it needs a counted turn). */
+  intervalDueAtMs: number | null;
+  /** When this process last assembled the session (`null`: not in this process). */
+  lastAssembledAtMs: number | null;
+}
+
+/** The last assembled turn of a session, in full. */
+export interface Trace {
+  atMs: number;
+  query: RecallQuery;
+  /** The scopes searched (`null`: recall off, or nothing to search for). */
+  scopes: MemoryScopes | null;
+  /** Memories injected and every candidate's explain record (`RecallOutcome`). */
+  recall: RecallOutcome | null;
+  tokenBudget: number | null;
+  estimatedTokens: number;
+  /** The token split of the composed context. */
+  split: { recall: number; summaries: number; summarizedTurns: number; recentRawTurns: number; trimmed: unknown; overBudget: boolean };
+}
+
+/** What the plugin can see of its host (each part may be unknown). */
+export interface HostFacts {
+  /** `plugins.slots.contextEngine` as configured (`null`: not set, or not visible). */
+  slot?: string | null;
+  /** The host's version, e.g. `2026.9.6`. */
+  hostVersion?: string | null;
+}
+
+/** Why the engine is not (fully) in use, and what to change. */
+export interface Inert {
+  /** `not_in_slot`, `host_too_old`, `host_untested`, `not_called`. */
+  code: "not_in_slot" | "host_too_old" | "host_untested" | "not_called";
+  cause: string;
+  fix: string;
+}
+
+/** The two memory scopes a recall searches. */
+export interface MemoryScopes {
+  user: string;
+  agent: string;
+}
+
+/** What a URI given to `memory_expand` points at. */
+export type ExpandTarget =
+  /** `viking://user/<uid>/sessions/<sid>/history/archive_NNN[/…]` */
+  | { kind: "archive"; session_id: string; archive_id: string }
+  /** `viking://user/<uid>/sessions/<sid>` (the session itself: its latest archive) */
+  | { kind: "session"; session_id: string }
+  /** Anything under `…/memories/` */
+  | { kind: "memory"; uri: string };
+
+export interface Expansion {
+  archiveUri: string;
+  checkpointId: string | null;
+  turnRange: [number, number] | null;
+  excerpts: Array<{ turnId: string | null; sequence: number | null; text: string; score: number; messageIds: string[] }>;
+  totalTurns: number;
+  /** URIs the model can read further (archive messages, overview, checkpoint). */
+  readable: string[];
+}
+
+export interface ReplayStep {
+  /** 0-based index of the turn (a turn starts at a user message). */
+  turn: number;
+  counted: boolean;
+  captureReason: CaptureReason;
+  tokens: number;
+  /** Context tokens so far in the current window (what the budget trigger sees). */
+  contextTokens: number;
+  trigger: Trigger | null;
+}
+
+/** `GET /health`, sent without the key. */
+export interface HealthProbe {
+  reachable: boolean;
+  version: string | null;
+  latencyMs: number | null;
+  error: string | null;
+}
+
+/** `GET /api/v1/system/status`, with the key. */
+export interface AuthProbe {
+  /** Whom the key belongs to; `null` when the server named no user or refused. */
+  userId: string | null;
+  /** The server refused the key (401/403, `UNAUTHENTICATED`, `PERMISSION_DENIED`). */
+  denied: boolean;
+  error: string | null;
+}
+
+/** A probe search of the user's memories. */
+export interface FindProbe {
+  /** False when it was not tried (no user id to address the user's memories). */
+  ran: boolean;
+  scope: string | null;
+  hits: number;
+  error: string | null;
+}
+
+/** The operator's checks of the server (`ContextEngine.probe`), each reported, never thrown. */
+export interface Probe {
+  baseUrl: string;
+  health: HealthProbe;
+  auth: AuthProbe;
+  find: FindProbe;
+}
+
+// Hand-written: the host callbacks (the I/O the lifecycle engine asks of the plugin) and the
+// records they carry. Not generated: edit here (src/typescript/host.d.ts), then run
+// `UPDATE_TS=1 cargo test --test typescript_declarations`.
+
+/** One HTTP exchange, as the engine's OpenViking protocol code (src/openviking) asks for it:
+ *  send it as given (no redirects followed) and answer the status and the body text. */
+export interface HttpRequest {
+  method: "GET" | "POST" | "DELETE";
+  /** Absolute, path and query already encoded. */
+  url: string;
+  /** Includes `X-API-Key` when there is one: never log them. */
+  headers: Record<string, string>;
+  /** JSON text (with `Content-Type: application/json`), or undefined. */
+  body?: string;
+  /** Give up after this long and reject with `{kind: "timeout"}`. */
+  timeoutMs: number;
+}
+
+export interface HttpAnswer {
+  status: number;
+  body: string;
+}
+
+/** The I/O the lifecycle engine asks of its host: the transport, durable storage, the clock
+ *  and the log. Async methods may reject with an Error whose `kind` is one of HostErrorKind
+ *  (`request`: "timeout", else the exchange counts as "unreachable"). */
+export interface HostCallbacks {
+  /** One exchange with OpenViking (the plugin: `fetch`, gated in local mode). */
+  request(request: HttpRequest): Promise<HttpAnswer>;
+  loadState(key: string): Promise<unknown | null>;
+  saveState(key: string, value: unknown): Promise<unknown>;
+  /** The state keys starting with `prefix`. */
+  listStateKeys(prefix: string): Promise<string[]>;
+  /** Appends durably (fsync'd) before it resolves. */
+  outboxAppend(key: string, entry: OutboxEntry): Promise<unknown>;
+  outboxRead(key: string): Promise<OutboxEntry[]>;
+  /** Removes the first `count` entries. */
+  outboxDrop(key: string, count: number): Promise<unknown>;
+  sleep(ms: number): Promise<unknown>;
+  nowMs(): number;
+  warn(message: string): void;
+}
+
+export type HostErrorKind = "unreachable" | "timeout" | "server_error" | "bad_response" | "not_found" | "conflict" | "rejected" | "local";
+
+/** A message as OpenViking stores it: native parts. */
+export interface OpenVikingMessage {
+  role: "user" | "assistant";
+  parts: Array<{ type: "text" | "tool" | "context"; [key: string]: unknown }>;
+}
+
+/** One turn waiting in a session's outbox (src/engine/write.rs builds it). */
+export interface OutboxEntry {
+  sequence: number;
+  turnId: string;
+  advancementKey: string | null;
+  contentKey: string;
+  /** Estimated tokens of the turn (for the token trigger). */
+  tokens: number;
+  /** Counts toward the triggers (not a heartbeat, not skipped by capture). */
+  counts: boolean;
+  queuedAtMs: number;
+  messages: OpenVikingMessage[];
+}
