@@ -197,9 +197,17 @@ fn while_the_user_is_unknown_the_home_alias_is_searched_and_the_user_is_asked_of
     assemble(&e, "s1", "Which editor theme do I prefer?");
     assert!(host.world().finds.iter().any(|f| f.0 == USER));
     assert_eq!(e.user_id().as_deref(), Some("alice"));
+    // a later process takes the kept id from the state dir without asking
+    let asked = host.world().calls.iter().filter(|c| *c == "user_id").count();
+    let e = Engine::new(config.clone(), host.clone());
+    assert_eq!(block_on(e.memory_scopes()).user, USER);
+    assert_eq!(host.world().calls.iter().filter(|c| *c == "user_id").count(), asked, "kept for an hour: not asked again");
+    // another key is another identity: asked, and an id that is not one segment is never used
     host.world().user = Some("../bob".into());
-    let e = Engine::new(config, host.clone());
+    let other = openviking_context_engine::config::parse_config(&json!({"agentId": "main", "apiKey": "another-key"}), &Default::default()).unwrap().config;
+    let e = Engine::new(other, host.clone());
     assert_eq!(block_on(e.memory_scopes()).user, "viking://~/memories", "an id that is not one segment is never used");
+    assert_eq!(host.world().calls.iter().filter(|c| *c == "user_id").count(), asked + 1);
 }
 
 #[test]
