@@ -1,47 +1,64 @@
-// The engine's host callbacks (HostCallbacks in pkg/*.d.ts): OpenViking I/O through the
-// fetch client, durable state and outbox through the state store, the clock, logging.
-// No decisions here — the wasm engine makes them; this only performs I/O.
+// The engine's host callbacks (HostCallbacks in pkg/*.d.ts): one HTTP exchange with fetch
+// (`request`; the OpenViking protocol itself — URLs, headers, envelope, error classes,
+// redaction — is the engine's, in Rust), durable state and outbox through the state store,
+// the clock, logging. No decisions here — the wasm engine makes them; this only does I/O.
+import { localServerGate } from "./openviking/local-server.js";
 
-/** @param {{client: object, store: object, userId?: () => Promise<string|null>, logger?: {warn: Function}, now?: () => number}} deps */
-export function createEngineHost({ client, store, userId = async () => null, logger = console, now = () => Date.now() }) {
+/** Short, key-free name of a low-level fetch failure (ECONNREFUSED, ENOTFOUND, ...). */
+function causeName(err) {
+  let e = err;
+  for (let i = 0; i < 4 && e; i++) {
+    if (typeof e.code === "string" && e.code) return e.code;
+    e = e.cause;
+  }
+  return (err && err.name) || "Error";
+}
+
+const failure = (kind, message) => Object.assign(new Error(message), { kind });
+
+/**
+ * `request({method, url, headers, body, timeoutMs})` → `{status, body}`: sends it as given
+ * (no redirects followed) within timeoutMs. Fails `{kind: "timeout"}` or `{kind:
+ * "unreachable"}`. In local mode nothing but `GET /health` is sent to a port until it was
+ * verified as OpenViking's (local-server.js): no key, no turn reaches an impostor.
+ * @param {{fetch?: typeof fetch, localServer?: boolean}} opts
+ */
+export function createTransport({ fetch: fetchImpl = globalThis.fetch, localServer = false } = {}) {
+  return async function request({ method, url, headers, body, timeoutMs }) {
+    const target = new URL(url);
+    if (!target.pathname.endsWith("/health")) {
+      let verdict;
+      try {
+        verdict = await localServerGate(target.origin, { managed: localServer });
+      } catch (err) {
+        verdict = { ok: false, reason: causeName(err) };
+      }
+      if (verdict && !verdict.ok) {
+        throw failure("unreachable", `not sent to ${target.origin}: ${verdict.reason ?? "not verified as OpenViking"}`);
+      }
+    }
+    const ctrl = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctrl.abort();
+    }, timeoutMs);
+    try {
+      const res = await fetchImpl(target, { method, headers, body, signal: ctrl.signal, redirect: "manual" });
+      return { status: res.status, body: await res.text() }; // the body under the same deadline
+    } catch (err) {
+      if (timedOut) throw failure("timeout", `no answer within ${timeoutMs} ms`);
+      throw failure("unreachable", causeName(err));
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+}
+
+/** @param {{store: object, request?: Function, logger?: {warn: Function}, now?: () => number}} deps */
+export function createEngineHost({ store, request = createTransport(), logger = console, now = () => Date.now() }) {
   return {
-    async sessionMeta(id) {
-      try {
-        return await client.getSession(id, { autoCreate: false });
-      } catch (err) {
-        if (err.code === "NOT_FOUND") return null;
-        throw err;
-      }
-    },
-    createSession: (id, memoryPolicy) => client.createSession({ sessionId: id, memoryPolicy }),
-    addMessages: (id, messages) => client.addMessages(id, messages),
-    liveMessages: async (id) => (await client.sessionContext(id, { tokenBudget: 1_000_000_000 }))?.messages ?? [],
-    commit: (id, body) => client.commit(id, body),
-    task: (taskId) => client.getTask(taskId),
-    archive: (id, archiveId) => client.getArchive(id, archiveId),
-    readJson: (uri) => client.readJson(uri),
-    find: (targetUri, query, limit) => client.find({ query, targetUri, limit, scoreThreshold: 0 }),
-    readContent: async (uri) => {
-      try {
-        const text = await client.readContent(uri);
-        return typeof text === "string" ? text : null;
-      } catch (err) {
-        if (err.code === "NOT_FOUND") return null;
-        throw err;
-      }
-    },
-    userId: () => userId(),
-    writeText: (uri, content, mode, wait) => client.writeContent({ uri, content, mode, wait }),
-    stat: async (uri) => {
-      try {
-        return await client.stat(uri);
-      } catch (err) {
-        if (err.code === "NOT_FOUND") return null;
-        throw err;
-      }
-    },
-    deleteUri: (uri) => client.deleteUri(uri),
-    writeJson: (uri, value) => client.writeContent({ uri, content: JSON.stringify(value, null, 2), mode: "replace", wait: false }),
+    request,
     loadState: (key) => store.loadState(key),
     saveState: (key, value) => store.saveState(key, value),
     listStateKeys: (prefix) => store.listStateKeys(prefix),

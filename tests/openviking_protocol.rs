@@ -182,6 +182,13 @@ fn the_key_never_reaches_a_message() {
 }
 
 #[test]
+fn an_answer_with_a_lone_surrogate_escape_is_read_with_a_replacement_character() {
+    let c = client(vec![http(200, r#"{"status":"ok","result":{"memories":[{"uri":"viking://user/a/memories/x.md","abstract":"cut \ud83d"}]}}"#)]);
+    let v = block_on(c.find("viking://user/a/memories", "q", 5)).unwrap();
+    assert_eq!(v["memories"][0]["abstract"], "cut \u{FFFD}");
+}
+
+#[test]
 fn long_batches_go_in_chunks_of_a_hundred_in_order() {
     let c = client(vec![ok(json!({ "message_count": 100 })), ok(json!({ "message_count": 200 })), ok(json!({ "message_count": 250 }))]);
     let messages: Vec<Value> = (0..250).map(|i| json!({ "role": "user", "parts": [{ "type": "text", "text": format!("m{i}") }] })).collect();

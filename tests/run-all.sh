@@ -71,7 +71,7 @@ suite wasm-node "" wasm-pack test --node
 suite wasm-chrome "Running headless tests in Chrome" env -u GECKODRIVER wasm-pack test --headless --chrome -- --features browser-tests
 suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-pack test --headless --firefox -- --features browser-tests
 suite js-pkg "" node --test js-glue/test/*.test.mjs
-suite openviking-client "" node --test js-glue/test/openviking/
+suite openviking-client "" node --test js-glue/test/openviking/ tests/inspect/
 suite tokens-reference "# pass" node --test tests/bench/tokens-reference.test.mjs
 suite sample "kept #1" node js-glue/bin/sample.mjs
 suite browser-demo "# screenshot" node --test tests/browser/

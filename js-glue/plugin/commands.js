@@ -5,10 +5,9 @@
 // prints) from what the engine, OpenViking and the host report; commands-format.js turns it
 // into text. Session state is read THROUGH the engine (status / trace / drain / ownsSession /
 // ovSessionId): no rule of the engine is repeated here. The API key is never shown: the
-// resolved config is printed without it, and every output passes through the client's redactor.
+// resolved config is printed without it, and every output passes through the engine's redactor.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { makeRedactor } from "../openviking/errors.js";
 import { inspectPort, readPidFile, LOG_FILE } from "../openviking/local-server.js";
 import { isOpenVikingServer, pidAlive } from "../openviking/proc.js";
 import { agentFromSessionKey } from "./runtime.js";
@@ -52,13 +51,6 @@ function hostVersion(api) {
   }
 }
 
-/** The user id in a GET /api/v1/system/status answer (as runtime.js reads it). */
-function userOf(status) {
-  const u = status?.user;
-  const id = typeof u === "string" ? u : u?.user_id ?? u?.id ?? u?.name;
-  return typeof id === "string" && id ? id : null;
-}
-
 /**
  * The four reports over one plugin runtime. `opts` of each: {sessionKey?, agent?, session?,
  * preferSession?, hostConfig?}: sessionKey (a chat command's) or agent (the CLI's --agent)
@@ -97,30 +89,28 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
     return agent.engine.ovSessionId(given);
   }
 
-  async function probeHealth(agent) {
-    const t0 = Date.now();
+  /** The engine's checks of the server: health (no key), the key, a probe search. */
+  async function probe(agent) {
     try {
-      const h = await agent.client.health({ timeoutMs: probeMs });
-      const latencyMs = Date.now() - t0;
-      const healthy = h?.healthy !== false && (h?.status === undefined || h.status === "ok");
-      return { reachable: healthy, version: typeof h?.version === "string" ? h.version : null, latencyMs, error: healthy ? null : `GET /health answered ${JSON.stringify(h).slice(0, 120)}` };
+      return await agent.engine.probe(probeMs);
     } catch (err) {
-      return { reachable: false, version: null, latencyMs: null, error: message(err) };
+      const error = message(err);
+      return { baseUrl: config.baseUrl, health: { reachable: false, version: null, latencyMs: null, error }, auth: { userId: null, denied: false, error }, find: { ran: false, scope: null, hits: 0, error } };
     }
   }
 
-  const server = (agent, health) => ({ baseUrl: agent.client.baseUrl, mode: config.mode, ...health });
+  const server = (health) => ({ baseUrl: config.baseUrl, mode: config.mode, ...health });
 
   async function status(opts = {}) {
     const agent = pickAgent(opts);
-    const health = await probeHealth(agent);
+    const { health } = await probe(agent);
     const identity = { userId: null, agentId: agent.agentId, error: null };
     try {
       identity.userId = (await agent.identity()) ?? null;
     } catch (err) {
       identity.error = message(err);
     }
-    const doc = { command: "status", openviking: server(agent, health), identity, stateDir, session: opts.session ?? null, sessions: [], error: null };
+    const doc = { command: "status", openviking: server(health), identity, stateDir, session: opts.session ?? null, sessions: [], error: null };
     try {
       const known = await ownSessions(agent);
       const list = opts.session ? [resolveSession(agent, opts.session, known)] : known;
@@ -261,39 +251,30 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
     if (agent) {
       const unreachableFix = config.mode === "local"
         ? `the plugin starts openviking-server on 127.0.0.1:${config.port} at the next turn or gateway start: check configPath (${config.configPath}), that openviking-server is on PATH, and ${join(stateDir, LOG_FILE)}; turns wait in the outbox meanwhile`
-        : `check baseUrl (${agent.client.baseUrl}) and that the OpenViking server runs and is reachable from here; turns wait in the outbox meanwhile`;
+        : `check baseUrl (${config.baseUrl}) and that the OpenViking server runs and is reachable from here; turns wait in the outbox meanwhile`;
       const seen = typeof agent.engine.inert === "function" ? safe(() => agent.engine.inert()) : null;
       if (seen) check("inert", "engine in use in this process", "warn", `${seen.code}: ${seen.cause}`, seen.fix);
-      const health = await probeHealth(agent);
+      const { health, auth, find } = await probe(agent);
       check("health", "OpenViking GET /health", health.reachable ? "ok" : "fail",
-        health.reachable ? `${agent.client.baseUrl}: OpenViking ${health.version ?? "(no version)"}, ${health.latencyMs} ms` : `${agent.client.baseUrl}: ${health.error}`,
+        health.reachable ? `${config.baseUrl}: OpenViking ${health.version ?? "(no version)"}, ${health.latencyMs} ms` : `${config.baseUrl}: ${health.error}`,
         unreachableFix);
-
-      let userId = null;
-      try {
-        const st = await agent.client.systemStatus({ timeoutMs: probeMs });
-        userId = userOf(st);
-        check("auth", "OpenViking GET /api/v1/system/status (with the API key)", userId ? "ok" : "warn",
-          userId ? `the key is accepted: user ${userId}` : "the server names no user for this key (dev mode?): user-scope memories cannot be addressed",
-          "give the plugin a user key of this server (apiKey, or $OPENVIKING_API_KEY)");
-      } catch (err) {
-        const denied = err?.status === 401 || err?.status === 403 || /UNAUTHENTICATED|PERMISSION|FORBIDDEN/i.test(String(err?.code ?? err?.serverCode ?? ""));
-        check("auth", "OpenViking GET /api/v1/system/status (with the API key)", "fail", message(err),
-          denied ? `the server refuses the key: set apiKey (plugins.entries.openviking.config.apiKey, or $OPENVIKING_API_KEY) to a user key of this server (not the root key)` : unreachableFix);
-      }
-
-      if (userId) {
-        try {
-          const scopes = await agent.engine.memoryScopes();
-          const r = await agent.client.find({ query: "openviking doctor", targetUri: scopes.user, limit: 1, scoreThreshold: 0, timeoutMs: probeMs });
-          const n = Array.isArray(r) ? r.length : Array.isArray(r?.memories) ? r.memories.length : 0;
-          check("find", "OpenViking POST /api/v1/search/find (user memories)", "ok", `${scopes.user}: answered (${n} hit${n === 1 ? "" : "s"} for a probe query)`);
-        } catch (err) {
-          check("find", "OpenViking POST /api/v1/search/find (user memories)", "fail", message(err),
-            "the server's search failed: check its embedding model configuration and its log; recall is skipped until it answers");
-        }
+      const authLabel = "OpenViking GET /api/v1/system/status (with the API key)";
+      if (auth.error) {
+        check("auth", authLabel, "fail", auth.error,
+          auth.denied ? `the server refuses the key: set apiKey (plugins.entries.openviking.config.apiKey, or $OPENVIKING_API_KEY) to a user key of this server (not the root key)` : unreachableFix);
       } else {
-        check("find", "OpenViking POST /api/v1/search/find (user memories)", "skip", "needs the user id from the status check");
+        check("auth", authLabel, auth.userId ? "ok" : "warn",
+          auth.userId ? `the key is accepted: user ${auth.userId}` : "the server names no user for this key (dev mode?): user-scope memories cannot be addressed",
+          "give the plugin a user key of this server (apiKey, or $OPENVIKING_API_KEY)");
+      }
+      const findLabel = "OpenViking POST /api/v1/search/find (user memories)";
+      if (!find.ran) {
+        check("find", findLabel, "skip", "needs the user id from the status check");
+      } else if (find.error) {
+        check("find", findLabel, "fail", find.error,
+          "the server's search failed: check its embedding model configuration and its log; recall is skipped until it answers");
+      } else {
+        check("find", findLabel, "ok", `${find.scope}: answered (${find.hits} hit${find.hits === 1 ? "" : "s"} for a probe query)`);
       }
     }
 
@@ -372,7 +353,8 @@ export function failed(doc) {
 /** `{render, redact}`: a report as text (or JSON), with the API key scrubbed from it. */
 export function createRenderer(runtime, { now = () => Date.now() } = {}) {
   const raw = runtime.rawConfig?.apiKey;
-  const redact = makeRedactor([runtime.config.apiKey, typeof raw === "string" && !raw.includes("${") ? raw : undefined]);
+  const secrets = [runtime.config.apiKey, typeof raw === "string" && !raw.includes("${") ? raw : undefined];
+  const redact = (text) => runtime.wasm.redactSecrets(String(text ?? ""), secrets);
   return {
     redact,
     render(doc, json) {

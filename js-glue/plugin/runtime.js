@@ -1,18 +1,15 @@
-// The plugin's shared runtime: parsed config, state dir, one OpenViking client + lifecycle
-// engine per agent, the local server, background work the host should wait for.
+// The plugin's shared runtime: parsed config, state dir, one lifecycle engine per agent (it
+// speaks OpenViking's protocol itself, through the fetch transport), the local server,
+// background work the host should wait for.
 // OpenClaw may import the plugin module more than once per process, so the runtime lives
 // in one registry on globalThis keyed by state dir (never in module-level variables).
-import { createHash } from "node:crypto";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { createClient } from "../openviking/client.js";
 import { ensureLocalServer } from "../openviking/local-server.js";
 import { createStateStore } from "../state-store.js";
-import { createEngineHost } from "../engine-host.js";
+import { createEngineHost, createTransport } from "../engine-host.js";
 
 const REGISTRY = Symbol.for("openviking-context-engine.runtimes");
-/** How long the user id behind (server, key) is taken from the state dir without asking. */
-export const IDENTITY_TTL_MS = 60 * 60 * 1000;
 
 /** The plugin's state dir: config.stateDir, else <OpenClaw state dir>/plugins/openviking. */
 export function resolveStateDir(api, config) {
@@ -75,44 +72,21 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger, hostFacts = 
     return agentFromSessionKey(sessionKey) ?? config.agentId;
   }
 
-  /** The per-agent client + lifecycle engine (no shared mutable client state between agents). */
+  // local mode: the transport checks the port is really OpenViking before any key leaves
+  const request = createTransport({ localServer: config.mode === "local" });
+
+  /** The per-agent lifecycle engine (no shared mutable state between agents). */
   function agent(sessionKey) {
     const agentId = agentIdFor(sessionKey);
     let a = agents.get(agentId);
     if (a) return a;
-    // local mode: the client checks the port is really OpenViking before any key leaves
-    const client = createClient({ baseUrl: config.baseUrl, apiKey: config.apiKey || undefined, agentId, timeoutMs: config.timeoutMs, localServer: config.mode === "local" });
-    a = { agentId, client, userId: null };
-    a.identity = () => resolveUser(a);
-    const host = createEngineHost({ client, store, userId: () => resolveUser(a), logger: { warn: (m) => logger.warn(m) } });
-    a.engine = new wasm.ContextEngine({ ...rawConfig, agentId }, process.env, host);
-    a.engine.noteHost(hostFacts);
+    const host = createEngineHost({ store, request, logger: { warn: (m) => logger.warn(m) } });
+    const engine = new wasm.ContextEngine({ ...rawConfig, agentId }, process.env, host);
+    engine.noteHost(hostFacts);
+    // the user id behind the key: the engine asks the server once and keeps it an hour
+    a = { agentId, engine, identity: () => engine.userId() };
     agents.set(agentId, a);
     return a;
-  }
-
-  // The user id behind (server, key, agent), kept in the state dir for IDENTITY_TTL_MS: a
-  // one-process-per-turn CLI then does not spend a round trip on it before every search.
-  // Stored under a hash; the key itself is never written.
-  const identityKey = (agentId) =>
-    `identity/${createHash("sha256").update(`${config.baseUrl}\0${config.apiKey ?? ""}\0${agentId}`).digest("hex").slice(0, 32)}`;
-  const setUser = (a, id) => (a.userId = id);
-
-  async function resolveUser(a) {
-    if (a.userId) return a.userId;
-    const key = identityKey(a.agentId);
-    const kept = await store.loadState(key).catch(() => null);
-    if (typeof kept?.userId === "string" && kept.userId && Date.now() - kept.at < IDENTITY_TTL_MS && kept.at <= Date.now()) {
-      return setUser(a, kept.userId);
-    }
-    const status = await a.client.systemStatus({ timeoutMs: Math.min(config.timeoutMs, 5000) });
-    const u = status?.user;
-    const id = typeof u === "string" ? u : u?.user_id ?? u?.id ?? u?.name;
-    if (typeof id === "string" && id) {
-      setUser(a, id);
-      await store.saveState(key, { userId: id, at: Date.now() }).catch(() => {});
-    }
-    return a.userId;
   }
 
   /** Work the host should not have to wait for, but that should finish before exit. */

@@ -49,10 +49,28 @@ test("no plugin file builds a viking:// URI or computes with a recall or compact
   assert.deepEqual(found, [], `policy in the plugin (move it to src/):\n${found.join("\n")}`);
 });
 
+test("only the transport and the local-server manager talk HTTP: the OpenViking protocol is the engine's", () => {
+  // engine-host.js carries the engine's requests as they are; local-server.js probes what
+  // listens on the local port without a key (is it OpenViking, is it this user's)
+  const allowed = new Set(["engine-host.js", join("openviking", "local-server.js")]);
+  const found = [];
+  for (const file of sources(ROOT)) {
+    const rel = relative(ROOT, file);
+    if (allowed.has(rel)) continue;
+    code(readFileSync(file, "utf8")).split("\n").forEach((line, i) => {
+      if (/\bfetch\s*\(|X-API-Key|X-OpenViking-Agent|["'`]\/api\/v1\/[a-z/]*["'`]\s*[,)+]/.test(line)) found.push(`${rel}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(found, [], `HTTP to OpenViking outside the transport (the protocol is src/openviking):\n${found.join("\n")}`);
+});
+
 test("the check itself finds what it looks for", () => {
   const sample = 'const uri = `viking://user/${id}/memories`; // a comment with viking:// is fine\nconst n = Math.max(config.recallLimit * 4, 20);';
   const lines = code(sample).split("\n");
   assert.ok(lines[0].includes("viking://"), "code is kept");
   assert.ok(!lines[0].includes("a comment"), "comments are dropped");
   assert.ok(/\brecallLimit\b/.test(lines[1]));
+  const http = /\bfetch\s*\(|X-API-Key|X-OpenViking-Agent|["'`]\/api\/v1\/[a-z/]*["'`]\s*[,)+]/;
+  assert.ok(http.test('await fetch(url, {})') && http.test('request("GET", "/api/v1/sessions", opts)') && http.test('h["X-API-Key"] = k'));
+  assert.ok(!http.test('const label = "OpenViking GET /api/v1/system/status (with the API key)";'), "a label naming an endpoint is not a request");
 });

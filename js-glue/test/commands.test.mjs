@@ -14,6 +14,7 @@ import { registerCommands, machineOutput, parseChatArgs, hostDefaultAgent } from
 import { fmtDuration } from "../plugin/commands-format.js";
 import { createServer } from "node:net";
 import plugin from "../index.js";
+import { memoryHost } from "./support/memory-host.mjs";
 
 const wasm = await loadEngine();
 const { ContextEngine } = wasm;
@@ -32,115 +33,33 @@ async function freePort() {
 
 const outputs = []; // every text any command printed, for the key check at the end
 
-/** The in-memory OpenViking + state dir (the callback list of HostCallbacks). */
-function memoryHost() {
-  const sessions = new Map();
-  const state = new Map();
-  const outbox = new Map();
-  const h = {
-    sessions,
-    down: false,
-    async sessionMeta(id) {
-      return sessions.has(id) ? { message_count: sessions.get(id).length } : null;
-    },
-    async createSession(id) {
-      if (sessions.has(id)) throw Object.assign(new Error("exists"), { code: "ALREADY_EXISTS" });
-      sessions.set(id, []);
-    },
-    async addMessages(id, messages) {
-      if (h.down) throw Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1933"), { code: "OV_UNREACHABLE" });
-      sessions.get(id).push(...messages);
-      return { message_count: sessions.get(id).length };
-    },
-    async liveMessages(id) {
-      return sessions.get(id) ?? [];
-    },
-    async commit() {
-      return { status: "accepted", task_id: "t1" };
-    },
-    async task() {
-      return { status: "completed", result: {} };
-    },
-    async archive() {
-      return { overview: "# summary" };
-    },
-    async readJson() {
-      return {};
-    },
-    async writeJson() {},
-    async find(targetUri, query) {
-      return { memories: [{ uri: `${targetUri}/preferences/theme.md`, level: 2, score: 0.9, abstract: `about ${query}`, category: "preferences" }] };
-    },
-    async readContent() {
-      return "full text";
-    },
-    async userId() {
-      return "alice";
-    },
-    async writeText() {},
-    async stat(uri) {
-      return { uri, isDir: false };
-    },
-    async deleteUri(uri) {
-      return { uri, estimated_deleted_count: 1 };
-    },
-    async listStateKeys(prefix) {
-      return [...state.keys()].filter((k) => k.startsWith(prefix));
-    },
-    async loadState(k) {
-      return state.has(k) ? structuredClone(state.get(k)) : null;
-    },
-    async saveState(k, v) {
-      state.set(k, structuredClone(v));
-    },
-    async outboxAppend(k, e) {
-      outbox.set(k, [...(outbox.get(k) ?? []), structuredClone(e)]);
-    },
-    async outboxRead(k) {
-      return structuredClone(outbox.get(k) ?? []);
-    },
-    async outboxDrop(k, n) {
-      outbox.set(k, (outbox.get(k) ?? []).slice(n));
-    },
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    nowMs: () => Date.now(),
-    warn() {},
-  };
-  return h;
-}
-
 /** The runtime's shape (plugin/runtime.js) with real engines over one in-memory host. */
 function fakeRuntime({ mode = "remote", port, stateDir = "/tmp/ov-commands-test-state", keyLeaks = false } = {}) {
   const host = memoryHost();
   const rawConfig = { mode, port, baseUrl: "http://127.0.0.1:1933", apiKey: KEY, compactTurnThreshold: 3, timeoutMs: 1000, stateDir };
   const { config } = wasm.parseConfig(rawConfig, {});
   const agents = new Map();
-  const server = { down: false, finds: [] };
+  // the server as the probe sees it: down, or a careless proxy that echoes the key
+  const server = {
+    get down() {
+      return host.down;
+    },
+    set down(v) {
+      host.down = v;
+    },
+    finds: host.finds,
+  };
+  const userId = host.userId;
+  host.userId = async () => {
+    // the commands must still not print a key the server echoed
+    if (keyLeaks) throw Object.assign(new Error(`bad key ${KEY}`), { code: "UNAUTHENTICATED", status: 401 });
+    return userId();
+  };
   function agent(sessionKey) {
     const agentId = agentFromSessionKey(sessionKey) ?? config.agentId;
     if (agents.has(agentId)) return agents.get(agentId);
-    const refuse = (what) => Object.assign(new Error(`OpenViking unreachable at http://127.0.0.1:1933 during ${what}`), { code: "OV_UNREACHABLE" });
-    const client = {
-      baseUrl: "http://127.0.0.1:1933",
-      agentId,
-      async health() {
-        if (server.down) throw refuse("GET /health");
-        return { status: "ok", healthy: true, version: "0.5.2", auth_mode: "api_key" };
-      },
-      async systemStatus() {
-        if (server.down) throw refuse("GET /api/v1/system/status");
-        // a careless server or proxy that echoes the key: the commands must still not print it
-        if (keyLeaks) throw Object.assign(new Error(`401 UNAUTHENTICATED: bad key ${KEY}`), { code: "UNAUTHENTICATED", status: 401 });
-        return { initialized: true, user: { user_id: "alice" } };
-      },
-      async find(params) {
-        server.finds.push(params);
-        if (server.down) throw refuse("POST /api/v1/search/find");
-        return { memories: [] };
-      },
-    };
     const engine = new ContextEngine({ ...rawConfig, agentId }, {}, host);
-    const a = { agentId, client, engine, identity: () => client.systemStatus().then((s) => s.user.user_id) };
+    const a = { agentId, engine, identity: () => engine.userId() };
     agents.set(agentId, a);
     return a;
   }

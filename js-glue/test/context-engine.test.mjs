@@ -1,7 +1,8 @@
-// The lifecycle engine through the wasm boundary: a JS host whose OpenViking side is an
-// in-memory stand-in (the real server is exercised in test/openviking/), with the real
-// file-backed state store and outbox in a temp dir. Proves the bridge: promises, typed
-// host errors, durability across engine instances (processes).
+// The lifecycle engine through the wasm boundary: the plugin's host callbacks with the real
+// file-backed state store and outbox in a temp dir, and an in-memory OpenViking behind the
+// `request` callback (the engine's own protocol code sends real requests to it; the real
+// server is exercised in test/openviking/ and tests/integration/). Proves the bridge:
+// promises, typed host errors, durability across engine instances (processes).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { loadEngine } from "../wasm.js";
 import { createStateStore } from "../state-store.js";
 import { createEngineHost } from "../engine-host.js";
+import { httpFromOps } from "./support/ops-over-http.mjs";
 
 const { ContextEngine } = await loadEngine();
 
@@ -70,12 +72,33 @@ function fakeClient() {
   return c;
 }
 
+/** The fake client's calls as the operations the engine's requests are routed to. */
+function opsOf(c) {
+  return {
+    sessionMeta: (id) => c.getSession(id).catch((e) => (e.code === "NOT_FOUND" ? null : Promise.reject(e))),
+    createSession: (sessionId, memoryPolicy) => c.createSession({ sessionId, memoryPolicy }),
+    addMessages: (id, messages) => c.addMessages(id, messages),
+    liveMessages: async (id) => (await c.sessionContext(id)).messages,
+    commit: (id, body) => c.commit(id, body),
+    task: (t) => c.getTask(t),
+    archive: (id, a) => c.getArchive(id, a),
+    readJson: (uri) => c.readJson(uri),
+    writeJson: (uri, value) => c.writeContent({ uri, content: JSON.stringify(value) }),
+    writeText: (uri, content, mode, wait) => c.writeContent({ uri, content, mode, wait }),
+    find: async () => ({ memories: [] }),
+    readContent: async (uri) => JSON.stringify(await c.readJson(uri)), // 0.5.2 answers a file's text
+    stat: async () => null,
+    deleteUri: async (uri) => ({ uri, estimated_deleted_count: 0 }),
+    userId: async () => "u",
+  };
+}
+
 function setup() {
   const dir = mkdtempSync(join(tmpdir(), "ove-"));
   const client = fakeClient();
   const warnings = [];
   const make = () => {
-    const host = createEngineHost({ client, store: createStateStore(dir), logger: { warn: (m) => warnings.push(m) } });
+    const host = createEngineHost({ store: createStateStore(dir), request: httpFromOps(opsOf(client)), logger: { warn: (m) => warnings.push(m) } });
     const e = new ContextEngine({ agentId: "main", compactTurnThreshold: 2 }, {}, host);
     e.setUserId("u");
     return e;

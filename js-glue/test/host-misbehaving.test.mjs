@@ -1,90 +1,15 @@
 // The lifecycle engine under a host whose callbacks misbehave: each failure stays a failure
 // of that one call (a turn is kept in the outbox, or the call rejects with a code), every
-// engine promise settles, and the next call works. Also: a turn holding a lone UTF-16
+// engine promise settles, and the next call works. OpenViking operations misbehave behind
+// the `request` callback (test/support/ops-over-http.mjs routes the engine's real HTTP
+// requests to them), and `request` itself misbehaves too. Also: a turn holding a lone UTF-16
 // surrogate is stored (as U+FFFD), not refused.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { loadEngine } from "../wasm.js";
+import { memoryHost } from "./support/memory-host.mjs";
 
 const { ContextEngine } = await loadEngine();
-
-/** An in-memory host (OpenViking + state dir) whose `bad` callback misbehaves once per call. */
-function memoryHost() {
-  const sessions = new Map();
-  const state = new Map();
-  const outbox = new Map();
-  const warnings = [];
-  const h = {
-    warnings,
-    sessions,
-    async sessionMeta(id) {
-      return sessions.has(id) ? { message_count: sessions.get(id).length } : null;
-    },
-    async createSession(id) {
-      if (sessions.has(id)) throw Object.assign(new Error("exists"), { code: "ALREADY_EXISTS" });
-      sessions.set(id, []);
-    },
-    async addMessages(id, messages) {
-      sessions.get(id).push(...messages);
-      return { message_count: sessions.get(id).length };
-    },
-    async liveMessages(id) {
-      return sessions.get(id) ?? [];
-    },
-    async commit() {
-      return { status: "accepted", task_id: "t1" }; // no archive_uri: a server that names none
-    },
-    async task() {
-      return { status: "completed", result: {} };
-    },
-    async archive(_id, archiveId) {
-      if (!archiveId) throw new TypeError("getArchive: archiveId is required"); // as the real client does, synchronously in spirit
-      return { overview: "# summary" };
-    },
-    async readJson() {
-      return {};
-    },
-    async writeJson() {},
-    async find(targetUri, query) {
-      return { memories: [{ uri: `${targetUri}/preferences/theme.md`, level: 2, score: 0.9, abstract: `about ${query}`, category: "preferences" }] };
-    },
-    async readContent() {
-      return "full text";
-    },
-    async userId() {
-      return "alice";
-    },
-    async writeText() {},
-    async stat(uri) {
-      return { uri, isDir: false };
-    },
-    async deleteUri(uri) {
-      return { uri, estimated_deleted_count: 1 };
-    },
-    async listStateKeys(prefix) {
-      return [...state.keys()].filter((k) => k.startsWith(prefix));
-    },
-    async loadState(k) {
-      return state.has(k) ? structuredClone(state.get(k)) : null;
-    },
-    async saveState(k, v) {
-      state.set(k, structuredClone(v));
-    },
-    async outboxAppend(k, e) {
-      outbox.set(k, [...(outbox.get(k) ?? []), structuredClone(e)]);
-    },
-    async outboxRead(k) {
-      return structuredClone(outbox.get(k) ?? []);
-    },
-    async outboxDrop(k, n) {
-      outbox.set(k, (outbox.get(k) ?? []).slice(n));
-    },
-    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
-    nowMs: () => Date.now(),
-    warn: (m) => warnings.push(m),
-  };
-  return h;
-}
 
 const turn = (text) => [
   { role: "user", content: text, timestamp: Date.now() },
@@ -161,6 +86,42 @@ for (const cb of ["find", "readContent", "userId"]) {
       assert.ok(next.recall.memories.length > 0, "recall works again");
     });
   }
+}
+
+const hostileExchange = {
+  ...hostile,
+  "no status": () => Promise.resolve({ body: "{}" }),
+  "a status out of range": () => Promise.resolve({ status: 42, body: "{}" }),
+  "a string status": () => Promise.resolve({ status: "200", body: JSON.stringify({ status: "ok", result: {} }) }),
+  "a body that is not text": () => Promise.resolve({ status: 200, body: { status: "ok", result: {} } }),
+  "null": () => Promise.resolve(null),
+  "an HTML error page": () => Promise.resolve({ status: 502, body: "<html>Bad Gateway</html>" }),
+  "an envelope with no result": () => Promise.resolve({ status: 200, body: JSON.stringify({ status: "ok" }) }),
+};
+
+for (const [what, bad] of Object.entries(hostileExchange)) {
+  test(`the request callback answering with ${what}: the turn is kept, assemble answers, the next call works`, { timeout: 20000 }, async () => {
+    const h = memoryHost();
+    const e = new ContextEngine({ agentId: "main", timeoutMs: 1000 }, {}, h);
+    const good = h.request;
+    h.request = bad;
+    const out = await e.writeTurn({ sessionId: "s", advancementKey: "k1", messages: turn("a turn while the transport is broken") }).catch((err) => err);
+    assert.ok(out.status === "committed" || out.code === "HOST_TIMEOUT", String(out.message ?? out.status));
+    const messages = [{ role: "user", content: "Which editor theme do I prefer?", timestamp: 1 }];
+    const asm = await e.assemble({ sessionId: "s", prompt: "Which editor theme do I prefer?", messages, tokenBudget: 20000 }).catch((err) => err);
+    if (asm instanceof Error) assert.equal(asm.code, "HOST_TIMEOUT", asm.message);
+    else assert.ok(asm.messages.some((m) => m.role === "user"));
+    h.request = good;
+    let report;
+    for (let i = 0; i < 20; i++) {
+      report = await e.flush("main--s");
+      if (report.queued === 0 && !report.inProgress) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(report.queued, 0, JSON.stringify(report));
+    const users = h.sessions.get("main--s").filter((m) => m.role === "user").map((m) => m.parts[0].text);
+    assert.deepEqual(users, ["a turn while the transport is broken"], "stored once, after the transport recovered");
+  });
 }
 
 test("drain waits for a replay already running, so a stop right after a signal still empties the outbox", { timeout: 20000 }, async () => {

@@ -1,5 +1,5 @@
 // The user id behind (server, API key, agent) is asked once and kept in the state dir for
-// IDENTITY_TTL_MS, so a one-process-per-turn CLI does not spend a round trip on it before
+// an hour (src/engine/identity.rs), so a one-process-per-turn CLI does not spend a round trip on it before
 // every search. A new key or an expired entry asks again; the key is never written.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -8,7 +8,9 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "n
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadEngine } from "../wasm.js";
-import { getRuntime, IDENTITY_TTL_MS } from "../plugin/runtime.js";
+import { getRuntime } from "../plugin/runtime.js";
+
+const IDENTITY_TTL_MS = 60 * 60 * 1000; // the engine's IDENTITY_TTL_MS
 
 const wasm = await loadEngine();
 const REGISTRY = Symbol.for("openviking-context-engine.runtimes");

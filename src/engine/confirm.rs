@@ -43,7 +43,7 @@ pub fn ends_with_messages(stored: &[Value], sent: &[Value]) -> bool {
 }
 
 /// What OpenViking says about an unacknowledged write.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Check {
     /// It is there: drop it from the outbox.
     Stored,
@@ -51,8 +51,8 @@ pub(super) enum Check {
     /// live message count now.
     Absent { live: u64 },
     /// OpenViking did not answer: neither send nor drop it yet (a resend that is also lost
-    /// would store it twice).
-    Unknown,
+    /// would store it twice). Why, for the flush report.
+    Unknown(String),
 }
 
 impl<H: Host> Engine<H> {
@@ -63,7 +63,7 @@ impl<H: Host> Engine<H> {
         let live = match self.host.session_meta(ov_id).await {
             Ok(Some(meta)) => meta.message_count,
             Ok(None) => return Check::Absent { live: 0 },
-            Err(_) => return Check::Unknown,
+            Err(e) => return Check::Unknown(e.message),
         };
         if messages.is_empty() || u.message_count != messages.len() as u64 || live != u.live_before + u.message_count {
             return Check::Absent { live };
@@ -71,7 +71,7 @@ impl<H: Host> Engine<H> {
         match self.host.live_messages(ov_id).await {
             Ok(stored) if stored.len() as u64 == live && ends_with_messages(&stored, messages) => Check::Stored,
             Ok(_) => Check::Absent { live },
-            Err(_) => Check::Unknown,
+            Err(e) => Check::Unknown(e.message),
         }
     }
 }

@@ -190,7 +190,7 @@ impl<H: Host> Engine<H> {
                     .await
                     .map_err(|e| e.to_string())?;
                 }
-                Check::Unknown => return Err("no answer while checking an unacknowledged write".into()),
+                Check::Unknown(why) => return Err(format!("no answer while checking an unacknowledged write: {why}")),
             }
         }
         match self.send_marked(ov_id, e).await {

@@ -91,7 +91,9 @@ pub fn read_answer(
         }
     };
     let status = response.status;
-    let mut parsed = match serde_json::from_str::<Value>(&response.body) {
+    // a lone UTF-16 surrogate escape (`"\ud800"`, which JSON encoders write for cut text)
+    // reads as U+FFFD rather than failing the whole answer
+    let mut parsed = match serde_json::from_str::<Value>(&crate::text::replace_lone_surrogate_escapes(&response.body)) {
         Ok(Value::Object(o)) => Some(o),
         _ => None,
     };

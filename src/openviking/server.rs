@@ -87,11 +87,20 @@ pub fn segment(s: &str) -> String {
 /// Replaces every occurrence of the key (and its percent-encoded form) with `[redacted]`.
 /// Keys shorter than 4 characters are not searched for (they would mangle ordinary text).
 pub fn redact(text: &str, api_key: Option<&str>) -> String {
-    let Some(key) = api_key.filter(|k| k.len() >= 4) else { return text.to_string() };
-    let mut out = text.replace(key, "[redacted]");
-    let encoded = segment(key);
-    if encoded != key {
-        out = out.replace(&encoded, "[redacted]");
+    redact_all(text, api_key.as_slice())
+}
+
+/// [`redact`] for several secrets (the user key, the root key), longest first so a key that
+/// contains another is removed whole.
+pub fn redact_all(text: &str, secrets: &[&str]) -> String {
+    let mut forms: Vec<String> = Vec::new();
+    for s in secrets.iter().filter(|s| s.len() >= 4) {
+        forms.push(s.to_string());
+        let encoded = segment(s);
+        if encoded != *s {
+            forms.push(encoded);
+        }
     }
-    out
+    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    forms.iter().fold(text.to_string(), |out, f| out.replace(f.as_str(), "[redacted]"))
 }

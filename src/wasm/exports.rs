@@ -9,6 +9,7 @@ use crate::recall::query::build_query;
 use crate::tokens::estimate_tokens;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 pub(crate) fn read_env(v: &JsValue) -> Result<Env, JsValue> {
     let value = decode("env", v).map_err(to_js_error)?;
@@ -56,6 +57,20 @@ pub fn parse_config_js(
 ) -> Result<JsValue, JsValue> {
     let raw = decode("(config)", &raw).map_err(to_js_error)?;
     encode(&parse_config(&raw, &read_env(&env)?).map_err(to_js_error)?)
+}
+
+/// `text` with every secret (and its percent-encoded form) replaced by `[redacted]`; secrets
+/// under 4 characters are not searched for. The operator commands pass their output through it.
+#[wasm_bindgen(js_name = redactSecrets)]
+pub fn redact_secrets_js(
+    #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Array<string | null | undefined>")] secrets: JsValue,
+) -> Result<String, JsValue> {
+    let secrets: Vec<String> = match secrets.dyn_into::<js_sys::Array>() {
+        Ok(list) => list.iter().filter_map(|s| s.as_string()).collect(),
+        Err(_) => Vec::new(),
+    };
+    Ok(crate::openviking::server::redact_all(&string_arg("text", &text)?, &secrets.iter().map(String::as_str).collect::<Vec<_>>()))
 }
 
 /// The memory tools as the host registers them: `[{name, label, description, parameters}]`.

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
-import { createClient } from "../../js-glue/openviking/client.js";
+import { createClient } from "../inspect/client.js";
 import { loadEngine } from "../../js-glue/wasm.js";
 import { searchScopes } from "../../js-glue/plugin/recall.js";
 

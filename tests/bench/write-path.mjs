@@ -2,9 +2,10 @@
 // Engine time per write: ContextEngine.writeTurn through the wasm boundary with a host whose
 // callbacks answer at once from memory (no network, no disk), so what is timed is the
 // engine — envelope, capture decision, OpenViking parts, state updates, trigger evaluation,
-// marshalling — not I/O. 600 realistic turns (a question, a tool call and its result, an
+// marshalling, the OpenViking protocol (requests built, answers read) — not I/O. 600 realistic turns (a question, a tool call and its result, an
 // answer); the first 100 are warm-up. Prints median and p99.
 import { loadEngine } from "../../js-glue/wasm.js";
+import { httpFromOps } from "../../js-glue/test/support/ops-over-http.mjs";
 
 const { ContextEngine } = await loadEngine();
 const state = new Map();
@@ -22,6 +23,10 @@ const host = {
   find: async () => ({ memories: [] }),
   readContent: async () => null,
   userId: async () => "bench",
+  writeText: async () => ({}),
+  stat: async () => null,
+  deleteUri: async () => ({}),
+  listStateKeys: async (prefix) => [...state.keys()].filter((k) => k.startsWith(prefix)),
   loadState: async (k) => state.get(k) ?? null,
   saveState: async (k, v) => void state.set(k, v),
   outboxAppend: async (k, e) => void outbox.set(k, [...(outbox.get(k) ?? []), e]),
@@ -31,6 +36,7 @@ const host = {
   nowMs: () => Date.now(),
   warn: () => {},
 };
+host.request = httpFromOps(host);
 const engine = new ContextEngine({ agentId: "bench", compactTurnThreshold: 100000, compactTokensAddedThreshold: 10000000 }, {}, host);
 
 const turn = (i) => [

@@ -32,7 +32,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeModel, recallToolScript, lastQuestion, textOf, endsWithToolResult, realUserMessages } from "./fake-model.mjs";
 import { openclawPaths, writeConfig, scratchDir, gatewayConfig, startGateway, runGatewayTurn } from "./openclaw.mjs";
 import { startHarness, freePort } from "../../js-glue/test/openviking/helpers.mjs";
-import { createClient } from "../../js-glue/openviking/client.js";
+import { createClient } from "../inspect/client.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

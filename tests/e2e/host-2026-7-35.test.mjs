@@ -27,7 +27,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeModel, textOf, recallToolScript } from "./fake-model.mjs";
 import { openclawPaths, writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
 import { startHarness, harnessCommand } from "../../js-glue/test/openviking/helpers.mjs";
-import { createClient } from "../../js-glue/openviking/client.js";
+import { createClient } from "../inspect/client.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");

@@ -10,7 +10,7 @@ import { fileURLToPath } from "node:url";
 import { startFakeModel, defaultScript, endsWithToolResult, lastQuestion, textOf } from "./fake-model.mjs";
 import { writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
-import { createClient } from "../../js-glue/openviking/client.js";
+import { createClient } from "../inspect/client.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const TURN_MS = 150_000;

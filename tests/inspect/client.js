@@ -1,11 +1,11 @@
-// client.js — the per-agent OpenViking 0.5.x HTTP client used by the JS glue: createClient()
-// returns one method per endpoint (each one HTTP call, except addMessages' chunking and
-// waitTask's polling), with X-API-Key / X-OpenViking-Agent on every call and errors as
-// OpenVikingError. Re-exports the error type. (Which URIs to use is the engine's: src/scopes.rs.)
+// client.js — the tests' own OpenViking 0.5.x HTTP client: the harnesses plant data and look
+// at what the engine stored with it. It is an inspector, independent of the engine's protocol
+// code (src/openviking), so a bug there is not mirrored here. createClient() returns one
+// method per endpoint (each one HTTP call, except addMessages' chunking and waitTask's
+// polling), with X-API-Key / X-OpenViking-Agent on every call and errors as OpenVikingError.
 
 import { CLIENT_CODES as C, OpenVikingError, makeRedactor } from "./errors.js";
 import { createTransport } from "./http.js";
-import { localServerGate } from "./local-server.js";
 
 export { OpenVikingError, CLIENT_CODES } from "./errors.js";
 
@@ -46,12 +46,9 @@ function sleep(ms, signal) {
 
 /**
  * @param {{baseUrl: string, apiKey?: string, agentId: string, rootKey?: string, timeoutMs?: number,
- *          fetch?: typeof fetch, localServer?: boolean}} options  rootKey: used by createAccount (else apiKey)
- *   localServer: baseUrl is the plugin's local-mode server; nothing (no API key, no turn) is sent
- *   there until its answer was verified as OpenViking's (local-server.js). Without it the same
- *   check applies once ensureLocalServer was asked for that origin in this process.
+ *          fetch?: typeof fetch}} options  rootKey: used by createAccount (else apiKey)
  */
-export function createClient({ baseUrl, apiKey, agentId, rootKey, timeoutMs = 30000, fetch = globalThis.fetch, localServer = false } = {}) {
+export function createClient({ baseUrl, apiKey, agentId, rootKey, timeoutMs = 30000, fetch = globalThis.fetch } = {}) {
   let base;
   try {
     base = new URL(baseUrl);
@@ -71,8 +68,7 @@ export function createClient({ baseUrl, apiKey, agentId, rootKey, timeoutMs = 30
   const redact = makeRedactor([apiKey, rootKey]);
   const baseHeaders = { "X-OpenViking-Agent": agentId };
   if (apiKey) baseHeaders["X-API-Key"] = apiKey;
-  const gate = () => localServerGate(base.origin, { managed: localServer === true });
-  const request = createTransport({ baseUrl: base, fetchImpl: fetch, timeoutMs, baseHeaders, redact, gate });
+  const request = createTransport({ baseUrl: base, fetchImpl: fetch, timeoutMs, baseHeaders, redact });
   const call = (opts) => ({ signal: opts?.signal, timeoutMs: opts?.timeoutMs });
   const S = (id) => `/api/v1/sessions/${seg("sessionId", id)}`;
 

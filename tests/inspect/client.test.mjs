@@ -6,8 +6,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
-import { createClient, OpenVikingError } from "../../openviking/client.js";
-import { skipReason, startHarness, uid } from "./helpers.mjs";
+import { createClient, OpenVikingError } from "./client.js";
+import { skipReason, startHarness, uid } from "../../js-glue/test/openviking/helpers.mjs";
 
 describe("OpenViking client against a real server", { skip: skipReason, timeout: 240000 }, () => {
   let harness, env, client, scopes;

@@ -23,12 +23,10 @@ function clip(text) {
 
 /**
  * @param {{baseUrl: URL, fetchImpl: Function, timeoutMs: number, baseHeaders: Record<string,string>,
- *          redact: (s: string) => string, gate?: () => Promise<null|{ok: boolean, reason?: string}>}} cfg
- *   gate: asked before every request that may carry the API key or data (all but auth:false
- *   ones); a {ok:false} answer fails the call as OV_UNREACHABLE without sending anything.
+ *          redact: (s: string) => string}} cfg
  * @returns {(method: string, path: string, opts?: object) => Promise<any>}
  */
-export function createTransport({ baseUrl, fetchImpl, timeoutMs, baseHeaders, redact, gate }) {
+export function createTransport({ baseUrl, fetchImpl, timeoutMs, baseHeaders, redact }) {
   const prefix = baseUrl.pathname.replace(/\/+$/, "");
   const origin = baseUrl.origin; // never carries user:password
 
@@ -50,22 +48,10 @@ export function createTransport({ baseUrl, fetchImpl, timeoutMs, baseHeaders, re
    * @param {string} path  absolute API path, segments already encoded
    * @param {{query?: object, body?: unknown, signal?: AbortSignal, timeoutMs?: number,
    *          envelope?: boolean, headers?: Record<string,string>, auth?: boolean}} [opts]
-   *   auth:false — sent without the API key and without asking the gate (GET /health)
+   *   auth:false — sent without the API key (GET /health)
    */
   return async function request(method, path, opts = {}) {
     const endpoint = `${method} ${prefix}${path}`;
-    if (opts.auth !== false && gate) {
-      let verdict;
-      try {
-        verdict = await gate();
-      } catch (err) {
-        verdict = { ok: false, reason: causeName(err) };
-      }
-      if (verdict && !verdict.ok) {
-        throw fail(`not sending ${endpoint} (nor the API key) to ${origin}: ${verdict.reason ?? "not verified as OpenViking"}`,
-          { code: C.UNREACHABLE, endpoint, details: { unverifiedServer: true } });
-      }
-    }
     const url = new URL(origin + prefix + path);
     for (const [k, v] of Object.entries(opts.query ?? {})) {
       if (v !== undefined && v !== null) url.searchParams.set(k, String(v));

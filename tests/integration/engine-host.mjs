@@ -1,7 +1,8 @@
 // Builds a ContextEngine wired to a real OpenViking the way the plugin does: the fetch
-// client, the file-backed state store + outbox, the host callbacks. Shared by the
-// integration tests and by one-turn.mjs (a separate process per turn).
-import { createClient } from "../../js-glue/openviking/client.js";
+// transport, the file-backed state store + outbox, the host callbacks. Shared by the
+// integration tests and by one-turn.mjs (a separate process per turn). `client` is the
+// tests' own OpenViking client (tests/inspect), for looking at what the engine stored.
+import { createClient } from "../inspect/client.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 import { createEngineHost } from "../../js-glue/engine-host.js";
 import { loadEngine } from "../../js-glue/wasm.js";
@@ -11,7 +12,7 @@ export async function makeEngine({ baseUrl, apiKey, userId, agentId = "main", st
   const client = createClient({ baseUrl, apiKey, agentId, timeoutMs });
   const warnings = [];
   const store = createStateStore(stateDir, { warn: (m) => warnings.push(m) });
-  const host = createEngineHost({ client, store, logger: { warn: (m) => warnings.push(m) } });
+  const host = createEngineHost({ store, logger: { warn: (m) => warnings.push(m) } });
   const engine = new ContextEngine({ mode: "remote", baseUrl, apiKey, agentId, timeoutMs, ...config }, {}, host);
   engine.setUserId(userId);
   return { engine, client, store, warnings };

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
-import { createClient } from "../../js-glue/openviking/client.js";
+import { createClient } from "../inspect/client.js";
 
 let h;
 let stateDir;

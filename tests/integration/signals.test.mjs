@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
-import { createClient } from "../../js-glue/openviking/client.js";
+import { createClient } from "../inspect/client.js";
 import { startFaultProxy } from "./fault-proxy.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
-import { createClient } from "../../js-glue/openviking/client.js";
+import { createClient } from "../inspect/client.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 import { createEngineHost } from "../../js-glue/engine-host.js";
 import { loadEngine } from "../../js-glue/wasm.js";
@@ -27,8 +27,8 @@ after(async () => {
 async function engineWith(agentId, config, clock) {
   const { ContextEngine } = await loadEngine();
   const client = createClient({ baseUrl: h.env.baseUrl, apiKey: h.env.userKey, agentId });
-  const host = createEngineHost({ client, store: createStateStore(join(root, agentId)), logger: { warn() {} }, now: clock });
-  const e = new ContextEngine({ mode: "remote", baseUrl: h.env.baseUrl, agentId, ...config }, {}, host);
+  const host = createEngineHost({ store: createStateStore(join(root, agentId)), logger: { warn() {} }, now: clock });
+  const e = new ContextEngine({ mode: "remote", baseUrl: h.env.baseUrl, apiKey: h.env.userKey, agentId, ...config }, {}, host);
   e.setUserId(h.env.userId);
   return { e, client };
 }

@@ -6,25 +6,36 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { inspect } from "node:util";
-import { createClient } from "../../openviking/client.js";
+import { createClient } from "../../../tests/inspect/client.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { registerTools } from "../../plugin/tools.js";
-import { createEngineHost } from "../../engine-host.js";
+import { createEngineHost, createTransport } from "../../engine-host.js";
+import { httpFromOps } from "../support/ops-over-http.mjs";
 import { createStateStore } from "../../state-store.js";
 import { loadEngine } from "../../wasm.js";
 import { skipReason, startHarness, uid } from "./helpers.mjs";
 
 const wasm = await loadEngine();
 
-/** memory_forget as the plugin registers it: the engine over the plugin's host callbacks,
- *  with `client` (a real one, or a stand-in) doing the I/O. */
-function forgetToolFor(client, userId, { findImpl } = {}) {
-  const c = findImpl ? { ...client, find: findImpl } : client;
+/** memory_forget as the plugin registers it: the engine over the plugin's host callbacks.
+ *  `server` is a real one ({baseUrl, apiKey}: the plugin's fetch transport) or a stand-in
+ *  (operations served through ops-over-http); `findImpl` answers the searches instead. */
+function forgetToolFor(server, userId, { findImpl } = {}) {
   const store = createStateStore(mkdtempSync(join(tmpdir(), "ov-forget-")));
-  const host = createEngineHost({ client: c, store, userId: async () => userId, logger: { warn() {} } });
-  const engine = new wasm.ContextEngine({ agentId: "main" }, {}, host);
+  let config = { agentId: "main" };
+  let request;
+  if (server.baseUrl) {
+    config = { ...config, mode: "remote", baseUrl: server.baseUrl, apiKey: server.apiKey };
+    const real = createTransport();
+    const found = (v) => ({ status: 200, body: JSON.stringify({ status: "ok", result: v }) });
+    request = (req) => (findImpl && new URL(req.url).pathname.endsWith("/api/v1/search/find") ? findImpl().then(found) : real(req));
+  } else {
+    request = httpFromOps({ userId: async () => userId, find: findImpl ?? (async () => ({ memories: [] })), ...server });
+  }
+  const host = createEngineHost({ store, request, logger: { warn() {} } });
+  const engine = new wasm.ContextEngine(config, {}, host);
   const tools = new Map();
   const api = { registerTool: (factory, { name }) => tools.set(name, factory({ sessionKey: "agent:main:main" })) };
   registerTools(api, { wasm, agent: () => ({ engine }) });
@@ -59,7 +70,7 @@ describe("memory_forget verifies its deletes against a real OpenViking", { skip:
     env = harness.env;
     client = createClient({ baseUrl: env.baseUrl, apiKey: env.userKey, agentId: "main" });
     mem = `viking://user/${env.userId}/memories`;
-    forget = forgetToolFor(client, env.userId);
+    forget = forgetToolFor({ baseUrl: env.baseUrl, apiKey: env.userKey }, env.userId);
   });
   after(async () => {
     await harness?.stop();
@@ -136,7 +147,7 @@ describe("memory_forget verifies its deletes against a real OpenViking", { skip:
 
   test("by query: a single clear match that is already gone is reported as not deleted", async () => {
     const uri = `${mem}/preferences/${uid("ghost")}.md`;
-    const tool = forgetToolFor(client, env.userId, {
+    const tool = forgetToolFor({ baseUrl: env.baseUrl, apiKey: env.userKey }, env.userId, {
       findImpl: async () => ({ memories: [{ uri, level: 2, score: 0.97, abstract: "a memory the index still lists" }] }),
     });
     const out = doc(await tool.execute("f6", { query: "ghost" }));
@@ -146,7 +157,7 @@ describe("memory_forget verifies its deletes against a real OpenViking", { skip:
 
   test("by query: a single clear match is deleted and verified", async () => {
     const uri = await write(`${uid("lunch")}.md`, "I have lunch at noon.");
-    const tool = forgetToolFor(client, env.userId, {
+    const tool = forgetToolFor({ baseUrl: env.baseUrl, apiKey: env.userKey }, env.userId, {
       findImpl: async () => ({ memories: [{ uri, level: 2, score: 0.95, abstract: "lunch at noon" }] }),
     });
     assert.deepEqual(doc(await tool.execute("f7", { query: "when do I have lunch" })), { deleted: [uri] });

@@ -2,7 +2,8 @@
 // 127.0.0.1:<port> that is not OpenViking (a 200 to /health, even a copy of OpenViking's health
 // document, or a perfect copy run by another user) is reported clearly, is not reused, no
 // server is spawned over it, and it is never sent the API key or a turn — not by the probe,
-// not by the client, not by the plugin. A real OpenViking (harness) passes the same checks.
+// not by the plugin's transport, not by the plugin. A real OpenViking (harness) passes the
+// same checks.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
@@ -11,7 +12,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { inspect } from "node:util";
 import { ensureLocalServer, healthProblem, inspectPort, localServerGate, probeHealth } from "../../openviking/local-server.js";
-import { createClient } from "../../openviking/client.js";
+import { createEngineHost, createTransport } from "../../engine-host.js";
+import { createStateStore } from "../../state-store.js";
+import { loadEngine } from "../../wasm.js";
 import { freePort, httpServer, skipReason, startHarness } from "./helpers.mjs";
 
 const KEY = "ov-test-secret-key-7f3a9c1e5b";
@@ -47,6 +50,20 @@ function markerBin() {
   return { bin: p, spawned: () => existsSync(join(d, "spawned")) };
 }
 
+/** What the engine sends through the plugin's transport: a keyed call (a body: a turn). */
+function keyed(request, origin, path, body) {
+  const headers = { Accept: "application/json", "X-OpenViking-Agent": "main", "X-API-Key": KEY };
+  if (body) headers["Content-Type"] = "application/json";
+  return request({ method: body ? "POST" : "GET", url: origin + path, headers, body: body && JSON.stringify(body), timeoutMs: 5000 });
+}
+
+const refusedUnsent = (err) => {
+  assert.equal(err.kind, "unreachable", "the engine keeps the turn in the outbox");
+  assert.match(err.message, /not sent to http:\/\/127\.0\.0\.1:\d+: not OpenViking/);
+  assert.ok(!inspect(err, { depth: 5 }).includes(KEY));
+  return true;
+};
+
 function assertNothingSecretSent(fake) {
   for (const r of fake.requests) {
     assert.equal(r.headers["x-api-key"], undefined, `${r.method} ${r.url} carried the API key`);
@@ -77,18 +94,12 @@ for (const [name, handler] of Object.entries(IMPOSTORS)) {
       assert.equal(warnings.length, 1, warnings.join("\n"));
       assert.match(warnings[0], /not OpenViking/);
       assert.equal(spawned(), false, "no server is started over the impostor");
-      // the plugin's client for that origin refuses before sending anything
-      const client = createClient({ baseUrl: `http://127.0.0.1:${fake.port}`, apiKey: KEY, agentId: "main" });
+      // the plugin's transport for that origin refuses before sending anything
+      const request = createTransport();
+      const origin = `http://127.0.0.1:${fake.port}`;
       const before = fake.requests.length;
-      for (const call of [() => client.systemStatus(), () => client.addMessages("main--s1", [{ role: "user", content: TURN_TEXT }])]) {
-        await assert.rejects(call(), (err) => {
-          assert.equal(err.code, "OV_UNREACHABLE");
-          assert.equal(err.retryable, true, "the engine keeps the turn in the outbox");
-          assert.match(err.message, /not sending .* \(nor the API key\) to http:\/\/127\.0\.0\.1:\d+: not OpenViking/);
-          assert.ok(!inspect(err, { depth: 5 }).includes(KEY));
-          return true;
-        });
-      }
+      await assert.rejects(keyed(request, origin, "/api/v1/system/status"), refusedUnsent);
+      await assert.rejects(keyed(request, origin, "/api/v1/sessions/main--s1/messages/batch", { messages: [{ role: "user", content: TURN_TEXT }] }), refusedUnsent);
       assert.ok(fake.requests.length - before <= 2, "at most one more keyless look at the port");
       assertNothingSecretSent(fake);
     } finally {
@@ -97,11 +108,11 @@ for (const [name, handler] of Object.entries(IMPOSTORS)) {
   });
 }
 
-test("a client marked localServer checks the port even before ensureLocalServer ran", async () => {
+test("a transport marked localServer checks the port even before ensureLocalServer ran", async () => {
   const fake = await httpServer(IMPOSTORS["200 {status:ok} to everything"]);
   try {
-    const client = createClient({ baseUrl: fake.baseUrl, apiKey: KEY, agentId: "main", localServer: true });
-    await assert.rejects(client.find({ query: TURN_TEXT, targetUri: "viking://user/u/memories" }), /not sending .*not OpenViking/);
+    const request = createTransport({ localServer: true });
+    await assert.rejects(keyed(request, fake.baseUrl, "/api/v1/search/find", { query: TURN_TEXT, target_uri: "viking://user/u/memories" }), refusedUnsent);
     assertNothingSecretSent(fake);
     assert.equal(fake.requests.filter((r) => r.url === "/health").length, 1);
   } finally {
@@ -109,14 +120,18 @@ test("a client marked localServer checks the port even before ensureLocalServer 
   }
 });
 
-test("a remote-mode client is not gated; its health() carries no API key", async () => {
+test("a remote-mode engine is not gated; its GET /health carries no API key", async () => {
   const fake = await httpServer((req, res) => json(res, 200, req.url === "/health" ? OV_HEALTH : { status: "ok", result: { initialized: true, user: "u" } }));
   try {
-    const client = createClient({ baseUrl: fake.baseUrl, apiKey: KEY, agentId: "main" });
+    const { ContextEngine } = await loadEngine();
+    const store = createStateStore(join(dir, `remote-${fake.port}`), { warn() {} });
+    const engine = new ContextEngine({ mode: "remote", baseUrl: fake.baseUrl, apiKey: KEY, agentId: "main" }, {}, createEngineHost({ store, request: createTransport() }));
     assert.equal(await localServerGate(fake.baseUrl), null);
-    assert.equal((await client.health()).healthy, true);
+    const probe = await engine.probe(2000);
+    assert.equal(probe.health.reachable, true);
+    assert.equal(probe.auth.userId, "u");
+    assert.equal(fake.requests[0].url, "/health");
     assert.equal(fake.requests[0].headers["x-api-key"], undefined, "GET /health needs no key and gets none");
-    assert.equal((await client.systemStatus()).user, "u");
     assert.equal(fake.requests[1].headers["x-api-key"], KEY, "remote mode: the configured server gets the key");
   } finally {
     await fake.close();
@@ -166,8 +181,7 @@ test("a perfect copy of OpenViking's answers, run by another user, is an imposto
     const { bin, spawned } = markerBin();
     await assert.rejects(ensureLocalServer({ port, configPath: "/x", stateDir, serverBin: bin, startTimeoutMs: 3000 }), /uid 65534/);
     assert.equal(spawned(), false);
-    const client = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: KEY, agentId: "main" });
-    await assert.rejects(client.systemStatus(), /not sending/);
+    await assert.rejects(keyed(createTransport(), `http://127.0.0.1:${port}`, "/api/v1/system/status"), refusedUnsent);
     await new Promise((r) => setTimeout(r, 100));
     assert.ok(!out.includes("KEY"), "the other user's server never saw the key");
   } finally {
@@ -253,7 +267,7 @@ describe("a real OpenViking passes the same checks", { skip: skipReason, timeout
     await harness?.stop();
   });
 
-  test("inspectPort says openviking; ensureLocalServer reuses it; the gated client works", async () => {
+  test("inspectPort says openviking; ensureLocalServer reuses it; the gated transport works", async () => {
     const port = Number(new URL(harness.env.baseUrl).port);
     const v = await inspectPort(port);
     assert.equal(v.state, "openviking", JSON.stringify(v));
@@ -263,7 +277,10 @@ describe("a real OpenViking passes the same checks", { skip: skipReason, timeout
     const r = await ensureLocalServer({ port, configPath: "/x/ov.conf", stateDir, serverBin: markerBin().bin });
     assert.deepEqual(r, { started: false, pid: null, baseUrl: harness.env.baseUrl });
     assert.deepEqual(await localServerGate(harness.env.baseUrl), { ok: true });
-    const client = createClient({ baseUrl: harness.env.baseUrl, apiKey: harness.env.userKey, agentId: "main", localServer: true });
-    assert.equal((await client.systemStatus()).user, harness.env.userId);
+    const request = createTransport({ localServer: true });
+    const headers = { "X-API-Key": harness.env.userKey, "X-OpenViking-Agent": "main" };
+    const answer = await request({ method: "GET", url: `${harness.env.baseUrl}/api/v1/system/status`, headers, timeoutMs: 5000 });
+    assert.equal(answer.status, 200);
+    assert.equal(JSON.parse(answer.body).result.user, harness.env.userId);
   });
 });

@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { ensureLocalServer, probeHealth, readPidFile, resolveServerBin, stopLocalServer, PID_FILE, LOG_FILE } from "../../openviking/local-server.js";
 import { pidAlive, processStartTicks } from "../../openviking/proc.js";
-import { createClient } from "../../openviking/client.js";
+import { createClient } from "../../../tests/inspect/client.js";
 import { SERVER_BIN, freePort, skipReason, startHarness } from "./helpers.mjs";
 
 const run = promisify(execFile);

@@ -1,14 +1,20 @@
-// Host callbacks for `ContextEngine` (the method list of js-glue/engine-host.js and
-// `HostCallbacks` in pkg/*.d.ts): a well-behaved in-memory host (OpenViking stand-in, state
-// store, outbox, virtual clock) and a hostile wrapper whose callbacks misbehave per a plan.
+// Host callbacks for `ContextEngine` (`HostCallbacks` in pkg/*.d.ts: `request`, the state
+// store and outbox, the clock, the log): a well-behaved in-memory host and a hostile wrapper
+// whose callbacks misbehave per a plan. The OpenViking stand-in is written as one function
+// per operation (sessionMeta, find, …); `request` routes the engine's real HTTP requests to
+// them (js-glue/test/support/ops-over-http.mjs), so an operation can misbehave behind a good
+// transport — and `request` itself can misbehave too.
 import { ctx, tagged, tagText, hostile, hostileError, deep, hugeText, marks, text } from "./values.mjs";
 import { Rng } from "./prng.mjs";
+import { httpFromOps } from "../../../js-glue/test/support/ops-over-http.mjs";
 
 export const ASYNC_METHODS = ["sessionMeta", "createSession", "addMessages", "liveMessages", "commit", "task", "archive", "readJson",
   "writeJson", "find", "readContent", "writeText", "stat", "deleteUri", "userId", "loadState", "saveState", "listStateKeys", "outboxAppend", "outboxRead",
   "outboxDrop", "sleep"];
 export const SYNC_METHODS = ["nowMs", "warn"];
 export const METHODS = [...ASYNC_METHODS, ...SYNC_METHODS];
+/** What the engine itself requires of a host object (the rest are operations behind `request`). */
+export const ENGINE_CALLBACKS = ["request", "loadState", "saveState", "listStateKeys", "outboxAppend", "outboxRead", "outboxDrop", "sleep", "nowMs", "warn"];
 
 /** Shared with the orchestrator: which case last ran a host callback, and how many ran. */
 export const hostSlots = { view: null, LAST_CASE: 3, CALLS: 4 };
@@ -226,6 +232,7 @@ export function goodHost(rng, { protocol } = {}) {
       if (warnings.length < 50) warnings.push(String(message));
     },
   };
+  h.request = httpFromOps(h);
   return h;
 }
 
@@ -262,6 +269,13 @@ function wrongFind(rng) {
 
 /** A wrong answer for an async callback: right kind of container, wrong content, or worse. */
 function wrongShape(rng, method) {
+  if (method === "request") {
+    return rng.pick([null, undefined, 5, "200", {}, [], { status: 200 }, { body: "{}" }, { status: "200", body: "{}" }, { status: 200, body: 5 },
+      { status: 700, body: "{}" }, { status: 200.5, body: "{}" }, { status: -1, body: "{}" }, { status: 200, body: "<html>" }, { status: 503, body: "" },
+      { status: 200, body: JSON.stringify({ status: "ok" }) }, { status: 200, body: JSON.stringify({ status: "error", error: { code: 5 } }) },
+      { status: 404, body: JSON.stringify({ status: "error", error: { code: "NOT_FOUND", message: "\uD800" } }) }, { status: 200, body: hugeText(rng) },
+      { status: 200, body: JSON.stringify({ status: "ok", result: deep(rng) }) }]);
+  }
   if (method === "find" && rng.chance(0.7)) return wrongFind(rng);
   if (method === "readContent" && rng.chance(0.7)) return rng.pick([5, {}, [], true, "", "   ", "\uD800", hugeText(rng), { text: "x" }, Symbol("c"), 3n]);
   if (method === "stat" && rng.chance(0.7)) return rng.pick([5, "x", [], true, { isDir: "yes" }, { uri: 5, isDir: false }, { isDir: true }, {}]);
@@ -379,6 +393,33 @@ export function hostileHost(rng, good, { caseId, onRunaway, plan }) {
       }
     };
   }
+  // the transport: routes to the (possibly hostile) operations, or misbehaves itself
+  const route = httpFromOps(host);
+  const pReq = plan.request;
+  if (pReq?.what === "notAFunction") host.request = pReq.value;
+  else {
+    host.request = function (req) {
+      if (guard()) return never();
+      if (!strikes(pReq)) return route(req);
+      const answer = () => {
+        const a = route(req);
+        a?.catch?.(() => {});
+        return a;
+      };
+      switch (pReq.what) {
+        case "throwSync": throw hostileError(rng);
+        case "reject": return Promise.reject(hostileError(rng));
+        case "rejectLate": return new Promise((_, reject) => setTimeout(() => reject(hostileError(rng)), rng.range(1100, 1600)));
+        case "never": return never();
+        case "slow": return new Promise((resolve) => setTimeout(() => resolve(answer()), rng.range(1100, 1600)));
+        case "wrongShape": return Promise.resolve(wrongShape(rng, "request"));
+        case "wrongShapeSync": return wrongShape(rng, "request");
+        case "goodSync": return null;
+        case "immediate": return Promise.resolve();
+        default: return thenable(rng, pReq.what, answer);
+      }
+    };
+  }
   const pNow = plan.nowMs;
   if (pNow?.what === "notAFunction") host.nowMs = pNow.value;
   else {
@@ -432,7 +473,7 @@ export function randomPlan(rng) {
   const plan = {};
   const n = rng.weighted([[5, 1], [3, 2], [2, 3], [1, 8]]);
   for (let i = 0; i < n; i++) {
-    const m = rng.weighted([[12, () => rng.pick(ASYNC_METHODS)], [2, "nowMs"], [1, "warn"], [1, "sleep"]]);
+    const m = rng.weighted([[12, () => rng.pick(ASYNC_METHODS)], [3, "request"], [2, "nowMs"], [1, "warn"], [1, "sleep"]]);
     const m2 = typeof m === "function" ? m() : m;
     const what = m2 === "nowMs" ? rng.pick(NOW_BAD) : m2 === "warn" ? rng.pick(WARN_BAD) : m2 === "sleep" ? rng.pick(SLEEP_BAD) : rng.weighted(ASYNC_BAD);
     const when = rng.weighted([[4, "always"], [2, "first"], [1, "alternate"], [1, "after"], [2, "random"]]);

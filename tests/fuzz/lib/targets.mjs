@@ -3,7 +3,7 @@
 import { hostile, text, cleanText, ctx, tagged, tagText } from "./values.mjs";
 import * as S from "./shapes.mjs";
 import { checkToolPairs, checkRecall, checkQuery, hasLone, toolPairProblems, checkMemories, engineView, sameJson, messageText } from "./checks.mjs";
-import { goodHost, hostileHost, randomPlan, wholeHostileHost, describePlan, completeHosts, rustTrim, userScope, allowedScope, AGENT_SCOPE, HOME_SCOPE } from "./hosts.mjs";
+import { goodHost, hostileHost, randomPlan, wholeHostileHost, describePlan, completeHosts, ENGINE_CALLBACKS, rustTrim, userScope, allowedScope, AGENT_SCOPE, HOME_SCOPE } from "./hosts.mjs";
 import { Rng } from "./prng.mjs";
 
 /** Thrown to abandon a case whose setup found the instance poisoned (already reported). */
@@ -223,14 +223,15 @@ export const TARGETS = [
   }],
   [2, "liveSearch", true, async (c, W) => {
     const k = c.rng.int(W.server.behaviours);
-    const valid = { baseUrl: `${W.server.url}/b${k}`, query: text(c.rng, { huge: 0 }) || "q", timeoutMs: 1000 };
+    // 2 s: a good server's answer must arrive even while the worker's other cases load the CPU
+    const valid = { baseUrl: `${W.server.url}/b${k}`, query: text(c.rng, { huge: 0 }) || "q", timeoutMs: 2000 };
     if (c.rng.chance(0.5)) valid.limit = c.rng.range(1, 1000);
     if (c.rng.chance(0.3)) valid.agentId = c.rng.pick(["main", "a.b-c_9"]);
     if (c.rng.chance(0.3)) valid.apiKey = "fuzz-key-123";
     const a = arg(c, c.rng.chance(0.1) ? { ...valid, baseUrl: c.rng.pick(["http://127.0.0.1:1", "http://localhost:1", "http://[::1]:1"]) } : valid);
     const args = arity(c, [a.value]);
     // a request whose timeoutMs the mutation removed waits the 15 s default on a server that hangs
-    let t = 1000;
+    let t = 2000;
     try {
       t = typeof a.value?.timeoutMs === "number" && a.value.timeoutMs >= 100 && a.value.timeoutMs <= 600000 ? a.value.timeoutMs : 15000;
     } catch {}
@@ -411,7 +412,7 @@ async function contextEngineCase(c, W) {
   const goodHostMode = mode === "good";
   const plan = c.plan ?? {};
   // a host with every callback a function (whatever they do) must be accepted
-  const hostComplete = mode === "good" || completeHosts.has(hostObj) || (mode === "hostile" && !Object.values(plan).some((p) => p.what === "notAFunction"));
+  const hostComplete = mode === "good" || completeHosts.has(hostObj) || (mode === "hostile" && !Object.entries(plan).some(([m, p]) => p.what === "notAFunction" && ENGINE_CALLBACKS.includes(m)));
   // on a host whose callbacks all answer (whatever else it does), calls with valid input
   // degrade instead of failing: these codes are all they may reject with
   const degrade = (codes) => (goodHostMode ? undefined : codes);
@@ -453,7 +454,7 @@ async function contextEngineCase(c, W) {
     if (out.ok && typeof u.value === "string") uidSet = u.value;
   }
   // the user scope every search must use, when the host's userId answers as the good one does
-  const expectedUser = cfg && !plan.userId ? userScope(cfg.targetUri, uidSet !== undefined ? uidSet : good.uid) : null;
+  const expectedUser = cfg && !plan.userId && !plan.request ? userScope(cfg.targetUri, uidSet !== undefined ? uidSet : good.uid) : null;
   const clockGood = !plan.nowMs;
   const sessions = [S.sessionId(rng), S.sessionId(rng)];
   const ovIds = sessions.map((s) => {

@@ -1,0 +1,93 @@
+// memory-host.mjs — test support: the engine's host callbacks over an in-memory OpenViking
+// (one function per operation, served through `request` by ops-over-http.mjs) and an
+// in-memory state dir. Tests swap single operations to script or break them; `down` makes
+// every exchange fail as a refused connection (the server is gone).
+import { httpFromOps } from "./ops-over-http.mjs";
+
+export function memoryHost() {
+  const sessions = new Map();
+  const state = new Map();
+  const outbox = new Map();
+  const warnings = [];
+  const h = {
+    warnings,
+    sessions,
+    down: false,
+    /** the find calls, as {targetUri, query, limit} */
+    finds: [],
+    async health() {
+      return { status: "ok", healthy: true, version: "0.5.2", auth_mode: "api_key" };
+    },
+    async sessionMeta(id) {
+      return sessions.has(id) ? { message_count: sessions.get(id).length } : null;
+    },
+    async createSession(id) {
+      if (sessions.has(id)) throw Object.assign(new Error("exists"), { code: "ALREADY_EXISTS" });
+      sessions.set(id, []);
+    },
+    async addMessages(id, messages) {
+      sessions.get(id).push(...messages);
+      return { message_count: sessions.get(id).length };
+    },
+    async liveMessages(id) {
+      return sessions.get(id) ?? [];
+    },
+    async commit() {
+      return { status: "accepted", task_id: "t1" }; // no archive_uri: a server that names none
+    },
+    async task() {
+      return { status: "completed", result: {} };
+    },
+    async archive() {
+      return { overview: "# summary" };
+    },
+    async readJson() {
+      return {};
+    },
+    async writeJson() {},
+    async find(targetUri, query, limit) {
+      h.finds.push({ targetUri, query, limit });
+      return { memories: [{ uri: `${targetUri}/preferences/theme.md`, level: 2, score: 0.9, abstract: `about ${query}`, category: "preferences" }] };
+    },
+    async readContent() {
+      return "full text";
+    },
+    async userId() {
+      return "alice";
+    },
+    async writeText() {},
+    async stat(uri) {
+      return { uri, isDir: false };
+    },
+    async deleteUri(uri) {
+      return { uri, estimated_deleted_count: 1 };
+    },
+    async listStateKeys(prefix) {
+      return [...state.keys()].filter((k) => k.startsWith(prefix));
+    },
+    async loadState(k) {
+      return state.has(k) ? structuredClone(state.get(k)) : null;
+    },
+    async saveState(k, v) {
+      state.set(k, structuredClone(v));
+    },
+    async outboxAppend(k, e) {
+      outbox.set(k, [...(outbox.get(k) ?? []), structuredClone(e)]);
+    },
+    async outboxRead(k) {
+      return structuredClone(outbox.get(k) ?? []);
+    },
+    async outboxDrop(k, n) {
+      outbox.set(k, (outbox.get(k) ?? []).slice(n));
+    },
+    sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    nowMs: () => Date.now(),
+    warn: (m) => warnings.push(m),
+  };
+  const route = httpFromOps(h);
+  h.request = (req) => {
+    if (h.down) return Promise.reject(Object.assign(new Error("ECONNREFUSED"), { kind: "unreachable" }));
+    return route(req);
+  };
+  return h;
+}
