@@ -9,6 +9,7 @@ use crate::error::{EngineError, Result};
 use crate::input::{as_object, join};
 use crate::recall::query::RecallQuery;
 use crate::recall::RecallOutcome;
+use crate::tool_output::{stand_in_outputs, Outsized, StandInRef};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -22,6 +23,8 @@ pub struct AssembleResult {
     pub composition: Composition,
     /// `estimatedTokens` by part.
     pub split: TokenSplit,
+    /// Tool outputs the model sees as stand-ins (`tool_output`), oldest first.
+    pub stand_ins: Vec<StandInRef>,
 }
 }
 
@@ -71,17 +74,19 @@ pub fn assemble_turn(config: &Config, v: Value) -> Result<AssembleResult> {
         (o.opt_u64("tokenBudget")?, read_summaries(o.opt_array("summaries")?)?, o.opt_u64("nextSequence")?.unwrap_or(0))
     };
     let req = RecallRequest::from_value(v)?;
-    compose_turn(config, req, budget, summaries, next_sequence)
+    compose_turn(config, req, budget, summaries, next_sequence).map(|(result, _)| result)
 }
 
 /// The typed core of [`assemble_turn`]: recall over the given search results, then the
-/// composition. `summaries` in any order.
-pub fn compose_turn(config: &Config, req: RecallRequest, budget: Option<u64>, mut summaries: Vec<SummaryRef>, next_sequence: u64) -> Result<AssembleResult> {
+/// composition. `summaries` in any order. Also the full texts of the tool outputs the model
+/// sees as stand-ins, for the engine to keep for `memory_read_output`.
+pub fn compose_turn(config: &Config, req: RecallRequest, budget: Option<u64>, mut summaries: Vec<SummaryRef>, next_sequence: u64) -> Result<(AssembleResult, Vec<Outsized>)> {
     summaries.retain(|s| !s.text.trim().is_empty());
     summaries.sort_by_key(|s| s.end_sequence);
     let prompt = req.prompt.clone();
     let now_ms = req.now_ms;
-    let messages = req.messages.clone();
+    // outsized tool outputs are stand-ins in what the model sees (the stored turn is the host's)
+    let (messages, outsized, stand_ins) = stand_in_outputs(req.messages.clone(), config.large_tool_result_tokens as usize, budget, prompt.is_some());
     let auto = auto_recall(config, req)?;
     let pair = auto.recall.as_ref().and_then(|r| <[Value; 2]>::try_from(r.messages.clone()).ok());
     let composition = compose(ComposeInput {
@@ -95,5 +100,5 @@ pub fn compose_turn(config: &Config, req: RecallRequest, budget: Option<u64>, mu
         now_ms,
     });
     let split = token_split(&composition);
-    Ok(AssembleResult { query: auto.query, recall: auto.recall, composition, split })
+    Ok((AssembleResult { query: auto.query, recall: auto.recall, composition, split, stand_ins }, outsized))
 }

@@ -72,6 +72,8 @@ pub struct Config {
     pub compact_tokens_added_threshold: u64,
     pub compact_turn_threshold: u64,
     pub compact_max_interval_minutes: u64,
+    /// A tool output above this many tokens is assembled as a stand-in (`tool_output`).
+    pub large_tool_result_tokens: u64,
     pub hook_fallback: bool,
     pub state_dir: Option<String>,
 }
@@ -117,7 +119,7 @@ pub const KEYS: &[&str] = &[
     "recallPreferAbstract", "recallTokenBudget", "targetUri", "captureMode", "captureMaxLength",
     "recentRawTurnCount", "assembleRecallWindow", "compactCommitThreshold",
     "memoryExpandMaxResults", "compactTokensAddedThreshold", "compactTurnThreshold",
-    "compactMaxIntervalMinutes", "hookFallback", "stateDir",
+    "compactMaxIntervalMinutes", "largeToolResultTokens", "hookFallback", "stateDir",
 ];
 
 const PORT: Bounds = b(1933.0, 1.0, 65535.0);
@@ -134,6 +136,7 @@ const MEMORY_EXPAND_MAX_RESULTS: Bounds = b(6.0, 1.0, 100.0);
 const COMPACT_TOKENS_ADDED_THRESHOLD: Bounds = b(30_000.0, 100.0, 10_000_000.0);
 const COMPACT_TURN_THRESHOLD: Bounds = b(20.0, 1.0, 10_000.0);
 const COMPACT_MAX_INTERVAL_MINUTES: Bounds = b(30.0, 1.0, 10_080.0);
+const LARGE_TOOL_RESULT_TOKENS: Bounds = b(20_000.0, 500.0, 1_000_000.0);
 
 struct Reader<'a> {
     map: &'a Map<String, Value>,
@@ -366,6 +369,7 @@ pub fn parse_config(raw: &Value, env: &Env) -> Result<ParsedConfig> {
         compact_tokens_added_threshold: r.int("compactTokensAddedThreshold", &COMPACT_TOKENS_ADDED_THRESHOLD)?,
         compact_turn_threshold: r.int("compactTurnThreshold", &COMPACT_TURN_THRESHOLD)?,
         compact_max_interval_minutes: r.int("compactMaxIntervalMinutes", &COMPACT_MAX_INTERVAL_MINUTES)?,
+        large_tool_result_tokens: r.int("largeToolResultTokens", &LARGE_TOOL_RESULT_TOKENS)?,
         hook_fallback: r.bool("hookFallback", true)?,
         state_dir,
     };

@@ -60,6 +60,7 @@
 //! - [`scopes`] — the memory URIs searched, read and written (the plugin builds none)
 //! - [`tools`], [`uri_check`] — the memory tools' schemas and inputs; URIs a caller hands in
 //! - [`expand`] — memory_expand's ranking of archived turns
+//! - [`tool_output`] — oversized tool outputs: stand-ins in the context, read back by reference
 //! - [`engine`], [`host`] — the async lifecycle and the I/O it needs
 //! - [`inert`] — is the host using the engine at all (slot, version, unassembled turns)
 //! - [`time`], [`error`], [`input`], [`join`] — ISO times from `now_ms`; the error type;
@@ -95,6 +96,7 @@ pub mod sha256;
 pub mod text;
 pub mod time;
 pub mod tokens;
+pub mod tool_output;
 pub mod tools;
 pub mod triggers;
 pub mod turn;

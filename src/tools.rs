@@ -29,7 +29,7 @@ crate::ts_type! { ts(name = "ToolDefinition");
 /// One tool as it is registered with the host.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolDef {
-    pub name: &'static str => r#""memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_recall_auto""#,
+    pub name: &'static str => r#""memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_read_output" | "memory_recall_auto""#,
     pub label: &'static str,
     pub description: &'static str,
     pub parameters: Value => "Record<string, unknown>",
@@ -93,6 +93,21 @@ pub fn tool_definitions() -> Vec<ToolDef> {
                     "summaryOrMemoryUri": {"type": "string", "description": "A summary's archive uri, a session uri, or a memory uri."},
                     "query": {"type": "string", "description": "What to look for in the raw turns."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": 100}
+                }
+            }),
+        },
+        ToolDef {
+            name: "memory_read_output",
+            label: "Read a large tool output",
+            description: "Read a tool output that the context shows only as a stand-in (\"tool output kept out of the context … reference out-…\"): a range of its lines, or the lines that mention a text. Returns the exact text, bounded, with where it sits in the whole output.",
+            parameters: json!({
+                "type": "object", "additionalProperties": false, "required": ["reference"],
+                "properties": {
+                    "reference": {"type": "string", "pattern": "^out-[0-9a-f]{16}$", "description": "The reference in the stand-in's first line."},
+                    "fromLine": {"type": "integer", "minimum": 1, "description": "First line to read (1-based; default 1)."},
+                    "toLine": {"type": "integer", "minimum": 1, "description": "Last line to read (default fromLine + 199)."},
+                    "query": {"type": "string", "minLength": 1, "maxLength": TOOL_TEXT_MAX_CHARS, "description": "Instead of a range: the lines containing this text (case-insensitive), with a line of context each."},
+                    "maxTokens": {"type": "integer", "minimum": 100, "maximum": crate::tool_output::READ_MAX_TOKENS, "description": "Bound on the answer (default 2000)."}
                 }
             }),
         },
@@ -259,6 +274,51 @@ impl ExpandInput {
     }
 }
 
+/// `memory_read_output`: `{reference, fromLine?, toLine?, query?, maxTokens?}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadOutputInput {
+    pub reference: String,
+    pub spec: crate::tool_output::ReadSpec,
+    pub max_tokens: usize,
+}
+
+/// Lines a range read covers when `toLine` is not given.
+pub const READ_DEFAULT_LINES: usize = 200;
+
+impl ReadOutputInput {
+    pub fn from_value(v: &Value) -> Result<Self> {
+        use crate::tool_output::{ReadSpec, READ_DEFAULT_TOKENS, READ_MAX_TOKENS};
+        let o = as_object("", v)?;
+        only_keys(&o, &["reference", "fromLine", "toLine", "query", "maxTokens"])?;
+        let reference = text_field(&o, "reference", true)?.unwrap_or_default();
+        let line = |k: &str| -> Result<Option<usize>> {
+            match o.get(k) {
+                None | Some(Value::Null) => Ok(None),
+                Some(n) => n.as_u64().filter(|n| *n >= 1 && *n <= u32::MAX as u64).map(|n| Some(n as usize)).ok_or_else(|| EngineError::input(k, "must be a line number (an integer from 1)")),
+            }
+        };
+        let (from, to) = (line("fromLine")?, line("toLine")?);
+        let query = text_field(&o, "query", false)?;
+        let spec = match (query, from, to) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => return Err(EngineError::input("query", "give either a query or a line range, not both")),
+            (Some(q), None, None) => ReadSpec::Query(q),
+            (None, from, to) => {
+                let from = from.unwrap_or(1);
+                let to = to.unwrap_or(from + READ_DEFAULT_LINES - 1);
+                if to < from {
+                    return Err(EngineError::input("toLine", "must not be before fromLine"));
+                }
+                ReadSpec::Lines { from, to }
+            }
+        };
+        let max_tokens = match o.get("maxTokens") {
+            None | Some(Value::Null) => READ_DEFAULT_TOKENS,
+            Some(n) => n.as_u64().filter(|n| (100..=READ_MAX_TOKENS as u64).contains(n)).ok_or_else(|| EngineError::input("maxTokens", format!("must be an integer from 100 to {READ_MAX_TOKENS}")))? as usize,
+        };
+        Ok(ReadOutputInput { reference, spec, max_tokens })
+    }
+}
+
 /// The file name of a stored memory: the text's words (ASCII letters and digits, CJK kept,
 /// everything else a `-`; at most 48 characters; "note" when nothing is left), then the
 /// time in base 36 so two notes never share a name.
@@ -302,7 +362,7 @@ mod tests {
     fn every_tool_has_a_strict_schema() {
         let defs = tool_definitions();
         let names: Vec<&str> = defs.iter().map(|d| d.name).collect();
-        assert_eq!(names, ["memory_recall", "memory_store", "memory_forget", "memory_expand", "memory_recall_auto"]);
+        assert_eq!(names, ["memory_recall", "memory_store", "memory_forget", "memory_expand", "memory_read_output", "memory_recall_auto"]);
         assert!(defs.iter().all(|d| d.parameters["additionalProperties"] == false));
     }
 

@@ -23,6 +23,7 @@ mod compact;
 mod confirm;
 mod identity;
 mod outbox;
+mod outputs;
 mod read;
 mod record;
 mod status;
@@ -74,6 +75,8 @@ pub struct Engine<H: Host> {
     /// What the plugin sees of the host (slot, version), and why the engine is not in use.
     host_facts: RefCell<crate::inert::HostFacts>,
     inert: RefCell<Option<crate::inert::Inert>>,
+    /// References of the tool outputs kept in the state dir (`outputs`), once listed.
+    kept_outputs: RefCell<Option<std::collections::HashSet<String>>>,
 }
 
 impl<H: Host> Engine<H> {
@@ -94,6 +97,7 @@ impl<H: Host> Engine<H> {
             last_assembled: RefCell::new(HashMap::new()),
             host_facts: RefCell::new(Default::default()),
             inert: RefCell::new(None),
+            kept_outputs: RefCell::new(None),
         }
     }
 

@@ -284,14 +284,16 @@ impl<H: Host> Engine<H> {
             req.profile = profile;
             scopes = Some(s);
         }
-        let mut result = compose_turn(&self.config, req.clone(), call.token_budget, summaries.clone(), next_sequence)?;
+        let (mut result, mut outsized) = compose_turn(&self.config, req.clone(), call.token_budget, summaries.clone(), next_sequence)?;
         let needed = result.recall.as_ref().map(|r| r.needs_content.clone()).unwrap_or_default();
         if !needed.is_empty() {
             req.contents = self.read_contents(&needed).await;
             if !req.contents.is_empty() {
-                result = compose_turn(&self.config, req, call.token_budget, summaries, next_sequence)?;
+                (result, outsized) = compose_turn(&self.config, req, call.token_budget, summaries, next_sequence)?;
             }
         }
+        // what the model sees as stand-ins, kept for memory_read_output
+        self.keep_outputs(&ov_id, outsized).await;
         let used_uris = match &result.recall {
             Some(r) if result.composition.recall_included => r.memories.iter().map(|m| m.uri.clone()).collect(),
             _ => Vec::new(),

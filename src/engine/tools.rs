@@ -47,6 +47,11 @@ impl<H: Host> Engine<H> {
             "memory_store" => self.memory_store(StoreInput::from_value(params)?).await,
             "memory_forget" => self.memory_forget(ForgetInput::from_value(params)?).await,
             "memory_expand" => self.memory_expand(ExpandInput::from_value(params)?).await,
+            "memory_read_output" => {
+                let input = crate::tools::ReadOutputInput::from_value(params)?;
+                let read = self.read_kept_output(&input.reference, &input.spec, input.max_tokens).await?;
+                serde_json::to_value(read).map_err(|e| EngineError::new(ErrorCode::Internal, e.to_string()))
+            }
             _ => Err(EngineError::input("name", format!("no tool named {name:?}"))),
         }
     }

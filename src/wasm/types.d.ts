@@ -68,6 +68,8 @@ export interface PluginConfig {
   compactTokensAddedThreshold?: number;
   compactTurnThreshold?: number;
   compactMaxIntervalMinutes?: number;
+  /** A tool output above this many tokens is assembled as a stand-in (`tool_output`). */
+  largeToolResultTokens?: number;
   hookFallback?: boolean;
   stateDir?: string;
   /** Keys of the 2026-03 plugin that are no longer used: accepted, ignored with a warning. */
@@ -104,6 +106,8 @@ export interface ResolvedConfig {
   compactTokensAddedThreshold: number;
   compactTurnThreshold: number;
   compactMaxIntervalMinutes: number;
+  /** A tool output above this many tokens is assembled as a stand-in (`tool_output`). */
+  largeToolResultTokens: number;
   hookFallback: boolean;
   stateDir: string | null;
 }
@@ -402,6 +406,8 @@ export interface AssembleResult {
   budget: number | null;
   /** `estimatedTokens` by part. */
   split: { summary: number; raw: number; recall: number; current: number };
+  /** Tool outputs the model sees as stand-ins (`tool_output`), oldest first. */
+  standIns: StandInRef[];
 }
 
 /** `ContextEngine.assemble`'s input. `explain: true` keeps the explain records. */
@@ -432,7 +438,7 @@ export interface CompactAnswer {
 
 /** One tool as it is registered with the host. */
 export interface ToolDefinition {
-  name: "memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_recall_auto";
+  name: "memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_read_output" | "memory_recall_auto";
   label: string;
   description: string;
   parameters: Record<string, unknown>;
@@ -529,6 +535,41 @@ export interface ReplayStep {
   /** Context tokens so far in the current window (what the budget trigger sees). */
   contextTokens: number;
   trigger: Trigger | null;
+}
+
+/** What the model saw instead of an output (`Assembled.standIns`). */
+export interface StandInRef {
+  reference: string;
+  toolName: string;
+  callId: string;
+  /** Tokens of the whole output, and of the stand-in the model saw. */
+  tokens: number;
+  standInTokens: number;
+  lines: number;
+}
+
+/** One matching line of a query read. */
+export interface ReadMatch {
+  line: number;
+  text: string;
+}
+
+/** What `memory_read_output` answers. */
+export interface OutputRead {
+  reference: string;
+  totalLines: number;
+  totalTokens: number;
+  /** The exact text of lines `fromLine..=toLine` (a line range read). */
+  text?: string;
+  fromLine?: number;
+  toLine?: number;
+  /** The matching lines and their context, in order (a query read). */
+  matches?: ReadMatch[];
+  /** Lines containing the query in the whole output (a query read). */
+  matchCount?: number;
+  /** The token bound cut the answer short: read on from `next`. */
+  truncated: boolean;
+  nextFromLine?: number;
 }
 
 /** `GET /health`, sent without the key. */

@@ -1,0 +1,115 @@
+//! Oversized tool outputs through the engine (`tool_output`, `engine::outputs`) over the
+//! in-memory OpenViking: a past turn's big output is assembled as a stand-in and the context
+//! stays under budget; the turn stored in OpenViking is the host's, byte for byte;
+//! `memory_read_output` reads the exact lines back, for this agent only.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(all(target_arch = "wasm32", feature = "browser-tests"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod support;
+
+use openviking_context_engine::engine::AssembleCall;
+use openviking_context_engine::messages::text_of;
+use serde_json::{json, Value};
+use support::{block_on, engine, turn_write, FakeHost};
+
+/// ~100k tokens of log, with one line in the middle that matters.
+fn big_log() -> String {
+    let mut lines: Vec<String> = (1..=12_000).map(|i| format!("{i:05} INFO pool worker {} served /api/orders/{} in {} ms", i % 13, i * 7, i % 97)).collect();
+    lines[6_000] = "06001 ERROR the vault combination is 31-7-44 (rotated by ops)".to_string();
+    lines.join("\n")
+}
+
+fn big_turn(output: &str) -> Vec<Value> {
+    vec![
+        json!({"role": "user", "content": "Read the application log for me.", "timestamp": 1}),
+        json!({"role": "assistant", "content": [{"type": "toolCall", "id": "call_read", "name": "read", "arguments": {"path": "/var/log/app.log"}}], "stopReason": "toolUse"}),
+        json!({"role": "toolResult", "toolCallId": "call_read", "toolName": "read", "content": [{"type": "text", "text": output}], "isError": false}),
+        json!({"role": "assistant", "content": [{"type": "text", "text": "The log is long; it mostly shows served requests."}], "stopReason": "stop"}),
+    ]
+}
+
+fn next_call(history: Vec<Value>, budget: u64) -> AssembleCall {
+    let mut messages = history;
+    messages.push(json!({"role": "user", "content": "What did the error line say?", "timestamp": 2}));
+    AssembleCall { session_id: "s1".into(), prompt: Some("What did the error line say?".into()), messages, token_budget: Some(budget), explain: false }
+}
+
+#[test]
+fn a_big_output_is_a_stand_in_the_context_fits_and_the_stored_turn_is_the_hosts() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({ "largeToolResultTokens": 20000 }));
+    let log = big_log();
+    let full = openviking_context_engine::tokens::estimate_tokens(&log);
+    assert!(full > 90_000, "the fixture is ~100k tokens: {full}");
+    // the turn is written as the host sent it
+    block_on(e.write_turn(turn_write("s1", Some("k1"), big_turn(&log)))).unwrap();
+    let stored = host.all_messages("main--s1");
+    assert!(stored.iter().any(|m| m.to_string().contains("06001 ERROR the vault combination")), "the full output is in OpenViking");
+
+    let out = block_on(e.assemble(next_call(big_turn(&log), 50_000))).unwrap();
+    let c = &out.result.composition;
+    assert!(c.estimated_tokens <= 50_000, "under budget: {}", c.estimated_tokens);
+    let result = c.messages.iter().find(|m| m["role"] == "toolResult").expect("the result message stays (pairing)");
+    assert_eq!(result["toolCallId"], "call_read");
+    let stand_in = text_of(result);
+    assert!(stand_in.len() < 3_000 && stand_in.contains("reference out-"), "{stand_in}");
+    assert_eq!(out.result.stand_ins.len(), 1);
+    let s = &out.result.stand_ins[0];
+    assert!(s.stand_in_tokens <= 400 && s.tokens == full && s.lines == 12_000);
+    assert_eq!(c.trimmed.raw_turns, 0, "the user's words stay: nothing trimmed");
+
+    // read back: the exact line from the middle, and a page of lines
+    let reference = s.reference.clone();
+    let hit = block_on(e.run_tool("memory_read_output", &json!({ "reference": reference, "query": "vault combination" }))).unwrap();
+    assert_eq!(hit["matchCount"], 1);
+    assert!(hit["matches"].as_array().unwrap().iter().any(|m| m["line"] == 6001 && m["text"] == "06001 ERROR the vault combination is 31-7-44 (rotated by ops)"));
+    let page = block_on(e.run_tool("memory_read_output", &json!({ "reference": reference, "fromLine": 5999, "toLine": 6001 }))).unwrap();
+    let want: Vec<&str> = log.lines().skip(5998).take(3).collect();
+    assert_eq!(page["text"], want.join("\n"));
+    assert_eq!((page["fromLine"].as_u64(), page["toLine"].as_u64(), page["totalLines"].as_u64()), (Some(5999), Some(6001), Some(12_000)));
+    // the same output in a later process: kept, not written again
+    let saves = host.world().state.keys().filter(|k| k.starts_with("output/")).count();
+    let e2 = engine(&host, json!({ "largeToolResultTokens": 20000 }));
+    block_on(e2.assemble(next_call(big_turn(&log), 50_000))).unwrap();
+    assert_eq!(host.world().state.keys().filter(|k| k.starts_with("output/")).count(), saves);
+    assert_eq!(block_on(e2.run_tool("memory_read_output", &json!({ "reference": reference, "fromLine": 1, "toLine": 1 }))).unwrap()["text"], log.lines().next().unwrap());
+}
+
+#[test]
+fn another_agent_cannot_read_an_output_and_bad_input_names_the_field() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    let out = block_on(e.assemble(next_call(big_turn(&big_log()), 50_000))).unwrap();
+    let reference = out.result.stand_ins[0].reference.clone();
+    let other = engine(&host, json!({ "agentId": "ops" }));
+    let err = block_on(other.run_tool("memory_read_output", &json!({ "reference": reference }))).unwrap_err();
+    assert_eq!(err.field.as_deref(), Some("reference"));
+    let err = block_on(e.run_tool("memory_read_output", &json!({ "reference": "out-0000000000000000" }))).unwrap_err();
+    assert_eq!(err.field.as_deref(), Some("reference"), "an unknown reference");
+    for (params, field) in [
+        (json!({}), "reference"),
+        (json!({ "reference": "../x" }), "reference"),
+        (json!({ "reference": reference, "query": "x", "fromLine": 2 }), "query"),
+        (json!({ "reference": reference, "fromLine": 0 }), "fromLine"),
+        (json!({ "reference": reference, "fromLine": 9, "toLine": 3 }), "toLine"),
+        (json!({ "reference": reference, "maxTokens": 5 }), "maxTokens"),
+        (json!({ "reference": reference, "path": "/etc/passwd" }), "path"),
+    ] {
+        let err = block_on(e.run_tool("memory_read_output", &params)).unwrap_err();
+        assert_eq!(err.field.as_deref(), Some(field), "{params}: {err}");
+    }
+}
+
+#[test]
+fn below_the_threshold_nothing_changes() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({ "largeToolResultTokens": 20000 }));
+    let small = "config/db.yml: pool: 10";
+    let out = block_on(e.assemble(next_call(big_turn(small), 50_000))).unwrap();
+    assert!(out.result.stand_ins.is_empty());
+    assert!(out.result.composition.messages.iter().any(|m| text_of(m) == small));
+    assert!(host.world().state.keys().all(|k| !k.starts_with("output/")));
+}
