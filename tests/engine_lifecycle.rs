@@ -182,6 +182,26 @@ fn a_pending_task_is_finished_by_the_next_process() {
 }
 
 #[test]
+fn two_followers_of_one_task_write_its_checkpoint_once_and_both_get_it() {
+    let host = FakeHost::new();
+    host.world().task_polls = 3;
+    let e = engine(&host, json!({}));
+    for i in 0..3 {
+        write(&e, "s1", None, turn(i, "We decided the pool stays at 10"));
+    }
+    let out = block_on(e.run_commit(OV, false, "3 turns", None)).unwrap();
+    assert!(out.compacted && out.task_pending);
+    let writes_before = host.world().calls.iter().filter(|c| *c == "write_json").count();
+    let until = host.world().now + 60_000;
+    // bootstrap's follow and compact()'s, side by side
+    let (a, b) = block_on(openviking_context_engine::join::join2(e.follow_task(OV, until), e.follow_task(OV, until)));
+    let (a, b) = (a.unwrap().expect("the first follower's checkpoint"), b.unwrap().expect("the second gets the same"));
+    assert_eq!(a.checkpoint_id, b.checkpoint_id);
+    let writes = host.world().calls.iter().filter(|c| *c == "write_json").count() - writes_before;
+    assert_eq!(writes, 1, "the checkpoint is written once (a second write is what hit OpenViking's 'resource is busy')");
+}
+
+#[test]
 fn turns_arriving_while_archiving_are_held_then_written_to_the_same_session() {
     let host = FakeHost::new();
     let e = engine(&host, json!({}));

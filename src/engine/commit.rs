@@ -159,12 +159,31 @@ impl<H: Host> Engine<H> {
         // backwards must not keep the loop going
         let start = self.host.now_ms();
         let mut polls_left = until_ms.saturating_sub(start) / TASK_POLL_MS + 1;
+        // the archive of the task this call followed: when another caller recorded it first,
+        // its checkpoint is this call's answer too
+        let mut followed: Option<String> = None;
         loop {
             let out_of_time = |now: u64, left: u64| now >= until_ms || left == 0;
-            let phase = self.update(ov_id, |rec| rec.guard.phase.clone()).await?;
+            let (phase, done) = self
+                .update(ov_id, |rec| {
+                    let done = followed.as_ref().and_then(|a| rec.checkpoints.checkpoints.iter().rev().find(|c| &c.archive_uri == a).cloned());
+                    (rec.guard.phase.clone(), done)
+                })
+                .await?;
             let CommitPhase::Extracting { task_id, archive_uri, start_sequence, end_sequence, .. } = phase else {
-                return Ok(None);
+                return Ok(done);
             };
+            followed = Some(archive_uri.clone());
+            // another caller (bootstrap's follow, compact's) is writing this task's checkpoint:
+            // wait for it instead of writing it a second time
+            if self.recording.borrow().contains(&task_id) {
+                polls_left = polls_left.saturating_sub(1);
+                if out_of_time(self.host.now_ms(), polls_left) {
+                    return Ok(None);
+                }
+                self.host.sleep(TASK_POLL_MS).await;
+                continue;
+            }
             let answer = match self.host.task(&task_id).await {
                 Ok(a) => a,
                 Err(e) if e.retryable() => {
@@ -193,12 +212,21 @@ impl<H: Host> Engine<H> {
                     continue;
                 }
             };
-            let cp = self.record_checkpoint(ov_id, &task_id, &archive_uri, start_sequence, end_sequence, result.as_ref()).await?;
+            self.recording.borrow_mut().insert(task_id.clone());
+            let cp = self.record_checkpoint(ov_id, &task_id, &archive_uri, start_sequence, end_sequence, result.as_ref()).await;
+            let cp = match cp {
+                Ok(cp) => cp,
+                Err(e) => {
+                    self.recording.borrow_mut().remove(&task_id);
+                    return Err(e);
+                }
+            };
             let now = self.host.now_ms();
             let done = cp.clone();
-            self.update(ov_id, move |rec| {
+            let followed_task = task_id.clone();
+            let saved = self.update(ov_id, move |rec| {
                 // only if this task is still the one in flight (another caller may have finished it)
-                if rec.guard.pending_task() == Some(task_id.as_str()) {
+                if rec.guard.pending_task() == Some(followed_task.as_str()) {
                     if failed {
                         rec.guard.on_failure(now);
                     } else {
@@ -208,7 +236,9 @@ impl<H: Host> Engine<H> {
                 rec.checkpoints.upsert(done);
                 super::record::bound_checkpoints(rec);
             })
-            .await?;
+            .await;
+            self.recording.borrow_mut().remove(&task_id);
+            saved?;
             return Ok(Some(cp));
         }
     }

@@ -58,6 +58,8 @@ pub struct Engine<H: Host> {
     flushing: RefCell<std::collections::HashSet<String>>,
     /// Sessions whose commit task is being followed, and by how many callers.
     following: RefCell<HashMap<String, usize>>,
+    /// Commit tasks whose checkpoint one follower is recording now (the others wait for it).
+    recording: RefCell<std::collections::HashSet<String>>,
     /// Calls waiting for a session's running replay to end (`drain`).
     replay_waiters: RefCell<HashMap<String, Vec<std::task::Waker>>>,
     /// Per session, where the turn in progress opens, from its first `afterTurn` checkpoint
@@ -90,6 +92,7 @@ impl<H: Host> Engine<H> {
             flushing: RefCell::new(Default::default()),
             replay_waiters: RefCell::new(HashMap::new()),
             following: RefCell::new(HashMap::new()),
+            recording: RefCell::new(Default::default()),
             turn_openings: RefCell::new(HashMap::new()),
             in_flight: RefCell::new(Default::default()),
             last_search: RefCell::new(None),

@@ -11,8 +11,8 @@
 //! 4. the pipeline (`recall`); the full texts it needs (memories whose abstract is not
 //!    used) are read and the pipeline runs once more with them;
 //! 5. the composition (`assemble`) with the session's checkpoint summaries — a commit task
-//!    that finished since the last turn is recorded first (one poll), so its summary reaches
-//!    this turn, not the next.
+//!    that finished since the last turn is recorded first (one poll, side by side with the
+//!    search), so its summary reaches this turn, not the next.
 //!
 //! What was assembled is kept per session for the turn's write (context size, injected
 //! URIs) and for `trace`.
@@ -235,11 +235,28 @@ impl<H: Host> Engine<H> {
             self.outage_over("inert");
         }
         let now_ms = self.host.now_ms();
-        let mut record = self.load_record(&ov_id, &call.session_id).await.ok();
-        if record.as_ref().is_some_and(|r| r.guard.pending_task().is_some()) {
-            self.catch_up_task(&ov_id).await;
-            record = self.load_record(&ov_id, &call.session_id).await.ok();
-        }
+        let record = self.load_record(&ov_id, &call.session_id).await.ok();
+        let query = crate::recall::query::build_query(call.prompt.as_deref(), &call.messages, self.config.assemble_recall_window).query;
+        // a commit task that finished since the last turn is recorded (one poll) while the
+        // memories are searched: a slow OpenViking costs one timeout, not two
+        let pending = record.as_ref().is_some_and(|r| r.guard.pending_task().is_some());
+        let catch_up = async {
+            if pending {
+                self.catch_up_task(&ov_id).await;
+                self.load_record(&ov_id, &call.session_id).await.ok()
+            } else {
+                record
+            }
+        };
+        let recall = async {
+            let (Some(q), true) = (&query, self.config.auto_recall) else { return None };
+            let uid = self.resolve_user().await;
+            let s = memory_scopes(self.config.target_uri.as_deref(), uid.as_deref());
+            let limit = RecallSettings::from(&self.config).pool_size();
+            let (search, profile) = join2(self.search(q, limit, &s), self.stable_profile(uid.as_deref())).await;
+            Some((search, profile, s))
+        };
+        let (record, found) = join2(catch_up, recall).await;
         let summaries: Vec<SummaryRef> = record
             .as_ref()
             .map(|r| {
@@ -257,7 +274,6 @@ impl<H: Host> Engine<H> {
             })
             .unwrap_or_default();
         let next_sequence = record.as_ref().map_or(0, |r| r.state.next_sequence);
-        let query = crate::recall::query::build_query(call.prompt.as_deref(), &call.messages, self.config.assemble_recall_window).query;
 
         let mut req = RecallRequest {
             prompt: call.prompt.clone(),
@@ -271,11 +287,7 @@ impl<H: Host> Engine<H> {
         };
         let mut unavailable = None;
         let mut scopes = None;
-        if let (Some(q), true) = (&query, self.config.auto_recall) {
-            let uid = self.resolve_user().await;
-            let s = memory_scopes(self.config.target_uri.as_deref(), uid.as_deref());
-            let limit = RecallSettings::from(&self.config).pool_size();
-            let (search, profile) = join2(self.search(q, limit, &s), self.stable_profile(uid.as_deref())).await;
+        if let Some((search, profile, s)) = found {
             if search.failed.len() == 2 {
                 unavailable = Some(search.failed.join("; "));
             }

@@ -11,7 +11,28 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::task::{Context, Poll, Waker};
 
-/// Runs a future whose awaits all complete immediately.
+/// Yields once (the next poll completes): what a real host's I/O does, so futures side by
+/// side (`join2`) interleave at the fake's sleeps and archive reads as they would for real.
+pub struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            cx.waker().wake_by_ref();
+            Poll::Pending
+        }
+    }
+}
+
+pub fn yield_once() -> YieldOnce {
+    YieldOnce(false)
+}
+
+/// Runs a future whose awaits all complete immediately (or after a yield).
 pub fn block_on<F: Future>(f: F) -> F::Output {
     let mut cx = Context::from_waker(Waker::noop());
     let mut f = pin!(f);
@@ -177,6 +198,7 @@ impl OpenViking for FakeHost {
     }
     async fn archive(&self, id: &str, archive_id: &str) -> HostResult<Value> {
         self.ov("archive")?;
+        yield_once().await;
         let w = self.0.borrow();
         let n: usize = archive_id.trim_start_matches("archive_").parse().unwrap_or(0);
         let s = w.sessions.get(id).ok_or_else(|| HostError::new(HostErrorKind::NotFound, "no session"))?;
@@ -290,9 +312,12 @@ impl Clock for FakeHost {
         self.0.borrow().now
     }
     async fn sleep(&self, ms: u64) {
-        let mut w = self.0.borrow_mut();
-        w.now += ms;
-        w.sleeps += 1;
+        {
+            let mut w = self.0.borrow_mut();
+            w.now += ms;
+            w.sleeps += 1;
+        }
+        yield_once().await;
     }
     fn warn(&self, message: &str) {
         self.0.borrow_mut().warnings.push(message.to_string());
