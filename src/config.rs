@@ -136,7 +136,7 @@ const MEMORY_EXPAND_MAX_RESULTS: Bounds = b(6.0, 1.0, 100.0);
 const COMPACT_TOKENS_ADDED_THRESHOLD: Bounds = b(30_000.0, 100.0, 10_000_000.0);
 const COMPACT_TURN_THRESHOLD: Bounds = b(20.0, 1.0, 10_000.0);
 const COMPACT_MAX_INTERVAL_MINUTES: Bounds = b(30.0, 1.0, 10_080.0);
-const LARGE_TOOL_RESULT_TOKENS: Bounds = b(20_000.0, 500.0, 1_000_000.0);
+const LARGE_TOOL_RESULT_TOKENS: Bounds = b(8_000.0, 500.0, 1_000_000.0);
 
 struct Reader<'a> {
     map: &'a Map<String, Value>,

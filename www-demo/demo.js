@@ -12,7 +12,7 @@ import { createReplay } from "./replay.js";
 import { wireLive } from "./live.js";
 
 const ENGINE_URL = "/pkg/openviking_context_engine.js";
-const SAMPLES = { en: "samples/en.json", "en-compacted": "samples/en-compacted.json", zh: "samples/zh.json" };
+const SAMPLES = { en: "samples/en.json", "en-compacted": "samples/en-compacted.json", "en-large-output": "samples/en-large-output.json", zh: "samples/zh.json" };
 
 let wasm = null;
 let engine = null;
@@ -212,7 +212,7 @@ function run() {
   render.renderQuery(out.query);
   render.renderDecisions(recall, out.trimmed.recall);
   render.renderCandidates(recall);
-  render.renderBudget(out, engine.config.recentRawTurnCount);
+  render.renderBudget(out, engine.config.recentRawTurnCount, engine.config.largeToolResultTokens);
   render.renderComposed(out, out.messages.length ? wasm.estimateMessageTokens(out.messages) : [], data.prompt);
   render.renderSynthetic(recall, out);
   render.renderFinal(out);

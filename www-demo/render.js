@@ -1,8 +1,9 @@
 // Renders the engine's answer for the current turn (Engine.assemble): the recall query with
 // used/skipped turns, injected vs cut (with reasons), the ranked candidates with their rank
 // components, the token budget bar (the engine's split), the composed context message by
-// message, the exact synthetic memory_recall_auto messages, the final messages and the config
-// export. Every function fills one element of index.html by id; none of them computes what the
+// message (a tool output kept out of the context shown as its stand-in: tool, tokens → stand-in
+// tokens, reference), the exact synthetic memory_recall_auto messages, the final messages and
+// the config export. Every function fills one element of index.html by id; none of them computes what the
 // model sees — that is the engine's answer, drawn as it is.
 import { h, fill, num, tok } from "./dom.js";
 import { preview, textOf } from "./messages.js";
@@ -86,7 +87,7 @@ const plus = (x) => (x ? `+${num(x)}` : "·");
  * message, raw turns kept, recall pair, current turn — they add up to `out.estimatedTokens`),
  * the rest of the host budget is free; what was trimmed to fit is `out.trimmed`.
  */
-export function renderBudget(out, rawSetting) {
+export function renderBudget(out, rawSetting, largeSetting) {
   const { split, trimmed } = out;
   const budget = out.budget ?? out.estimatedTokens;
   const latest = out.compactSummaries.at(-1);
@@ -96,7 +97,8 @@ export function renderBudget(out, rawSetting) {
         ? `the <conversation-summary> message of checkpoint ${latest.checkpointId}: turn sequences ${latest.turns[0]}–${latest.turns[1]}, standing for ${out.summarizedTurns} earlier turn${out.summarizedTurns === 1 ? "" : "s"} of this transcript${out.compactSummaries.length > 1 ? ` (+ ${out.compactSummaries.length - 1} older summar${out.compactSummaries.length === 2 ? "y" : "ies"})` : ""}`
         : trimmed.latestSummary ? "the summary was trimmed to fit the budget" : "no compact summary: this session has no checkpoint with a summary (yet)" },
     { key: "raw", label: "raw turns", value: split.raw,
-      note: `${out.recentRawTurns} earlier turn${out.recentRawTurns === 1 ? "" : "s"} kept raw (recentRawTurnCount ${rawSetting})${trimmed.rawTurns ? `; the ${trimmed.rawTurns} oldest trimmed to fit` : ""}` },
+      note: `${out.recentRawTurns} earlier turn${out.recentRawTurns === 1 ? "" : "s"} kept raw (recentRawTurnCount ${rawSetting})${trimmed.rawTurns ? `; the ${trimmed.rawTurns} oldest trimmed to fit` : ""}` +
+        (out.standIns.length ? `; ${out.standIns.length} tool output${out.standIns.length === 1 ? "" : "s"} counted as ${out.standIns.length === 1 ? "its stand-in" : "their stand-ins"} (see below)` : "") },
     { key: "recall", label: "recall", value: split.recall,
       note: out.recallIncluded ? "the synthetic memory_recall_auto pair" : trimmed.recall ? "trimmed: the recall pair did not fit the budget" : "no recall pair this turn" },
     { key: "current", label: "current turn", value: split.current, note: "the current turn with its prompt: never trimmed" },
@@ -124,10 +126,25 @@ export function renderBudget(out, rawSetting) {
       h("li", { id: `budget-${s.key}`, dataset: { tokens: s.value } },
         h("span", { class: `swatch seg-${s.key}` }), h("strong", {}, s.label), ` ${tok(s.value)}`,
         h("span", { class: "pct" }, ` (${((100 * s.value) / scale).toFixed(1)}\u00a0%)`), h("div", { class: "help" }, s.note)))),
+    h("h3", {}, "Tool outputs as stand-ins"),
+    standInList(out.standIns, largeSetting),
     h("h3", {}, "Trimmed to fit"),
     h("ul", { class: "trimmed", id: "budget-trimmed" }, cuts.map((c) =>
       h("li", { id: `trimmed-${c.key}`, dataset: { value: c.value }, class: c.value && c.value !== "no" ? "hit" : null }, `${c.label}: `, h("strong", {}, c.value)))),
     h("p", { class: "help" }, "Over budget the engine drops recalled memories first, then older summaries, then the oldest raw turns, then the latest summary."));
+}
+
+/** The engine's `standIns`: per output, its tokens and the tokens of the stand-in the model sees instead. */
+function standInList(standIns, largeSetting) {
+  if (!standIns.length) {
+    return h("p", { class: "note", id: "budget-standins", dataset: { count: 0 } },
+      `No tool output over largeToolResultTokens (${tok(largeSetting)}): every output reaches the model as it is.`);
+  }
+  return h("ul", { class: "standins", id: "budget-standins", dataset: { count: standIns.length } }, standIns.map((s) =>
+    h("li", { dataset: { reference: s.reference, tool: s.toolName, tokens: s.tokens, standInTokens: s.standInTokens, lines: s.lines } },
+      h("strong", {}, s.toolName), ` ${tok(s.tokens)} → ${tok(s.standInTokens)} tokens`,
+      h("span", { class: "help" }, ` · ${tok(s.lines)} lines · over largeToolResultTokens ${tok(largeSetting)} · `),
+      h("code", { class: "ref" }, s.reference))));
 }
 
 const KIND_LABEL = { summary: "summary", raw: "raw", recall: "synthetic pair", current: "current turn" };
@@ -145,6 +162,7 @@ export function renderComposed(out, perMessage, prompt) {
   const items = out.messages.map((m, i) => ({
     message: m, tokens: perMessage[i],
     kind: i === 0 && hasSummary ? "summary" : pair.includes(JSON.stringify(m)) ? "recall" : "raw",
+    standIn: m.role === "toolResult" ? out.standIns.find((s) => s.callId === m.toolCallId) ?? null : null,
   }));
   // the prompt's tokens are what the engine counted beyond the messages
   const promptTokens = out.estimatedTokens - perMessage.reduce((a, b) => a + b, 0);
@@ -154,6 +172,7 @@ export function renderComposed(out, perMessage, prompt) {
       hasSummary ? `1 summary message (for ${out.summarizedTurns} earlier turns) · ` : "",
       `${out.recentRawTurns} raw turns (${rawMessages} messages) · `,
       out.recallIncluded ? "the recall pair · " : out.trimmed.recall ? "recall pair trimmed · " : "no recall pair · ",
+      out.standIns.length ? `${out.standIns.length} tool output${out.standIns.length === 1 ? "" : "s"} as stand-in${out.standIns.length === 1 ? "" : "s"} · ` : "",
       `the current turn: ${tok(out.estimatedTokens)} tokens in all`),
     out.systemPromptAddition
       ? h("details", { class: "addition", id: "system-addition" },
@@ -161,12 +180,23 @@ export function renderComposed(out, perMessage, prompt) {
           h("pre", { class: "query-text" }, out.systemPromptAddition))
       : null,
     h("ol", { class: "composed", id: "composed-list" },
-      items.map((it, i) => h("li", { class: `msg msg-${it.kind}`, dataset: { kind: it.kind, role: it.message.role, tokens: it.tokens } },
+      items.map((it, i) => h("li", {
+        class: `msg msg-${it.kind}${it.standIn ? " msg-standin" : ""}`,
+        dataset: { kind: it.kind, role: it.message.role, tokens: it.tokens, ...(it.standIn && { reference: it.standIn.reference, fullTokens: it.standIn.tokens, standInTokens: it.standIn.standInTokens }) },
+      },
         h("span", { class: "n" }, i + 1),
         h("span", { class: `badge kind-${it.kind}` }, it.kind === "summary" && latest ? `summary · seq ${latest.turns[0]}–${latest.turns[1]}` : KIND_LABEL[it.kind]),
         h("span", { class: "role" }, it.message.role === "toolResult" ? `toolResult ${it.message.toolName ?? ""}`.trim() : it.message.role),
         h("span", { class: "tokens" }, `${tok(it.tokens)} tok`),
-        it.kind === "summary"
+        it.standIn
+          ? h("details", { class: "text standin" },
+              h("summary", {},
+                h("span", { class: "badge kind-standin" }, "stand-in"),
+                ` ${it.standIn.toolName} output of ${tok(it.standIn.tokens)} tokens (${tok(it.standIn.lines)} lines) → ${tok(it.standIn.standInTokens)} tokens · `,
+                h("code", { class: "ref" }, it.standIn.reference),
+                h("span", { class: "help" }, " · the full output: memory_read_output with this reference")),
+              h("pre", { class: "query-text standin-text" }, textOf(it.message)))
+          : it.kind === "summary"
           ? h("details", { class: "text" },
               h("summary", {}, `Stands for ${out.summarizedTurns} earlier turn${out.summarizedTurns === 1 ? "" : "s"} of this transcript (full text via memory_expand on ${latest?.sessionUri ?? "its archive"})`),
               h("pre", { class: "query-text", id: "composed-summary-text" }, textOf(it.message)))

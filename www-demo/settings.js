@@ -15,6 +15,7 @@ export const SETTINGS = [
   { key: "recentRawTurnCount", label: "Recent raw turns", min: 0, max: 200, step: 1, def: 8, int: true, help: "newest turns always kept raw" },
   { key: "compactTurnThreshold", label: "Compact after turns", min: 1, max: 10000, step: 1, def: 20, int: true, help: "counted turns since the last compaction (replay timeline)" },
   { key: "compactTokensAddedThreshold", label: "Compact after tokens", min: 100, max: 10000000, step: 100, def: 30000, int: true, help: "tokens added since the last compaction (replay timeline)" },
+  { key: "largeToolResultTokens", label: "Large tool output", min: 500, max: 1000000, step: 500, def: 8000, int: true, help: "a tool output above this many tokens reaches the model as a stand-in" },
   { key: "compactMaxIntervalMinutes", label: "Compact after minutes", min: 1, max: 10080, step: 1, def: 30, int: true, help: "with ≥ 1 counted turn (replay timeline)" },
 ];
 

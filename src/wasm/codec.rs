@@ -10,7 +10,15 @@ use crate::error::{EngineError, ErrorCode};
 use js_sys::{Error, Reflect, JSON};
 use serde::Serialize;
 use serde_json::Value;
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
+
+#[wasm_bindgen]
+extern "C" {
+    /// `Array.isArray`, which throws for a revoked Proxy.
+    #[wasm_bindgen(catch, js_namespace = Array, js_name = isArray)]
+    fn is_array_checked(v: &JsValue) -> Result<bool, JsValue>;
+}
 
 /// A JS value as JSON. `undefined` reads as `null`; values JSON cannot hold (BigInt, cycles)
 /// are an `INVALID_INPUT` error naming `field`.
@@ -32,6 +40,18 @@ pub fn decode(field: &str, v: &JsValue) -> Result<Value, EngineError> {
 /// A string argument; anything else is an `INVALID_INPUT` error naming `field`.
 pub fn string_arg(field: &str, v: &JsValue) -> Result<String, JsValue> {
     v.as_string().ok_or_else(|| to_js_error(EngineError::input(field, format!("expected a string, got {}", type_name(v)))))
+}
+
+/// The strings in an array argument (anything else in it, or a value that is not an array,
+/// is left out). Reads through `Reflect`, so an array behind a Proxy whose traps throw is
+/// an empty list, not an exception through the wasm.
+pub fn string_items(v: &JsValue) -> Vec<String> {
+    if !is_array_checked(v).unwrap_or(false) {
+        return Vec::new();
+    }
+    let len = Reflect::get(v, &"length".into()).ok().and_then(|l| l.as_f64()).unwrap_or(0.0);
+    let len = if len.is_finite() && len > 0.0 { len.min(10_000.0) as u32 } else { 0 };
+    (0..len).filter_map(|i| Reflect::get_u32(v, i).ok()?.as_string()).collect()
 }
 
 /// A finite, non-negative number argument (milliseconds, counts).

@@ -9,7 +9,6 @@ use crate::recall::query::build_query;
 use crate::tokens::estimate_tokens;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
-use wasm_bindgen::JsCast;
 
 pub(crate) fn read_env(v: &JsValue) -> Result<Env, JsValue> {
     let value = decode("env", v).map_err(to_js_error)?;
@@ -66,11 +65,9 @@ pub fn redact_secrets_js(
     #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     #[wasm_bindgen(unchecked_param_type = "Array<string | null | undefined>")] secrets: JsValue,
 ) -> Result<String, JsValue> {
-    let secrets: Vec<String> = match secrets.dyn_into::<js_sys::Array>() {
-        Ok(list) => list.iter().filter_map(|s| s.as_string()).collect(),
-        Err(_) => Vec::new(),
-    };
-    Ok(crate::openviking::server::redact_all(&string_arg("text", &text)?, &secrets.iter().map(String::as_str).collect::<Vec<_>>()))
+    let text = string_arg("text", &text)?;
+    let secrets = super::codec::string_items(&secrets);
+    Ok(crate::openviking::server::redact_all(&text, &secrets.iter().map(String::as_str).collect::<Vec<_>>()))
 }
 
 /// The memory tools as the host registers them: `[{name, label, description, parameters}]`.

@@ -10,6 +10,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { openclawPaths, writeConfig, turnEnv, scratchDir, runTurn } from "./openclaw.mjs";
 import { startFakeModel } from "./fake-model.mjs";
+import { loadEngine } from "../../js-glue/wasm.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PLUGIN = path.join(ROOT, "js-glue");
@@ -19,7 +20,8 @@ function openclaw(dir, args) {
   return spawnSync(node, [cli, ...args], { env: turnEnv(dir), encoding: "utf8", timeout: 120000 });
 }
 
-const TOOLS = ["memory_expand", "memory_forget", "memory_recall", "memory_recall_auto", "memory_store"];
+// the tools the engine defines (every one must be registered by the installed copy)
+const TOOLS = (await loadEngine()).toolDefinitions().map((d) => d.name).sort();
 
 /** `plugins list --json` → our plugin's entry. */
 function listed(dir) {

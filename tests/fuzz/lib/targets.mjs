@@ -143,6 +143,29 @@ export const TARGETS = [
         if (Array.isArray(a.value) && r.length !== a.value.length) fail(`estimateMessageTokens: ${r.length} counts for ${a.value.length} messages`);
       } });
   }],
+  [3, "redactSecrets", false, (c, W) => {
+    // a secret (plain and URL-encoded) never survives, whatever surrounds it
+    const secret = c.rng.pick(["uk-Secret+Key/42==", "sk-0123456789abcdef", "密钥-秘密-1234", "a b c d", "\uD800key\uDC00x", "x".repeat(c.rng.range(4, 300))]);
+    const around = text(c.rng, { huge: 0.1 });
+    const enc = (x) => {
+      try {
+        return encodeURIComponent(x);
+      } catch {
+        return encodeURIComponent(x.toWellFormed());
+      }
+    };
+    const input = c.rng.pick([`${around}${secret}${around}`, `${around}${enc(secret)}`, `${secret}${secret}`, around]);
+    const secrets = c.rng.pick([[secret], [undefined, secret, null], [secret, secret.slice(0, 2)], [5, secret], [], secret]);
+    const valid = typeof input === "string";
+    const args = c.rng.chance(0.9) ? [input, secrets] : [hostile(c.rng), hostile(c.rng)];
+    c.sync("redactSecrets", () => W.pkg.redactSecrets(...args), { args, expectOk: valid && args[0] === input,
+      check: (r, fail) => {
+        if (typeof r !== "string") return fail(`redactSecrets returned ${typeof r}`);
+        const listed = Array.isArray(secrets) ? secrets.includes(secret) : false;
+        const s = secret.toWellFormed();
+        if (listed && args[0] === input && (r.includes(s) || r.includes(enc(s)))) fail("redactSecrets: the secret is still there");
+      } });
+  }],
   [5, "parseConfig", false, (c, W) => {
     const fromVector = c.rng.chance(0.2);
     const base = fromVector ? JSON.parse(JSON.stringify(c.rng.pick(S.CONFIG_VECTORS).input ?? null)) : S.pluginConfig(c.rng, { timeoutMs: c.rng.chance(0.5) ? 1000 : undefined });
