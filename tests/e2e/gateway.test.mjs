@@ -33,6 +33,7 @@ import { startFakeModel, recallToolScript, lastQuestion, textOf, endsWithToolRes
 import { openclawPaths, writeConfig, scratchDir, gatewayConfig, startGateway, runGatewayTurn } from "./openclaw.mjs";
 import { startHarness, freePort } from "../../js-glue/test/openviking/helpers.mjs";
 import { createClient } from "../inspect/client.js";
+import { storedMessages as storedMessagesOf } from "../inspect/stored.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -328,19 +329,8 @@ test("gateway #2: continuity after the restart, another trigger commit, an outag
   gw = null;
 });
 
-/** Every stored message of the session, oldest first: each archive's, then the live ones. */
-async function storedMessages() {
-  const out = [];
-  for (let n = 1; ; n++) {
-    const id = `archive_${String(n).padStart(3, "0")}`;
-    const archive = await client.getArchive(OV_SESSION, id).catch((e) => (e.code === "NOT_FOUND" ? null : Promise.reject(e)));
-    if (!archive) break;
-    out.push(...(archive.messages ?? []).map((m) => ({ ...m, from: id })));
-  }
-  const ctx = await client.sessionContext(OV_SESSION, { tokenBudget: 1_000_000 });
-  out.push(...(ctx.messages ?? []).map((m) => ({ ...m, from: "live" })));
-  return out;
-}
+/** Every stored message of the session, oldest first (tests/inspect/stored.js). */
+const storedMessages = () => storedMessagesOf(client, OV_SESSION);
 function textOfParts(m) {
   return (m.parts ?? []).filter((p) => p.type === "text").map((p) => p.text ?? "").join("\n");
 }

@@ -28,6 +28,7 @@ import { startFakeModel, textOf, recallToolScript } from "./fake-model.mjs";
 import { openclawPaths, writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
 import { startHarness, harnessCommand } from "../../js-glue/test/openviking/helpers.mjs";
 import { createClient } from "../inspect/client.js";
+import { storedMessages as storedMessagesOf } from "../inspect/stored.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
@@ -94,19 +95,8 @@ async function waitFor(fn, ms) {
   }
 }
 
-/** Every stored message of the session, oldest first: each archive's, then the live ones. */
-async function storedMessages() {
-  const out = [];
-  for (let n = 1; ; n++) {
-    const id = `archive_${String(n).padStart(3, "0")}`;
-    const archive = await client.getArchive(OV_SESSION, id).catch((e) => (e.code === "NOT_FOUND" ? null : Promise.reject(e)));
-    if (!archive) break;
-    out.push(...(archive.messages ?? []).map((m) => ({ ...m, from: id })));
-  }
-  const ctx = await client.sessionContext(OV_SESSION, { tokenBudget: 1_000_000 });
-  out.push(...(ctx.messages ?? []).map((m) => ({ ...m, from: "live" })));
-  return out;
-}
+/** Every stored message of the session, oldest first (tests/inspect/stored.js). */
+const storedMessages = () => storedMessagesOf(client, OV_SESSION);
 
 /** One line per stored message: where, role, then each part (text head, or tool:name). */
 function describe(messages) {

@@ -33,6 +33,7 @@ import { startFakeModel, defaultScript, endsWithToolResult, lastQuestion, textOf
 import { writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
 import { createClient } from "../inspect/client.js";
+import { storedMessages as storedMessagesOf } from "../inspect/stored.js";
 import { loadEngine } from "../../js-glue/wasm.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 import { createEngineHost, createTransport } from "../../js-glue/engine-host.js";
@@ -168,19 +169,8 @@ function assertPairing(body) {
   for (const m of msgs.filter((x) => x.role === "tool")) assert.ok(calls.has(m.tool_call_id), `result ${m.tool_call_id} has its call`);
 }
 
-/** Every stored message of the session, oldest first: each archive's, then the live ones. */
-async function storedMessages() {
-  const out = [];
-  for (let n = 1; ; n++) {
-    const id = `archive_${String(n).padStart(3, "0")}`;
-    const archive = await client.getArchive(OV_SESSION, id).catch((e) => (e.code === "NOT_FOUND" ? null : Promise.reject(e)));
-    if (!archive) break;
-    out.push(...(archive.messages ?? []).map((m) => ({ ...m, from: id })));
-  }
-  const ctx = await client.sessionContext(OV_SESSION, { tokenBudget: 100_000_000 });
-  out.push(...(ctx.messages ?? []).map((m) => ({ ...m, from: "live" })));
-  return out;
-}
+/** Every stored message of the session, oldest first (tests/inspect/stored.js). */
+const storedMessages = () => storedMessagesOf(client, OV_SESSION);
 
 const NOTICE = /\n\n\[(?:Showing [^\]]*|Read output capped [^\]]*|\d+ more lines? in file\. [^\]]*)\]\s*$/;
 
