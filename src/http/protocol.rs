@@ -206,12 +206,7 @@ pub fn user_scope(user_id: Option<&str>) -> String {
 }
 
 fn quote(text: &str) -> String {
-    let t = text.trim();
-    if t.chars().count() <= QUOTE_MAX {
-        t.to_string()
-    } else {
-        format!("{}…", t.chars().take(QUOTE_MAX).collect::<String>())
-    }
+    crate::openviking::answer::quote_within(text, QUOTE_MAX)
 }
 
 fn at(code: ErrorCode, field: Option<&str>, message: String) -> EngineError {

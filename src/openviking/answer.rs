@@ -43,13 +43,18 @@ impl From<Refusal> for HostError {
     }
 }
 
-fn quote(text: &str) -> String {
+/// Text from elsewhere, trimmed and cut to `max` characters (with `…` when cut).
+pub fn quote_within(text: &str, max: usize) -> String {
     let t = text.trim();
-    if t.chars().count() <= QUOTE_MAX {
+    if t.chars().count() <= max {
         t.to_string()
     } else {
-        format!("{}…", t.chars().take(QUOTE_MAX).collect::<String>())
+        format!("{}…", t.chars().take(max).collect::<String>())
     }
+}
+
+fn quote(text: &str) -> String {
+    quote_within(text, QUOTE_MAX)
 }
 
 fn code_class(code: &str, status: u16) -> HostErrorKind {
