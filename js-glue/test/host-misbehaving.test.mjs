@@ -11,6 +11,18 @@ import { memoryHost } from "./support/memory-host.mjs";
 
 const { ContextEngine } = await loadEngine();
 
+/** Replays the outbox until it is empty (a replay left running in the background may still
+ *  hold it), at most 20 tries half a second apart; the last report. */
+async function flushUntilEmpty(e, ovSessionId) {
+  let report;
+  for (let i = 0; i < 20; i++) {
+    report = await e.flush(ovSessionId);
+    if (report.queued === 0 && !report.inProgress) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return report;
+}
+
 const turn = (text) => [
   { role: "user", content: text, timestamp: Date.now() },
   { role: "assistant", content: [{ type: "text", text: `ok: ${text.slice(0, 20)}` }] },
@@ -54,12 +66,7 @@ for (const [what, bad] of Object.entries(hostile)) {
     const out = await e.writeTurn({ sessionId: "s", advancementKey: "k1", messages: turn("second turn during the fault") }).catch((err) => err);
     assert.ok(out.status === "committed" || out.code === "HOST_TIMEOUT", String(out.message ?? out.status));
     h.addMessages = good;
-    let report;
-    for (let i = 0; i < 20; i++) {
-      report = await e.flush("main--s");
-      if (report.queued === 0 && !report.inProgress) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const report = await flushUntilEmpty(e, "main--s");
     assert.equal(report.queued, 0, JSON.stringify(report));
     const third = await e.writeTurn({ sessionId: "s", advancementKey: "k2", messages: turn("third turn after the fault") });
     assert.equal(third.outboxLen, 0);
@@ -112,12 +119,7 @@ for (const [what, bad] of Object.entries(hostileExchange)) {
     if (asm instanceof Error) assert.equal(asm.code, "HOST_TIMEOUT", asm.message);
     else assert.ok(asm.messages.some((m) => m.role === "user"));
     h.request = good;
-    let report;
-    for (let i = 0; i < 20; i++) {
-      report = await e.flush("main--s");
-      if (report.queued === 0 && !report.inProgress) break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    const report = await flushUntilEmpty(e, "main--s");
     assert.equal(report.queued, 0, JSON.stringify(report));
     const users = h.sessions.get("main--s").filter((m) => m.role === "user").map((m) => m.parts[0].text);
     assert.deepEqual(users, ["a turn while the transport is broken"], "stored once, after the transport recovered");

@@ -1,11 +1,11 @@
 // Shared by the demo page tests: Debian's /usr/bin/chromium driven by npm playwright-core
 // (from js-glue/node_modules), and www-demo/serve.mjs on a free port.
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const { chromium } = createRequire(join(root, "js-glue", "package.json"))("playwright-core");
@@ -51,4 +51,22 @@ export async function launchBrowser(prefix) {
 export async function loadDemo(page, base) {
   await page.goto(base);
   await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
+}
+
+/** The package the page runs, loaded here in Node: the reference for every number it shows. */
+export async function loadPkgInNode() {
+  const wasm = await import(pathToFileURL(join(root, "pkg", "openviking_context_engine.js")).href);
+  await wasm.default({ module_or_path: await readFile(join(root, "pkg", "openviking_context_engine_bg.wasm")) });
+  return wasm;
+}
+
+/** serve.mjs and Chromium, with the page's console errors and uncaught errors pushed to
+ *  `problems`. Resolves with { base, server, browser, page }. */
+export async function openDemoBrowser(prefix, problems) {
+  const { url: base, child: server } = await startServe();
+  const browser = await launchBrowser(prefix);
+  const page = browser.page;
+  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console: ${msg.text()}`); });
+  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  return { base, server, browser, page };
 }

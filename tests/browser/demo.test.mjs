@@ -14,8 +14,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { root, startServe, launchBrowser, loadDemo } from "./browser.mjs";
+import { root, loadDemo, loadPkgInNode, openDemoBrowser } from "./browser.mjs";
 
 const SCREENSHOT = join(root, "tests", "artifacts", "demo.png");
 const T = { timeout: 60_000 };
@@ -25,13 +24,8 @@ const problems = [];
 
 before(async () => {
   // the same package the page runs, in Node: the reference for every number the page shows
-  wasm = await import(pathToFileURL(join(root, "pkg", "openviking_context_engine.js")).href);
-  await wasm.default({ module_or_path: await readFile(join(root, "pkg", "openviking_context_engine_bg.wasm")) });
-  ({ url: base, child: server } = await startServe());
-  browser = await launchBrowser("ov-demo-chromium-");
-  page = browser.page;
-  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console: ${msg.text()}`); });
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  wasm = await loadPkgInNode();
+  ({ base, server, browser, page } = await openDemoBrowser("ov-demo-chromium-", problems));
 });
 
 after(async () => {

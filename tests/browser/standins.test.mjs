@@ -11,8 +11,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { root, startServe, launchBrowser, loadDemo } from "./browser.mjs";
+import { root, loadDemo, loadPkgInNode, openDemoBrowser } from "./browser.mjs";
 import { largeOutputSample, LOG_ERROR } from "../../www-demo/samples/large-output.mjs";
 
 const T = { timeout: 60_000 };
@@ -22,14 +21,10 @@ let server, base, browser, page, wasm, sample;
 const problems = [];
 
 before(async () => {
-  wasm = await import(pathToFileURL(join(root, "pkg", "openviking_context_engine.js")).href);
-  await wasm.default({ module_or_path: await readFile(join(root, "pkg", "openviking_context_engine_bg.wasm")) });
+  // the same package the page runs, in Node: the reference for every number the page shows
+  wasm = await loadPkgInNode();
   sample = JSON.parse(await readFile(join(root, "www-demo", "samples", `${SAMPLE}.json`), "utf8"));
-  ({ url: base, child: server } = await startServe());
-  browser = await launchBrowser("ov-standins-chromium-");
-  page = browser.page;
-  page.on("console", (msg) => { if (msg.type() === "error") problems.push(`console: ${msg.text()}`); });
-  page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
+  ({ base, server, browser, page } = await openDemoBrowser("ov-standins-chromium-", problems));
 });
 
 after(async () => {
