@@ -26,6 +26,8 @@ pub struct HostFacts {
 }
 }
 
+impl crate::decode::Request for HostFacts {}
+
 crate::ts_type! {
 /// Why the engine is not (fully) in use, and what to change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -78,6 +78,7 @@ pub mod capture;
 pub mod checkpoint;
 pub mod commit_guard;
 pub mod config;
+pub mod decode;
 pub mod engine;
 pub mod error;
 pub mod expand;

@@ -127,3 +127,44 @@ fn a_lone_surrogate_reads_as_a_replacement_character() {
     let content = Reflect::get(&messages.get(0), &"content".into()).unwrap().as_string().unwrap();
     assert!(content.starts_with('\u{FFFD}'), "{content}");
 }
+
+/// A JS value built by a snippet (getters, Proxies, cycles).
+fn js(body: &str) -> JsValue {
+    Function::new_no_args(body).call0(&JsValue::NULL).expect("snippet runs")
+}
+
+#[test]
+fn typed_requests_name_the_field_and_never_run_into_hostile_objects() {
+    use openviking_context_engine::wasm::exports::diagnose_host_js;
+    // a good request, unknown fields ignored
+    assert!(diagnose_host_js(obj(&[("slot", "openviking".into()), ("hostVersion", "2026.9.6".into()), ("extra", js("return {a: [1, {b: 2}]}"))])).is_ok());
+    // wrong types name the field, and never repeat the value
+    let err = diagnose_host_js(obj(&[("slot", js("return {secret: 'sk-private'}"))])).err().expect("must fail");
+    let message = Reflect::get(&err, &"message".into()).unwrap().as_string().unwrap();
+    assert!(!message.contains("sk-private"), "{message}");
+    assert_eq!(code_and_field(err), ("INVALID_INPUT".to_string(), Some("slot".to_string())));
+    let err = diagnose_host_js(obj(&[("hostVersion", 5.0.into())])).err().expect("must fail");
+    assert_eq!(code_and_field(err).1.as_deref(), Some("hostVersion"));
+    // not an object
+    for bad in [JsValue::from_f64(5.0), JsValue::from_str("x"), Array::new().into(), JsValue::NULL] {
+        let err = diagnose_host_js(bad).err().expect("must fail");
+        assert_eq!(code_and_field(err), ("INVALID_INPUT".to_string(), Some("(input)".to_string())));
+    }
+    // getters and Proxies that throw, revoked Proxies, cycles: errors, and the module goes on
+    let hostile = [
+        "return {get slot() { throw new Error('boom') }}",
+        "return new Proxy({}, {ownKeys() { throw new Error('boom') }})",
+        "return {slot: new Proxy({}, {get() { throw new Error('boom') }, ownKeys() { throw new Error('boom') }})}",
+        "const r = Proxy.revocable({}, {}); r.revoke(); return r.proxy",
+        "const r = Proxy.revocable({}, {}); r.revoke(); return {slot: r.proxy}",
+        "const o = {}; o.self = o; return {slot: o}",
+        "const o = {}; o.self = o; return {extra: o}",
+    ];
+    for snippet in hostile {
+        let err = diagnose_host_js(js(snippet)).err().unwrap_or_else(|| panic!("{snippet}: accepted"));
+        assert_eq!(code_and_field(err).0, "INVALID_INPUT", "{snippet}");
+    }
+    assert!(diagnose_host_js(obj(&[("slot", "legacy".into())])).is_ok(), "the module still works after hostile input");
+    // a function or symbol member reads as absent, as in JSON
+    assert!(diagnose_host_js(js("return {slot: () => 1, hostVersion: Symbol('x')}")).is_ok());
+}

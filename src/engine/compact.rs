@@ -6,10 +6,66 @@ use super::Engine;
 use crate::host::{Host, HostResult};
 use crate::session_map::ov_session_id;
 use crate::tokens::estimate_tokens;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// The longest `compact()` follows the commit task before answering (the task goes on).
+/// `compact({sessionId, currentTokenCount?})`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompactCall {
+    pub session_id: String,
+    #[serde(default, deserialize_with = "crate::decode::count")]
+    pub current_token_count: Option<u64>,
+}
+
+impl crate::decode::Request for CompactCall {
+    fn check(&self) -> crate::error::Result<()> {
+        super::read::non_empty_session_id(&self.session_id)
+    }
+}
+
+/// `runCommit({ovSessionId, forced?, reason?, waitMs?})`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CommitCall {
+    pub ov_session_id: String,
+    #[serde(default, deserialize_with = "crate::decode::or_default")]
+    pub forced: bool,
+    /// Why (a trigger's reason); `"compact()"` when forced, `"trigger"` otherwise.
+    #[serde(default)]
+    pub reason: Option<String>,
+    #[serde(default, deserialize_with = "crate::decode::count")]
+    pub wait_ms: Option<u64>,
+}
+
+impl crate::decode::Request for CommitCall {}
+
+/// The `before_prompt_build` fallback's `{sessionId?, prompt?, messages?}`; messages that are
+/// not objects are left out (the hook sees whatever the host has).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HookCall {
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub prompt: Option<String>,
+    #[serde(skip)]
+    pub messages: Vec<Value>,
+}
+
+impl crate::decode::Request for HookCall {
+    const JSON_FIELDS: &'static [&'static str] = &["messages"];
+
+    fn set_json(&mut self, _field: &str, value: Value) -> crate::error::Result<()> {
+        match value {
+            Value::Array(ms) => self.messages = ms.into_iter().filter(Value::is_object).collect(),
+            other => return Err(crate::error::EngineError::input("messages", format!("expected an array, got {}", crate::input::describe(&other)))),
+        }
+        Ok(())
+    }
+}
+
 pub const COMPACT_WAIT_MAX_MS: u64 = 120_000;
 
 crate::ts_type! { ts(inline);

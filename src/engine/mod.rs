@@ -31,7 +31,7 @@ mod tools;
 mod write;
 
 pub use commit::CommitOutcome;
-pub use compact::{CompactAnswer, COMPACT_WAIT_MAX_MS};
+pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT_MAX_MS};
 pub use identity::{identity_key, IDENTITY_TTL_MS};
 pub use outbox::FlushReport;
 pub use read::{AssembleCall, Assembled, LastAssembled, RecallToolAnswer, Search, SEARCH_REUSE_MS};

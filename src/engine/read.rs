@@ -25,12 +25,12 @@ use crate::auto_recall::{auto_recall, AutoRecall, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::host::{Host, HostErrorKind};
-use crate::input::as_object;
 use crate::messages::synthetic::RecalledMemory;
 use crate::recall::RecallSettings;
 use crate::scopes::{memory_scopes, profile_uri, MemoryScopes};
 use crate::session_map::ov_session_id;
-use serde::Serialize;
+use crate::decode::Request;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -71,39 +71,58 @@ pub struct LastAssembled {
 }
 
 /// `assemble({sessionId, sessionKey?, prompt?, messages, tokenBudget?, explain?})`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct AssembleCall {
     pub session_id: String,
+    #[serde(default)]
     pub prompt: Option<String>,
+    /// Carried as JSON ([`Request::JSON_FIELDS`]).
+    #[serde(skip)]
     pub messages: Vec<Value>,
+    #[serde(default, deserialize_with = "crate::decode::count")]
     pub token_budget: Option<u64>,
     /// Keep the explain records in the answer (the tuning page asks; the plugin does not).
+    #[serde(default, deserialize_with = "crate::decode::or_default")]
     pub explain: bool,
 }
 
-impl AssembleCall {
-    pub fn from_value(mut v: Value) -> Result<Self> {
-        let (session_id, prompt, token_budget, explain) = {
-            let o = as_object("", &v)?;
-            let id = o.req_str("sessionId")?.to_string();
-            if id.trim().is_empty() {
-                return Err(EngineError::input("sessionId", "must not be empty"));
-            }
-            if let Some(ms) = o.opt_array("messages")? {
-                for (i, m) in ms.iter().enumerate() {
-                    if !m.is_object() {
-                        return Err(EngineError::input(format!("messages[{i}]"), "expected an object (an AgentMessage)"));
-                    }
-                }
-            }
-            (id, o.opt_str("prompt")?.map(str::to_string), o.opt_u64("tokenBudget")?, o.opt_bool("explain")?.unwrap_or(false))
-        };
-        let messages = match v.as_object_mut().and_then(|m| m.remove("messages")) {
-            Some(Value::Array(a)) => a,
-            _ => Vec::new(),
-        };
-        Ok(AssembleCall { session_id, prompt, messages, token_budget, explain })
+impl Request for AssembleCall {
+    const JSON_FIELDS: &'static [&'static str] = &["messages"];
+
+    fn set_json(&mut self, _field: &str, value: Value) -> Result<()> {
+        self.messages = agent_messages(value)?;
+        Ok(())
     }
+
+    fn check(&self) -> Result<()> {
+        non_empty_session_id(&self.session_id)
+    }
+}
+
+impl AssembleCall {
+    pub fn from_value(v: Value) -> Result<Self> {
+        crate::decode::request_from_value(v)
+    }
+}
+
+/// `sessionId` must name a session.
+pub fn non_empty_session_id(id: &str) -> Result<()> {
+    if id.trim().is_empty() {
+        return Err(EngineError::input("sessionId", "must not be empty"));
+    }
+    Ok(())
+}
+
+/// `messages`: the host's `AgentMessage`s, each an object.
+pub fn agent_messages(value: Value) -> Result<Vec<Value>> {
+    let Value::Array(messages) = value else {
+        return Err(EngineError::input("messages", format!("expected an array, got {}", crate::input::describe(&value))));
+    };
+    if let Some(i) = messages.iter().position(|m| !m.is_object()) {
+        return Err(EngineError::input(format!("messages[{i}]"), "expected an object (an AgentMessage)"));
+    }
+    Ok(messages)
 }
 
 crate::ts_input! {

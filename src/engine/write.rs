@@ -9,67 +9,63 @@ use crate::capture::{capture_decision, CaptureReason};
 use crate::commit_guard::{Admission, TurnRouting};
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::host::{Host, HostError};
-use crate::input::as_object;
 use crate::messages::estimate_message_tokens;
 use crate::messages::synthetic::is_synthetic;
 use crate::session_map::ov_session_id;
 use crate::triggers::{allocate_sequence, evaluate, note_recorded, push_window_turn_id, record_turn, Trigger};
 use crate::turn::{build_envelope, to_openviking_messages, TurnMeta};
-use serde::Serialize;
+use crate::decode::Request;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 /// One finished turn, as the host hands it over (`commitTurn` / `afterTurn`).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TurnWrite {
     pub session_id: String,
+    #[serde(default)]
     pub session_key: Option<String>,
     /// Exactly the turn's messages (the host's slice), synthetic pairs may be included.
+    /// Carried as JSON ([`Request::JSON_FIELDS`]).
+    #[serde(skip)]
     pub messages: Vec<Value>,
     /// `commitTurn`'s idempotency key; `None` for `afterTurn`.
+    #[serde(default)]
     pub advancement_key: Option<String>,
+    #[serde(default, deserialize_with = "crate::decode::count")]
     pub token_budget: Option<u64>,
     /// Estimated tokens of the context the model saw this turn (from `assemble`).
+    #[serde(default, deserialize_with = "crate::decode::count")]
     pub context_tokens: Option<u64>,
     /// Memory URIs `assemble` injected for this turn.
+    #[serde(default, deserialize_with = "crate::decode::or_default")]
     pub used_context_uris: Vec<String>,
+    #[serde(default, deserialize_with = "crate::decode::or_default")]
     pub is_heartbeat: bool,
+    /// `afterTurn` only: how many of `messages` came before this turn's prompt. Lenient, as
+    /// hosts send it: anything but a non-negative integer reads as 0.
+    #[serde(default, deserialize_with = "crate::decode::lenient_count")]
+    pub pre_prompt_message_count: Option<u64>,
+}
+
+impl Request for TurnWrite {
+    const JSON_FIELDS: &'static [&'static str] = &["messages"];
+
+    fn set_json(&mut self, _field: &str, value: Value) -> Result<()> {
+        self.messages = super::read::agent_messages(value)?;
+        Ok(())
+    }
+
+    fn check(&self) -> Result<()> {
+        super::read::non_empty_session_id(&self.session_id)
+    }
 }
 
 impl TurnWrite {
     /// Reads `{sessionId, sessionKey?, messages, advancementKey?, tokenBudget?, contextTokens?,
     /// usedContextUris?, isHeartbeat?}`.
     pub fn from_value(v: &Value) -> Result<Self> {
-        let o = as_object("", v)?;
-        let session_id = o.req_str("sessionId")?.to_string();
-        if session_id.trim().is_empty() {
-            return Err(EngineError::input("sessionId", "must not be empty"));
-        }
-        let messages = o.opt_array("messages")?.cloned().unwrap_or_default();
-        for (i, m) in messages.iter().enumerate() {
-            if !m.is_object() {
-                return Err(EngineError::input(format!("messages[{i}]"), "expected an object (an AgentMessage)"));
-            }
-        }
-        let used = match o.opt_array("usedContextUris")? {
-            None => Vec::new(),
-            Some(a) => a
-                .iter()
-                .enumerate()
-                .map(|(i, u)| {
-                    u.as_str().map(str::to_string).ok_or_else(|| EngineError::input(format!("usedContextUris[{i}]"), "expected a string"))
-                })
-                .collect::<Result<_>>()?,
-        };
-        Ok(TurnWrite {
-            session_id,
-            session_key: o.opt_str("sessionKey")?.map(str::to_string),
-            messages,
-            advancement_key: o.opt_str("advancementKey")?.map(str::to_string),
-            token_budget: o.opt_u64("tokenBudget")?,
-            context_tokens: o.opt_u64("contextTokens")?,
-            used_context_uris: used,
-            is_heartbeat: o.opt_bool("isHeartbeat")?.unwrap_or(false),
-        })
+        crate::decode::request_from_value(v.clone())
     }
 }
 
@@ -88,6 +84,9 @@ crate::ts_input! {
         /// Memory URIs `assemble` injected for this turn.
         opt usedContextUris: "string[]",
         opt isHeartbeat: "boolean",
+        /// `afterTurn` only: how many of `messages` came before this turn's prompt (anything
+        /// but a non-negative integer reads as 0).
+        ignored prePromptMessageCount: "number",
     }
 }
 

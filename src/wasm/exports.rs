@@ -80,9 +80,7 @@ pub fn tool_definitions_js() -> Result<JsValue, JsValue> {
 /// or null.
 #[wasm_bindgen(js_name = diagnoseHost, unchecked_return_type = "Inert | null")]
 pub fn diagnose_host_js(#[wasm_bindgen(unchecked_param_type = "HostFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
-    let v = decode("facts", &facts).map_err(to_js_error)?;
-    let facts: crate::inert::HostFacts =
-        serde_json::from_value(v).map_err(|e| to_js_error(crate::EngineError::input("facts", e.to_string())))?;
+    let facts: crate::inert::HostFacts = super::codec::decode_request("facts", &facts).map_err(to_js_error)?;
     encode(&crate::inert::diagnose_host(&facts))
 }
 

@@ -3,15 +3,14 @@
 //! returns a Promise; the engine is shared by an `Rc` so background work (a commit the host
 //! runs without awaiting) and the next turn can overlap safely.
 
-use super::codec::{decode, encode, millis_arg, string_arg, to_js_error};
+use super::codec::{decode, decode_request, encode, millis_arg, string_arg, to_js_error};
 use super::js_host::JsHost;
 use crate::openviking::{OpenVikingHttp, Server};
 use crate::config::parse_config;
-use crate::engine::{AssembleCall, Engine, TurnWrite};
+use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, TurnWrite};
 use crate::tools::RecallInput;
 use crate::error::{EngineError, ErrorCode};
 use crate::host::{HostError, HostErrorKind};
-use crate::input::as_object;
 use crate::session_map::ov_session_id;
 use js_sys::Promise;
 use std::rc::Rc;
@@ -105,7 +104,7 @@ impl ContextEngine {
     pub fn assemble(&self, #[wasm_bindgen(unchecked_param_type = "AssembleCall")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
         bounded(deadline(&inner, 0), "assemble", async move {
-            let call = AssembleCall::from_value(decode("(request)", &request).map_err(to_js_error)?).map_err(to_js_error)?;
+            let call: AssembleCall = decode_request("(request)", &request).map_err(to_js_error)?;
             encode(&inner.assemble(call).await.map_err(to_js_error)?)
         })
     }
@@ -127,14 +126,8 @@ impl ContextEngine {
         let inner = self.inner.clone();
         let wait = inner.config.timeout_ms.saturating_mul(4).min(crate::engine::COMPACT_WAIT_MAX_MS);
         bounded(deadline(&inner, wait), "compact", async move {
-            let v = decode("(request)", &request).map_err(to_js_error)?;
-            let o = as_object("", &v).map_err(to_js_error)?;
-            let id = o.req_str("sessionId").map_err(to_js_error)?.to_string();
-            if id.trim().is_empty() {
-                return Err(to_js_error(EngineError::input("sessionId", "must not be empty")));
-            }
-            let current = o.opt_u64("currentTokenCount").map_err(to_js_error)?;
-            encode(&inner.compact(&id, current).await.map_err(host_err)?)
+            let call: CompactCall = decode_request("(request)", &request).map_err(to_js_error)?;
+            encode(&inner.compact(&call.session_id, call.current_token_count).await.map_err(host_err)?)
         })
     }
 
@@ -144,12 +137,8 @@ impl ContextEngine {
     pub fn hook_fallback(&self, #[wasm_bindgen(unchecked_param_type = "{ sessionId?: string; prompt?: string; messages?: AgentMessage[] }")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
         bounded(deadline(&inner, 0), "hookFallback", async move {
-            let v = decode("(request)", &request).map_err(to_js_error)?;
-            let o = as_object("", &v).map_err(to_js_error)?;
-            let id = o.opt_str("sessionId").map_err(to_js_error)?.map(str::to_string);
-            let prompt = o.opt_str("prompt").map_err(to_js_error)?.map(str::to_string);
-            let messages: Vec<serde_json::Value> = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default().into_iter().filter(|m| m.is_object()).collect();
-            let block = inner.hook_fallback(id.as_deref(), prompt, messages).await.map_err(to_js_error)?;
+            let call: HookCall = decode_request("(request)", &request).map_err(to_js_error)?;
+            let block = inner.hook_fallback(call.session_id.as_deref(), call.prompt, call.messages).await.map_err(to_js_error)?;
             Ok(block.map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
         })
     }
@@ -208,8 +197,7 @@ impl ContextEngine {
     pub fn write_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
         bounded(deadline(&inner, 0), "writeTurn", async move {
-            let v = decode("(request)", &request).map_err(to_js_error)?;
-            let req = TurnWrite::from_value(&v).map_err(to_js_error)?;
+            let req: TurnWrite = decode_request("(request)", &request).map_err(to_js_error)?;
             encode(&inner.write_turn(req).await.map_err(to_js_error)?)
         })
     }
@@ -217,13 +205,11 @@ impl ContextEngine {
     /// `afterTurn`: `{...TurnWrite, messages: the whole transcript, prePromptMessageCount}`.
     /// A tool-loop checkpoint writes nothing (null); a finished turn is written whole.
     #[wasm_bindgen(js_name = afterTurn, unchecked_return_type = "Promise<WriteOutcome | null>")]
-    pub fn after_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite & { prePromptMessageCount?: number }")] request: JsValue) -> Promise {
+    pub fn after_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
         bounded(deadline(&inner, 0), "afterTurn", async move {
-            let v = decode("(request)", &request).map_err(to_js_error)?;
-            let req = TurnWrite::from_value(&v).map_err(to_js_error)?;
-            // lenient, as hosts send it: anything but a non-negative integer reads as 0
-            let pre = v.get("prePromptMessageCount").and_then(serde_json::Value::as_u64).map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
+            let req: TurnWrite = decode_request("(request)", &request).map_err(to_js_error)?;
+            let pre = req.pre_prompt_message_count.map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
             encode(&inner.after_turn(req, pre).await.map_err(to_js_error)?)
         })
     }
@@ -236,14 +222,10 @@ impl ContextEngine {
     ) -> Promise {
         let inner = self.inner.clone();
         let parsed = (|| -> Result<_, JsValue> {
-            let v = decode("(request)", &request).map_err(to_js_error)?;
-            let o = as_object("", &v).map_err(to_js_error)?;
-            let id = o.req_str("ovSessionId").map_err(to_js_error)?.to_string();
-            owned(&inner, &id)?;
-            let forced = o.opt_bool("forced").map_err(to_js_error)?.unwrap_or(false);
-            let reason = o.opt_str("reason").map_err(to_js_error)?.unwrap_or(if forced { "compact()" } else { "trigger" }).to_string();
-            let wait = o.opt_u64("waitMs").map_err(to_js_error)?;
-            Ok((id, forced, reason, wait))
+            let call: CommitCall = decode_request("(request)", &request).map_err(to_js_error)?;
+            owned(&inner, &call.ov_session_id)?;
+            let reason = call.reason.unwrap_or_else(|| (if call.forced { "compact()" } else { "trigger" }).to_string());
+            Ok((call.ov_session_id, call.forced, reason, call.wait_ms))
         })();
         let (id, forced, reason, wait) = match parsed {
             Ok(p) => p,
@@ -329,8 +311,7 @@ impl ContextEngine {
     /// diagnosis from it alone (`Inert`), or null.
     #[wasm_bindgen(js_name = noteHost, unchecked_return_type = "Inert | null")]
     pub fn note_host(&self, #[wasm_bindgen(unchecked_param_type = "HostFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
-        let v = decode("facts", &facts).map_err(to_js_error)?;
-        let facts: crate::inert::HostFacts = serde_json::from_value(v).map_err(|e| to_js_error(EngineError::input("facts", e.to_string())))?;
+        let facts: crate::inert::HostFacts = decode_request("facts", &facts).map_err(to_js_error)?;
         encode(&self.inner.note_host(facts))
     }
 

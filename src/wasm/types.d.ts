@@ -252,6 +252,11 @@ export interface TurnWrite {
   /** Memory URIs `assemble` injected for this turn. */
   usedContextUris?: string[];
   isHeartbeat?: boolean;
+  /**
+   * `afterTurn` only: how many of `messages` came before this turn's prompt (anything
+   * but a non-negative integer reads as 0).
+   */
+  prePromptMessageCount?: number;
 }
 
 /** Whether a turn counts toward the compaction triggers, and why not (`capture::CaptureReason`). */

@@ -347,6 +347,7 @@ pub fn turn_write(session: &str, key: Option<&str>, messages: Vec<Value>) -> ope
         context_tokens: None,
         used_context_uris: vec![],
         is_heartbeat: false,
+        pre_prompt_message_count: None,
     }
 }
 
