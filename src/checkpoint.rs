@@ -4,32 +4,49 @@
 //!
 //! Checkpoints are written as JSON under the user's `resources/` (OpenViking 0.5.x does not
 //! let clients write under `sessions/`), at [`checkpoint_uri`].
+//!
+//! Field names are the design's, in camelCase (`checkpointId`, `sourceTurnRange.startSequence`):
+//! the one casing of everything the engine hands across its boundary and writes. Records
+//! written in the design's snake_case (`checkpoint_id`, by releases before 2026-12) still read.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct TurnRange {
+    #[serde(alias = "start_sequence")]
     pub start_sequence: u64,
+    #[serde(alias = "end_sequence")]
     pub end_sequence: u64,
 }
 }
 
 crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub struct CompactCheckpoint {
+    #[serde(alias = "checkpoint_id")]
     pub checkpoint_id: String,
+    #[serde(alias = "session_id")]
     pub session_id: String,
+    #[serde(alias = "committed_at")]
     pub committed_at: String,
+    #[serde(alias = "archive_index")]
     pub archive_index: u32,
+    #[serde(alias = "source_turn_range")]
     pub source_turn_range: TurnRange,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "summary_uri")]
     pub summary_uri: Option<String>,
+    #[serde(alias = "extracted_memory_uris")]
     pub extracted_memory_uris: Vec<String>,
     // Beyond the design's fields: what the engine needs to trace and to resume.
+    #[serde(alias = "archive_uri")]
     pub archive_uri: String,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(alias = "task_id")]
     pub task_id: Option<String>,
     /// Why the compaction ran (a trigger's reason, or "compact()").
     pub reason: String,
@@ -39,6 +56,7 @@ pub struct CompactCheckpoint {
     /// The ids of the turns in the archive, in sequence order (`start_sequence` first):
     /// archive message → turn, memory → archive → turns.
     #[serde(default)]
+    #[serde(alias = "turn_ids")]
     pub turn_ids: Vec<String>,
 }
 }

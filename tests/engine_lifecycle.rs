@@ -98,7 +98,7 @@ fn a_commit_archives_and_is_followed_to_a_checkpoint_citing_the_turn_range() {
     assert_eq!(cp.reason, "3 turns");
     assert_eq!(cp.turn_ids, vec!["main--s1:0", "main--s1:1", "main--s1:2"]);
     let uri = "viking://user/alice/resources/openviking-context-engine/main/main--s1/checkpoint-001.json";
-    assert_eq!(host.world().files[uri]["checkpoint_id"], "ckpt-main--s1-001");
+    assert_eq!(host.world().files[uri]["checkpointId"], "ckpt-main--s1-001");
     // the next window starts after the archived turns
     write(&e, "s1", None, turn(3, "Now about production"));
     let until = host.world().now + 60_000;
@@ -387,4 +387,18 @@ fn a_crash_between_a_replayed_write_and_its_drop_does_not_store_it_twice() {
     let out = write(&next, "s1", Some("a3"), turn(3, "fourth turn"));
     assert_eq!(out.outbox_len, 0);
     assert_eq!(user_texts(&host), ["first turn", "second turn, attempted", "third turn, queued behind it", "fourth turn"]);
+}
+
+#[test]
+fn a_checkpoint_written_in_the_designs_snake_case_still_reads() {
+    use openviking_context_engine::checkpoint::CompactCheckpoint;
+    let old = json!({"checkpoint_id": "ckpt-main--s1-001", "session_id": "main--s1", "committed_at": "2026-11-24T10:00:00.000Z",
+        "archive_index": 1, "source_turn_range": {"start_sequence": 0, "end_sequence": 2}, "extracted_memory_uris": [],
+        "archive_uri": "viking://user/alice/sessions/main--s1/history/archive_001", "task_id": "t1", "reason": "3 turns", "turn_ids": ["main--s1:0"]});
+    let cp: CompactCheckpoint = serde_json::from_value(old).unwrap();
+    assert_eq!((cp.archive_index, cp.source_turn_range.end_sequence, cp.turn_ids.len()), (1, 2, 1));
+    let now = serde_json::to_value(&cp).unwrap();
+    assert_eq!(now["checkpointId"], "ckpt-main--s1-001");
+    assert_eq!(now["sourceTurnRange"], json!({"startSequence": 0, "endSequence": 2}));
+    assert!(now.get("checkpoint_id").is_none(), "written in one casing");
 }

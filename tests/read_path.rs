@@ -265,7 +265,7 @@ fn compact_answers_in_the_hosts_shape() {
     assert!(out.ok && out.compacted, "{out:?}");
     let r = out.result.unwrap();
     assert_eq!(r.tokens_before, 1234);
-    assert!(r.details["checkpoint"]["archive_uri"].as_str().unwrap().contains("archive_001"));
+    assert!(r.details["checkpoint"]["archiveUri"].as_str().unwrap().contains("archive_001"));
     assert_eq!(r.tokens_after as usize, openviking_context_engine::tokens::estimate_tokens(&r.summary));
 }
 

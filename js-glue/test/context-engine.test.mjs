@@ -124,8 +124,8 @@ test("turns are written through the JS host and a due commit is followed to its 
   assert.equal(dup.status, "duplicate");
   const c = await e.runCommit({ ovSessionId: "main--s1", reason: b.trigger.kind, waitMs: 5000 });
   assert.equal(c.compacted, true);
-  assert.deepEqual(c.checkpoint.source_turn_range, { start_sequence: 0, end_sequence: 1 });
-  assert.deepEqual(c.checkpoint.extracted_memory_uris, ["viking://user/u/memories/events/e.md"]);
+  assert.deepEqual(c.checkpoint.sourceTurnRange, { startSequence: 0, endSequence: 1 });
+  assert.deepEqual(c.checkpoint.extractedMemoryUris, ["viking://user/u/memories/events/e.md"]);
   assert.equal(t.client.sessions.get("main--s1").archives[0].length, 4);
   t.done();
 });

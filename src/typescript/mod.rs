@@ -122,6 +122,8 @@ impl Attrs {
             "tag" => self.tag = Some(value.to_string()),
             "skip_serializing_if" => self.skip_serializing_if = true,
             "default" => self.default = true,
+            // read-only names (old records): no bearing on what is written
+            "alias" => {}
             other => panic!("the TypeScript generator does not understand #[serde({other} = {value:?})]; teach typescript::Attrs"),
         }
     }

@@ -317,15 +317,15 @@ export interface WriteOutcome {
 }
 
 export interface CompactCheckpoint {
-  checkpoint_id: string;
-  session_id: string;
-  committed_at: string;
-  archive_index: number;
-  source_turn_range: { start_sequence: number; end_sequence: number };
-  summary_uri?: string;
-  extracted_memory_uris: string[];
-  archive_uri: string;
-  task_id?: string;
+  checkpointId: string;
+  sessionId: string;
+  committedAt: string;
+  archiveIndex: number;
+  sourceTurnRange: { startSequence: number; endSequence: number };
+  summaryUri?: string;
+  extractedMemoryUris: string[];
+  archiveUri: string;
+  taskId?: string;
   /** Why the compaction ran (a trigger's reason, or "compact()"). */
   reason: string;
   /** The archive's summary (working memory overview) at compaction time, when it had one. */
@@ -334,7 +334,7 @@ export interface CompactCheckpoint {
    * The ids of the turns in the archive, in sequence order (`start_sequence` first):
    * archive message → turn, memory → archive → turns.
    */
-  turn_ids: string[];
+  turnIds: string[];
 }
 
 export interface CommitOutcome {

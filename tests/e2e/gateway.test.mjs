@@ -379,11 +379,11 @@ test("every turn is in OpenViking exactly once, in order; the outbox is empty", 
   const rec = await record();
   const cps = rec?.checkpoints?.checkpoints ?? [];
   for (const c of cps) {
-    const uri = `viking://user/${ov.env.userId}/resources/openviking-context-engine/main/${OV_SESSION}/checkpoint-${String(c.archive_index).padStart(3, "0")}.json`;
-    const inOv = await client.readJson(uri).then((j) => j?.checkpoint_id === c.checkpoint_id).catch((e) => `no (${e.code ?? e.message})`);
-    t.diagnostic(`checkpoint ${c.checkpoint_id} reason=${c.reason} turns ${c.source_turn_range.start_sequence}..${c.source_turn_range.end_sequence} summary=${c.summary ? c.summary.length + " chars" : "none"} in OpenViking: ${inOv}`);
-    assert.equal(inOv, true, `checkpoint ${c.checkpoint_id} is also stored in OpenViking (${uri})`);
-    assert.ok(c.summary, `checkpoint ${c.checkpoint_id} has its summary`);
+    const uri = `viking://user/${ov.env.userId}/resources/openviking-context-engine/main/${OV_SESSION}/checkpoint-${String(c.archiveIndex).padStart(3, "0")}.json`;
+    const inOv = await client.readJson(uri).then((j) => j?.checkpointId === c.checkpointId).catch((e) => `no (${e.code ?? e.message})`);
+    t.diagnostic(`checkpoint ${c.checkpointId} reason=${c.reason} turns ${c.sourceTurnRange.startSequence}..${c.sourceTurnRange.endSequence} summary=${c.summary ? c.summary.length + " chars" : "none"} in OpenViking: ${inOv}`);
+    assert.equal(inOv, true, `checkpoint ${c.checkpointId} is also stored in OpenViking (${uri})`);
+    assert.ok(c.summary, `checkpoint ${c.checkpointId} has its summary`);
   }
   assert.ok(cps.filter((c) => c.reason !== "compact()").length >= 2, "the trigger committed in both gateway lives");
 

@@ -81,12 +81,12 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     assert.equal(out.compacted, true);
     const cp = out.checkpoint;
     assert.ok(cp, `task followed to completion (${took} ms)`);
-    assert.deepEqual(cp.source_turn_range, { start_sequence: 0, end_sequence: 2 });
-    assert.equal(cp.archive_index, 1);
+    assert.deepEqual(cp.sourceTurnRange, { startSequence: 0, endSequence: 2 });
+    assert.equal(cp.archiveIndex, 1);
     assert.ok(cp.summary && cp.summary.includes("Working Memory"), "the archive summary is recorded");
-    assert.ok(cp.extracted_memory_uris.length >= 1, "memories were extracted");
+    assert.ok(cp.extractedMemoryUris.length >= 1, "memories were extracted");
     const stored = await client.readJson(`viking://user/${harness.env.userId}/resources/openviking-context-engine/main/main--compact/checkpoint-001.json`);
-    assert.equal(stored.checkpoint_id, cp.checkpoint_id);
+    assert.equal(stored.checkpointId, cp.checkpointId);
     assert.equal((await client.getSession("main--compact")).message_count, 0, "live messages archived");
     const again = await engine.runCommit({ ovSessionId: "main--compact", forced: true, waitMs: 1000 });
     assert.equal(again.compacted, false, "nothing new: never a false compacted:true");

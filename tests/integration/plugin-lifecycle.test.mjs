@@ -186,14 +186,14 @@ test("memory_expand goes from a summary's archive, and from an extracted memory,
   const cp = c.result.details.checkpoint;
   assert.ok(cp, "the checkpoint is recorded");
   const expand = tools.memory_expand({ sessionKey });
-  const fromArchive = JSON.parse((await expand.execute("e1", { summaryOrMemoryUri: cp.archive_uri, query: "audit log slow queries" })).content[0].text);
+  const fromArchive = JSON.parse((await expand.execute("e1", { summaryOrMemoryUri: cp.archiveUri, query: "audit log slow queries" })).content[0].text);
   assert.equal(fromArchive.excerpts.length, 1);
   assert.match(fromArchive.excerpts[0].text, /partitioning it by month/);
   assert.equal(fromArchive.excerpts[0].turnId, "x-1");
   assert.ok(fromArchive.readable.length >= 2);
-  if (cp.extracted_memory_uris.length) {
-    const fromMemory = JSON.parse((await expand.execute("e2", { summaryOrMemoryUri: cp.extracted_memory_uris[0] })).content[0].text);
-    assert.equal(fromMemory.checkpointId, cp.checkpoint_id);
+  if (cp.extractedMemoryUris.length) {
+    const fromMemory = JSON.parse((await expand.execute("e2", { summaryOrMemoryUri: cp.extractedMemoryUris[0] })).content[0].text);
+    assert.equal(fromMemory.checkpointId, cp.checkpointId);
     assert.ok(fromMemory.excerpts.length >= 1);
   }
   const foreign = await expand.execute("e3", { summaryOrMemoryUri: `viking://user/${h.env.userId}/sessions/other--sx/history/archive_001` });
@@ -206,7 +206,7 @@ test("memory_expand: agent main never reads the archive of look-alike agent main
   await engine.commitTurn({ sessionId: "sx", sessionKey: keyOf("main-"), advancementKey: "la-0", messages: [user("main- decided the vault code is 4711", 1764000019000), answer("Noted.")] });
   const c = await engine.compact({ sessionId: "sx", sessionKey: keyOf("main-"), force: true });
   assert.equal(c.compacted, true);
-  const archiveUri = c.result.details.checkpoint?.archive_uri ?? `viking://user/${h.env.userId}/sessions/_main_2d--sx/history/archive_001`;
+  const archiveUri = c.result.details.checkpoint?.archiveUri ?? `viking://user/${h.env.userId}/sessions/_main_2d--sx/history/archive_001`;
   assert.match(archiveUri, /\/sessions\/_main_2d--sx\//, "main-'s session id is not main's prefix plus a dash");
   const own = JSON.parse((await tools.memory_expand({ sessionKey: keyOf("main-") }).execute("l1", { summaryOrMemoryUri: archiveUri })).content[0].text);
   assert.ok(own.excerpts.some((e) => /4711/.test(e.text)), "main- reads its own archive");

@@ -142,9 +142,9 @@ export function archiveMessages(rng) {
 }
 
 export function checkpoint(rng) {
-  return { checkpoint_id: "cp_main--s1_1", session_id: "main--s1", committed_at: "2026-11-24T10:00:00.000Z", archive_index: rng.int(5),
-    source_turn_range: { start_sequence: 0, end_sequence: rng.int(20) }, extracted_memory_uris: ["viking://user/ada/memories/events/e.md"],
-    archive_uri: "viking://user/ada/sessions/main--s1/history/archive_001", task_id: "t1", reason: "turns", summary: text(rng), turn_ids: ["main--s1:0"] };
+  return { checkpointId: "cp_main--s1_1", sessionId: "main--s1", committedAt: "2026-11-24T10:00:00.000Z", archiveIndex: rng.int(5),
+    sourceTurnRange: { startSequence: 0, endSequence: rng.int(20) }, extractedMemoryUris: ["viking://user/ada/memories/events/e.md"],
+    archiveUri: "viking://user/ada/sessions/main--s1/history/archive_001", taskId: "t1", reason: "turns", summary: text(rng), turnIds: ["main--s1:0"] };
 }
 
 export function expandRequest(rng) {

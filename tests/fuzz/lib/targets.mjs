@@ -645,7 +645,7 @@ async function contextEngineCase(c, W) {
             if (known && before !== undefined && res.tokensBefore !== before) fail(`compact: tokensBefore ${res.tokensBefore}, currentTokenCount was ${before} (no assemble)`);
             const d = res.details;
             if (!d || typeof d.taskPending !== "boolean" || (d.checkpoint !== null && typeof d.checkpoint !== "object")) fail(`compact: details ${JSON.stringify(d)?.slice(0, 120)}`);
-            else if (known && d.checkpoint && d.checkpoint.session_id !== own) fail(`compact: the checkpoint's session ${d.checkpoint.session_id} is not ${own}`);
+            else if (known && d.checkpoint && d.checkpoint.sessionId !== own) fail(`compact: the checkpoint's session ${d.checkpoint.sessionId} is not ${own}`);
           } });
         break;
       }
