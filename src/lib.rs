@@ -61,6 +61,8 @@
 //! - [`tools`], [`uri_check`] — the memory tools' schemas and inputs; URIs a caller hands in
 //! - [`expand`] — memory_expand's ranking of archived turns
 //! - [`tool_output`] — oversized tool outputs: stand-ins in the context, read back by reference
+//! - [`history`] — `memory_search_history`: the engine's index of acknowledged turns, its
+//!   time phrases, a linear-time regex, ranking and excerpts
 //! - [`engine`], [`host`] — the async lifecycle and the I/O it needs
 //! - [`inert`] — is the host using the engine at all (slot, version, unassembled turns)
 //! - [`time`], [`error`], [`input`], [`join`] — ISO times from `now_ms`; the error type;
@@ -81,6 +83,7 @@ pub mod config;
 pub mod engine;
 pub mod error;
 pub mod expand;
+pub mod history;
 pub mod host;
 pub mod inert;
 pub mod input;
