@@ -83,6 +83,11 @@ pub fn terms_of(query: &str) -> Vec<String> {
     out
 }
 
+/// The whole query as the phrase bonus looks for it: words lower-cased, single spaces.
+pub fn phrase_of(query: &str) -> String {
+    fold(&query.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 /// Lower case, one character for one (so positions carry over).
 fn fold(s: &str) -> String {
     s.chars().map(fold_char).collect()
@@ -265,7 +270,7 @@ pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
             cand.len += m.text.chars().count();
             let found = match &q.matcher {
                 Matcher::Terms { terms, phrase, .. } => {
-                    if !phrase.is_empty() && fold(&m.text).contains(phrase.as_str()) {
+                    if phrase.contains(' ') && phrase_of(&m.text).contains(phrase.as_str()) {
                         cand.phrase = true;
                     }
                     term_match(&m.text, terms)
@@ -369,7 +374,7 @@ mod tests {
 
     fn q(text: &str) -> Query {
         let terms = terms_of(text);
-        Query { matcher: Matcher::Terms { terms, phrase: fold(text.trim()), all: true }, since: None, until: None, role: RoleFilter::Any, sort: Sort::Relevance, limit: 10, ov_session_id: None }
+        Query { matcher: Matcher::Terms { terms, phrase: phrase_of(text), all: true }, since: None, until: None, role: RoleFilter::Any, sort: Sort::Relevance, limit: 10, ov_session_id: None }
     }
 
     #[test]
