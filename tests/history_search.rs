@@ -84,6 +84,7 @@ fn a_window_finds_only_the_turn_of_that_day_with_its_turn_id() {
     let expanded = run(&e, "memory_expand", h["expand"].clone());
     assert_eq!(expanded["live"], true, "{expanded}");
     assert!(expanded["excerpts"][0]["text"].as_str().unwrap().contains("Aurora"));
+    assert_eq!(expanded["excerpts"][0]["turnId"], "tuesday-k1", "the live turn's id, from the index");
 }
 
 #[test]
@@ -128,6 +129,7 @@ fn an_archived_turn_expands_to_its_archive_with_its_turn_id() {
     let live = run(&e, "memory_expand", hits[0]["expand"].clone());
     assert_eq!(live["live"], true);
     assert!(live["excerpts"][0]["text"].as_str().unwrap().contains("late"));
+    assert_eq!((live["excerpts"][0]["turnId"].as_str(), live["excerpts"][0]["sequence"].as_u64()), (Some("k3"), Some(2)));
     // the session uri without a query still means its latest archive
     let by_session = run(&e, "memory_expand", json!({"summaryOrMemoryUri": "viking://user/alice/sessions/main--s1"}));
     assert!(by_session["archiveUri"].as_str().unwrap().ends_with("archive_001"));

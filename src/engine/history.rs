@@ -68,6 +68,18 @@ impl<H: Host> Engine<H> {
         Ok(out)
     }
 
+    /// The indexed turns of one of this agent's sessions after `after` (a sequence), in
+    /// sequence order: (sequence, turn id).
+    pub(super) async fn indexed_turns_after(&self, ov_id: &str, after: Option<u64>) -> Vec<(u64, String)> {
+        let mut out: Vec<(u64, String)> = match self.own_chunks(Some(ov_id)).await {
+            Ok(chunks) => chunks.into_iter().flat_map(|c| c.turns).filter(|t| after.is_none_or(|a| t.sequence > a)).map(|t| (t.sequence, t.turn_id)).collect(),
+            Err(_) => Vec::new(),
+        };
+        out.sort();
+        out.dedup_by_key(|t| t.0);
+        out
+    }
+
     /// The `memory_expand` arguments of a hit, and whether its turn is archived.
     async fn expand_ref(&self, hit: &Hit, sessions_root: Option<&str>, query: &str) -> (Value, bool) {
         let Some(root) = sessions_root else { return (Value::Null, false) };

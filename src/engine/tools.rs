@@ -171,11 +171,31 @@ impl<H: Host> Engine<H> {
     /// live turns and either the session has no archive or the query matches a live turn.
     async fn expand_live(&self, sessions: &str, session_id: &str, query: Option<&str>, limit: usize) -> Option<Value> {
         let live = self.host.live_messages(session_id).await.ok().filter(|l| !l.is_empty())?;
-        let has_archive = self.load_record(session_id, "").await.is_ok_and(|r| !r.checkpoints.checkpoints.is_empty());
+        let last_archived = self.load_record(session_id, "").await.ok().and_then(|r| r.checkpoints.latest().map(|c| c.source_turn_range.end_sequence));
         let session_uri = format!("{sessions}/{session_id}");
-        let out = expand(&session_uri, &live, None, query, limit);
-        if has_archive && (query.is_none() || out.excerpts.is_empty()) {
+        let mut out = expand(&session_uri, &live, None, query, limit);
+        if last_archived.is_some() && (query.is_none() || out.excerpts.is_empty()) {
             return None;
+        }
+        // the live turns' ids from the history index, when it holds exactly those turns
+        let ids = self.indexed_turns_after(session_id, last_archived).await;
+        let contiguous = ids.windows(2).all(|w| w[1].0 == w[0].0 + 1);
+        if let (Some(first), Some(last), true) = (ids.first(), ids.last(), contiguous && ids.len() == out.total_turns) {
+            let cp = crate::checkpoint::CompactCheckpoint {
+                checkpoint_id: String::new(),
+                session_id: session_id.to_string(),
+                committed_at: String::new(),
+                archive_index: 0,
+                source_turn_range: crate::checkpoint::TurnRange { start_sequence: first.0, end_sequence: last.0 },
+                summary_uri: None,
+                extracted_memory_uris: Vec::new(),
+                archive_uri: session_uri.clone(),
+                task_id: None,
+                reason: "live".into(),
+                summary: None,
+                turn_ids: ids.iter().map(|t| t.1.clone()).collect(),
+            };
+            out = expand(&session_uri, &live, Some(&cp), query, limit);
         }
         Some(json!({
             "sessionUri": session_uri,
