@@ -14,10 +14,6 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 mod support;
 
 use openviking_context_engine::engine::{Engine, ToolContext};
-use openviking_context_engine::history::rank::{search, terms_of, phrase_of, Matcher, Query, RoleFilter, Sort, EXCERPT_MAX_CHARS};
-use openviking_context_engine::history::regex::Regex;
-use openviking_context_engine::history::{IndexChunk, IndexedMessage, TurnEntry, INDEX_VERSION};
-use openviking_context_engine::turn::Role;
 use openviking_context_engine::ErrorCode;
 use serde_json::{json, Value};
 use support::{block_on, engine, turn_write, FakeHost};
@@ -206,123 +202,132 @@ fn bad_input_names_the_field() {
     }
 }
 
-// ---- properties of the core rules ----
+// ---- properties of the core rules (native: proptest is a native dev-dependency) ----
 
-use proptest::prelude::*;
+#[cfg(not(target_arch = "wasm32"))]
+mod properties {
+    use super::NOW;
+    use super::DAY;
+    use openviking_context_engine::history::rank::{search, terms_of, phrase_of, Matcher, Query, RoleFilter, Sort, EXCERPT_MAX_CHARS};
+    use openviking_context_engine::history::regex::Regex;
+    use openviking_context_engine::history::{IndexChunk, IndexedMessage, TurnEntry, INDEX_VERSION};
+    use openviking_context_engine::turn::Role;
+    use proptest::prelude::*;
 
-const WORDS: &[&str] = &["vault", "boat", "aurora", "printer", "code", "Vault", "café", "ünïcode", "31-7-44", "the", "a"];
+    const WORDS: &[&str] = &["vault", "boat", "aurora", "printer", "code", "Vault", "café", "ünïcode", "31-7-44", "the", "a"];
 
-fn arb_chunks() -> impl Strategy<Value = Vec<IndexChunk>> {
-    let turn = (0u64..10 * DAY, prop::collection::vec((any::<bool>(), prop::collection::vec(0..WORDS.len(), 0..12)), 1..4));
-    let chunk = (0usize..4, prop::collection::vec(turn, 0..8));
-    prop::collection::vec(chunk, 0..6).prop_map(|cs| {
-        cs.into_iter()
-            .enumerate()
-            .map(|(ci, (owner, turns))| {
-                let agent = ["main", "other", "main-", "mainx"][owner];
-                let ov = format!("{}--s{ci}", openviking_context_engine::session_map::agent_segment(agent));
-                IndexChunk {
-                    version: INDEX_VERSION,
-                    agent_id: agent.into(),
-                    ov_session_id: ov.clone(),
-                    session_id: format!("s{ci}"),
-                    chunk: 0,
-                    turns: turns
-                        .into_iter()
-                        .enumerate()
-                        .map(|(ti, (ts, msgs))| TurnEntry {
-                            turn_id: format!("{ov}:{ti}"),
-                            sequence: ti as u64,
-                            timestamp_ms: NOW - ts,
-                            messages: msgs
-                                .into_iter()
-                                .map(|(user, ws)| IndexedMessage { role: if user { Role::User } else { Role::Assistant }, text: ws.iter().map(|w| WORDS[*w]).collect::<Vec<_>>().join(" ") })
-                                .collect(),
-                        })
-                        .collect(),
-                }
-            })
-            .collect()
-    })
-}
-
-fn role_ok(r: RoleFilter, m: Role) -> bool {
-    match r {
-        RoleFilter::Any => true,
-        RoleFilter::User => m == Role::User,
-        RoleFilter::Assistant => m == Role::Assistant,
+    fn arb_chunks() -> impl Strategy<Value = Vec<IndexChunk>> {
+        let turn = (0u64..10 * DAY, prop::collection::vec((any::<bool>(), prop::collection::vec(0..WORDS.len(), 0..12)), 1..4));
+        let chunk = (0usize..4, prop::collection::vec(turn, 0..8));
+        prop::collection::vec(chunk, 0..6).prop_map(|cs| {
+            cs.into_iter()
+                .enumerate()
+                .map(|(ci, (owner, turns))| {
+                    let agent = ["main", "other", "main-", "mainx"][owner];
+                    let ov = format!("{}--s{ci}", openviking_context_engine::session_map::agent_segment(agent));
+                    IndexChunk {
+                        version: INDEX_VERSION,
+                        agent_id: agent.into(),
+                        ov_session_id: ov.clone(),
+                        session_id: format!("s{ci}"),
+                        chunk: 0,
+                        turns: turns
+                            .into_iter()
+                            .enumerate()
+                            .map(|(ti, (ts, msgs))| TurnEntry {
+                                turn_id: format!("{ov}:{ti}"),
+                                sequence: ti as u64,
+                                timestamp_ms: NOW - ts,
+                                messages: msgs
+                                    .into_iter()
+                                    .map(|(user, ws)| IndexedMessage { role: if user { Role::User } else { Role::Assistant }, text: ws.iter().map(|w| WORDS[*w]).collect::<Vec<_>>().join(" ") })
+                                    .collect(),
+                            })
+                            .collect(),
+                    }
+                })
+                .collect()
+        })
     }
-}
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(300))]
-
-    #[test]
-    fn every_hit_satisfies_the_filters_and_the_count_is_exact(
-        chunks in arb_chunks(),
-        word in 0..WORDS.len(),
-        since in prop::option::of(0u64..10 * DAY),
-        width in prop::option::of(1u64..10 * DAY),
-        role in prop_oneof![Just(RoleFilter::Any), Just(RoleFilter::User), Just(RoleFilter::Assistant)],
-        recency in any::<bool>(),
-        limit in 1usize..8,
-    ) {
-        let text = WORDS[word];
-        let since_ms = since.map(|s| NOW - s);
-        let until_ms = match (since_ms, width) { (Some(s), Some(w)) => Some(s + w), (None, Some(w)) => Some(NOW - w), _ => None };
-        let q = Query {
-            matcher: Matcher::Terms { terms: terms_of(text), phrase: phrase_of(text), all: true },
-            since: since_ms, until: until_ms, role, sort: if recency { Sort::Recency } else { Sort::Relevance }, limit, ov_session_id: None,
-        };
-        let out = search("main", &chunks, &q);
-        prop_assert!(out.hits.len() <= limit);
-        let terms = terms_of(text);
-        for h in &out.hits {
-            prop_assert!(h.ov_session_id.starts_with("main--"), "{}", h.ov_session_id);
-            prop_assert!(since_ms.is_none_or(|s| h.timestamp_ms >= s) && until_ms.is_none_or(|u| h.timestamp_ms < u));
-            prop_assert!(role_ok(role, h.role));
-            prop_assert!(h.excerpt.chars().count() <= EXCERPT_MAX_CHARS);
-            prop_assert!(terms.iter().any(|w| h.excerpt.to_lowercase().contains(w.as_str())), "{} lacks {text}", h.excerpt);
-        }
-        // brute force: this agent's turns in the window whose messages of the role hold every term
-        let expected = chunks.iter().filter(|c| c.agent_id == "main" && c.ov_session_id.starts_with("main--")).flat_map(|c| c.turns.iter()).filter(|t| {
-            since_ms.is_none_or(|s| t.timestamp_ms >= s) && until_ms.is_none_or(|u| t.timestamp_ms < u)
-                && terms.iter().all(|w| t.messages.iter().any(|m| role_ok(role, m.role) && m.text.to_lowercase().contains(w.as_str())))
-        }).count();
-        prop_assert_eq!(out.matched, expected);
-        // order
-        for w in out.hits.windows(2) {
-            if recency { prop_assert!(w[0].timestamp_ms >= w[1].timestamp_ms); } else { prop_assert!(w[0].score >= w[1].score); }
+    fn role_ok(r: RoleFilter, m: Role) -> bool {
+        match r {
+            RoleFilter::Any => true,
+            RoleFilter::User => m == Role::User,
+            RoleFilter::Assistant => m == Role::Assistant,
         }
     }
 
-    #[test]
-    fn a_literal_pattern_finds_what_substring_search_finds(
-        hay in prop::collection::vec(prop_oneof![Just('a'), Just('b'), Just('.'), Just('*'), Just('('), Just('é'), Just('\n'), Just('A'), Just('['), Just('\\')], 0..60),
-        needle in prop::collection::vec(prop_oneof![Just('a'), Just('b'), Just('.'), Just('*'), Just('('), Just('é'), Just('A'), Just('['), Just('\\')], 1..5),
-        fold in any::<bool>(),
-    ) {
-        let hay: String = hay.into_iter().collect();
-        let lit: String = needle.into_iter().collect();
-        let escaped: String = lit.chars().flat_map(|c| if c.is_alphanumeric() { vec![c] } else { vec!['\\', c] }).collect();
-        let re = Regex::new(&escaped, fold).unwrap();
-        let mut budget = u64::MAX;
-        let found = re.find(&hay, &mut budget).unwrap().map(|s| (s.start, s.end));
-        let expected = if fold { hay.to_lowercase().find(&lit.to_lowercase()) } else { hay.find(&lit) }.map(|i| (i, i + lit.len()));
-        prop_assert_eq!(found, expected);
-        let used = u64::MAX - budget;
-        prop_assert!(used <= (hay.chars().count() as u64 + 1) * re.size() as u64);
-    }
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
 
-    #[test]
-    fn no_pattern_errs_by_panicking_and_runs_are_bounded(pattern in "[a-c.*+?|()\\[\\]^$\\\\{}0-9,-]{0,24}", hay in "[a-c\n]{0,80}") {
-        if let Ok(re) = Regex::new(&pattern, false) {
-            let mut budget = 1_000_000u64;
-            if let Ok(Some(s)) = re.find(&hay, &mut budget) {
-                prop_assert!(s.start <= s.end && s.end <= hay.len() && hay.is_char_boundary(s.start) && hay.is_char_boundary(s.end));
+        #[test]
+        fn every_hit_satisfies_the_filters_and_the_count_is_exact(
+            chunks in arb_chunks(),
+            word in 0..WORDS.len(),
+            since in prop::option::of(0u64..10 * DAY),
+            width in prop::option::of(1u64..10 * DAY),
+            role in prop_oneof![Just(RoleFilter::Any), Just(RoleFilter::User), Just(RoleFilter::Assistant)],
+            recency in any::<bool>(),
+            limit in 1usize..8,
+        ) {
+            let text = WORDS[word];
+            let since_ms = since.map(|s| NOW - s);
+            let until_ms = match (since_ms, width) { (Some(s), Some(w)) => Some(s + w), (None, Some(w)) => Some(NOW - w), _ => None };
+            let q = Query {
+                matcher: Matcher::Terms { terms: terms_of(text), phrase: phrase_of(text), all: true },
+                since: since_ms, until: until_ms, role, sort: if recency { Sort::Recency } else { Sort::Relevance }, limit, ov_session_id: None,
+            };
+            let out = search("main", &chunks, &q);
+            prop_assert!(out.hits.len() <= limit);
+            let terms = terms_of(text);
+            for h in &out.hits {
+                prop_assert!(h.ov_session_id.starts_with("main--"), "{}", h.ov_session_id);
+                prop_assert!(since_ms.is_none_or(|s| h.timestamp_ms >= s) && until_ms.is_none_or(|u| h.timestamp_ms < u));
+                prop_assert!(role_ok(role, h.role));
+                prop_assert!(h.excerpt.chars().count() <= EXCERPT_MAX_CHARS);
+                prop_assert!(terms.iter().any(|w| h.excerpt.to_lowercase().contains(w.as_str())), "{} lacks {text}", h.excerpt);
             }
-            let used = 1_000_000 - budget;
+            // brute force: this agent's turns in the window whose messages of the role hold every term
+            let expected = chunks.iter().filter(|c| c.agent_id == "main" && c.ov_session_id.starts_with("main--")).flat_map(|c| c.turns.iter()).filter(|t| {
+                since_ms.is_none_or(|s| t.timestamp_ms >= s) && until_ms.is_none_or(|u| t.timestamp_ms < u)
+                    && terms.iter().all(|w| t.messages.iter().any(|m| role_ok(role, m.role) && m.text.to_lowercase().contains(w.as_str())))
+            }).count();
+            prop_assert_eq!(out.matched, expected);
+            // order
+            for w in out.hits.windows(2) {
+                if recency { prop_assert!(w[0].timestamp_ms >= w[1].timestamp_ms); } else { prop_assert!(w[0].score >= w[1].score); }
+            }
+        }
+
+        #[test]
+        fn a_literal_pattern_finds_what_substring_search_finds(
+            hay in prop::collection::vec(prop_oneof![Just('a'), Just('b'), Just('.'), Just('*'), Just('('), Just('é'), Just('\n'), Just('A'), Just('['), Just('\\')], 0..60),
+            needle in prop::collection::vec(prop_oneof![Just('a'), Just('b'), Just('.'), Just('*'), Just('('), Just('é'), Just('A'), Just('['), Just('\\')], 1..5),
+            fold in any::<bool>(),
+        ) {
+            let hay: String = hay.into_iter().collect();
+            let lit: String = needle.into_iter().collect();
+            let escaped: String = lit.chars().flat_map(|c| if c.is_alphanumeric() { vec![c] } else { vec!['\\', c] }).collect();
+            let re = Regex::new(&escaped, fold).unwrap();
+            let mut budget = u64::MAX;
+            let found = re.find(&hay, &mut budget).unwrap().map(|s| (s.start, s.end));
+            let expected = if fold { hay.to_lowercase().find(&lit.to_lowercase()) } else { hay.find(&lit) }.map(|i| (i, i + lit.len()));
+            prop_assert_eq!(found, expected);
+            let used = u64::MAX - budget;
             prop_assert!(used <= (hay.chars().count() as u64 + 1) * re.size() as u64);
+        }
+
+        #[test]
+        fn no_pattern_errs_by_panicking_and_runs_are_bounded(pattern in "[a-c.*+?|()\\[\\]^$\\\\{}0-9,-]{0,24}", hay in "[a-c\n]{0,80}") {
+            if let Ok(re) = Regex::new(&pattern, false) {
+                let mut budget = 1_000_000u64;
+                if let Ok(Some(s)) = re.find(&hay, &mut budget) {
+                    prop_assert!(s.start <= s.end && s.end <= hay.len() && hay.is_char_boundary(s.start) && hay.is_char_boundary(s.end));
+                }
+                let used = 1_000_000 - budget;
+                prop_assert!(used <= (hay.chars().count() as u64 + 1) * re.size() as u64);
+            }
         }
     }
 }

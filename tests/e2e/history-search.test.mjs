@@ -193,7 +193,7 @@ test("a history search with since/until finds only that day's fact with its turn
   }).then((r) => r.json()).catch((e) => ({ status: "error", error: String(e) }));
   const grepMs = performance.now() - g0;
   const grepText = JSON.stringify(grep);
-  const grepSessions = [...new Set([...grepText.matchAll(/sessions\/([A-Za-z0-9_-]+--[A-Za-z0-9_-]+)/g)].map((m) => m[1]))].sort();
+  const grepSessions = [...new Set((grep.result?.matches ?? []).map((m) => /\/sessions\/([^/]+)/.exec(m.uri ?? "")?.[1]).filter(Boolean))].sort();
   t.diagnostic(`OpenViking grep: status=${grep.status} ${grepMs.toFixed(1)}ms sessions=${grepSessions.join(",")} ${grepText.slice(0, 300)}`);
 
   const line = `# history-search: sessions=3+1(other) hits=${doc.hits.length} inTurn=${inTurnMs}ms ` +
