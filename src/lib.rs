@@ -38,8 +38,9 @@
 //!   OpenViking (the invariant is on `write_turn`);
 //! - `flush` / `drain`, `run_commit` / `follow_task`, `compact` (a forced commit followed
 //!   to its `CompactCheckpoint`);
-//! - `run_tool` — `memory_recall`, `memory_store`, `memory_forget`, `memory_expand`, with
-//!   every URI checked against the caller's own scopes (`uri_check`, `session_map`);
+//! - `run_tool` — `memory_recall`, `memory_store`, `memory_forget`, `memory_expand`,
+//!   `memory_read_output`, `memory_search_history`, with every URI checked against the
+//!   caller's own scopes (`uri_check`, `session_map`);
 //! - `hook_fallback` — recall for a turn the engine did not assemble (and the `inert`
 //!   diagnosis: the host is running turns without the engine);
 //! - `status` / `trace` — what an operator sees (the plugin's `openclaw openviking …`).

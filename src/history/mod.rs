@@ -6,9 +6,10 @@
 //! host's timestamp, and archive messages carry only the server's `created_at` (the time of
 //! the write, not of the conversation). Its `POST /api/v1/search/grep` greps files under a
 //! URI — it cannot filter by the time a turn happened, cannot tell which turn a line belongs
-//! to, and would cost a request per session. So the engine keeps, per OpenViking session, a
-//! small index of the turns it acknowledged ([`TurnEntry`]): turn id, sequence, the host's
-//! timestamp, and the user and assistant text (bounded). The search reads only this agent's
+//! to, and over the user's sessions it answers for every agent's sessions alike. So the
+//! engine keeps, per OpenViking session, a small index of the turns it acknowledged
+//! ([`TurnEntry`]): turn id, sequence, the host's timestamp, and the user and assistant text
+//! (bounded). The search reads only this agent's
 //! sessions' indexes (`session_map::owns_session`, and the `agentId` inside each document).
 //!
 //! ## Format and caps
@@ -17,7 +18,7 @@
 //! slot `c % CHUNK_SLOTS` — a ring, so a session keeps its newest
 //! `CHUNK_TURNS × CHUNK_SLOTS` turns (2,048) and at most [`TURN_TEXT_MAX_CHARS`] characters
 //! of text per turn (each message's text at most [`MESSAGE_TEXT_MAX_CHARS`]). A write loads
-//! and replaces one chunk (≤ ~0.3 MB), never the whole history.
+//! and replaces one chunk (at most 64 × 6,000 characters of text), never the whole history.
 //!
 //! Modules: [`regex`] (the `pattern` matcher), [`when`] (`since` / `until`), [`rank`]
 //! (matching, scores, excerpts, the order and the limit).

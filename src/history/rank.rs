@@ -174,10 +174,14 @@ pub fn excerpt(text: &str, at: usize, len: usize) -> String {
     let at = at.min(text.len());
     let before: Vec<char> = text[..at].chars().collect();
     let budget = EXCERPT_MAX_CHARS - 2;
-    let lead = (budget / 3).min(before.len());
+    // a third of the room before the match, less when the match itself needs it
+    let match_chars = text[at..].chars().take(budget).scan(0, |b, c| {
+        *b += c.len_utf8();
+        (*b <= len).then_some(())
+    }).count();
+    let lead = (budget / 3).min(budget.saturating_sub(match_chars)).min(before.len());
     let start_char = before.len() - lead;
     let start = byte_of_char(text, start_char);
-    let _ = len;
     let window: String = text[start..].chars().take(budget).collect();
     let cut_end = text[start..].chars().count() > budget;
     let body = crate::text::collapse_whitespace(&window);
@@ -443,6 +447,10 @@ mod tests {
         let e = excerpt(&text, at, 5);
         assert!(e.chars().count() <= EXCERPT_MAX_CHARS && e.contains("vault") && e.starts_with('…') && e.ends_with('…'), "{e}");
         assert_eq!(excerpt("short vault", 6, 5), "short vault");
+        // a long match is shown from its start
+        let long = format!("{}{}", "x ".repeat(200), "y".repeat(400));
+        let e = excerpt(&long, 400, 400);
+        assert!(e.starts_with("…yyy") && e.chars().count() <= EXCERPT_MAX_CHARS, "{e}");
         // folding that changes byte lengths keeps positions right
         let t = "İİİ vault";
         let m = term_match(t, &["vault".to_string()]).unwrap();
