@@ -283,14 +283,14 @@ mod properties {
             let terms = terms_of(text);
             for h in &out.hits {
                 prop_assert!(h.ov_session_id.starts_with("main--"), "{}", h.ov_session_id);
-                prop_assert!(since_ms.is_none_or(|s| h.timestamp_ms >= s) && until_ms.is_none_or(|u| h.timestamp_ms < u));
+                prop_assert!(since_ms.map_or(true, |s| h.timestamp_ms >= s) && until_ms.map_or(true, |u| h.timestamp_ms < u));
                 prop_assert!(role_ok(role, h.role));
                 prop_assert!(h.excerpt.chars().count() <= EXCERPT_MAX_CHARS);
                 prop_assert!(terms.iter().any(|w| h.excerpt.to_lowercase().contains(w.as_str())), "{} lacks {text}", h.excerpt);
             }
             // brute force: this agent's turns in the window whose messages of the role hold every term
             let expected = chunks.iter().filter(|c| c.agent_id == "main" && c.ov_session_id.starts_with("main--")).flat_map(|c| c.turns.iter()).filter(|t| {
-                since_ms.is_none_or(|s| t.timestamp_ms >= s) && until_ms.is_none_or(|u| t.timestamp_ms < u)
+                since_ms.map_or(true, |s| t.timestamp_ms >= s) && until_ms.map_or(true, |u| t.timestamp_ms < u)
                     && terms.iter().all(|w| t.messages.iter().any(|m| role_ok(role, m.role) && m.text.to_lowercase().contains(w.as_str())))
             }).count();
             prop_assert_eq!(out.matched, expected);

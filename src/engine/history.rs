@@ -72,7 +72,7 @@ impl<H: Host> Engine<H> {
     /// sequence order: (sequence, turn id).
     pub(super) async fn indexed_turns_after(&self, ov_id: &str, after: Option<u64>) -> Vec<(u64, String)> {
         let mut out: Vec<(u64, String)> = match self.own_chunks(Some(ov_id)).await {
-            Ok(chunks) => chunks.into_iter().flat_map(|c| c.turns).filter(|t| after.is_none_or(|a| t.sequence > a)).map(|t| (t.sequence, t.turn_id)).collect(),
+            Ok(chunks) => chunks.into_iter().flat_map(|c| c.turns).filter(|t| after.map_or(true, |a| t.sequence > a)).map(|t| (t.sequence, t.turn_id)).collect(),
             Err(_) => Vec::new(),
         };
         out.sort();
@@ -88,7 +88,7 @@ impl<H: Host> Engine<H> {
                 .checkpoints
                 .checkpoints
                 .iter()
-                .find(|c| c.turn_ids.iter().any(|t| *t == hit.turn_id) || (c.source_turn_range.start_sequence..=c.source_turn_range.end_sequence).contains(&hit.sequence))
+                .find(|c| c.turn_ids.contains(&hit.turn_id) || (c.source_turn_range.start_sequence..=c.source_turn_range.end_sequence).contains(&hit.sequence))
                 .and_then(|c| c.archive_uri.rsplit('/').next().map(str::to_string)),
             Err(_) => None,
         };

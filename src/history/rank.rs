@@ -150,7 +150,7 @@ fn term_match(text: &str, terms: &[String]) -> Option<MessageMatch> {
         while let Some(p) = folded[from..].find(t.as_str()) {
             let at = from + p;
             counts[i] += 1;
-            if first.is_none_or(|(f, _)| at < f) {
+            if first.map_or(true, |(f, _)| at < f) {
                 first = Some((at, t.len()));
             }
             from = at + t.len().max(1);
@@ -226,11 +226,11 @@ pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
     let mut turns: Vec<(&IndexChunk, usize)> = chunks
         .iter()
         .filter(|c| c.agent_id == agent_id && crate::session_map::owns_session(agent_id, &c.ov_session_id))
-        .filter(|c| q.ov_session_id.as_ref().is_none_or(|s| *s == c.ov_session_id))
+        .filter(|c| q.ov_session_id.as_ref().map_or(true, |s| *s == c.ov_session_id))
         .flat_map(|c| (0..c.turns.len()).map(move |i| (c, i)))
         .filter(|(c, i)| {
             let t = c.turns[*i].timestamp_ms;
-            q.since.is_none_or(|s| t >= s) && q.until.is_none_or(|u| t < u)
+            q.since.map_or(true, |s| t >= s) && q.until.map_or(true, |u| t < u)
         })
         .collect();
     turns.sort_by(|a, b| {
@@ -289,7 +289,7 @@ pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
             };
             if let Some(f) = found {
                 let hits: usize = f.counts.iter().filter(|c| **c > 0).count();
-                let better = cand.best.as_ref().is_none_or(|(_, b)| hits > b.counts.iter().filter(|c| **c > 0).count());
+                let better = cand.best.as_ref().map_or(true, |(_, b)| hits > b.counts.iter().filter(|c| **c > 0).count());
                 for (c, x) in cand.counts.iter_mut().zip(&f.counts) {
                     *c += x;
                 }
