@@ -38,8 +38,9 @@
 //!   OpenViking (the invariant is on `write_turn`);
 //! - `flush` / `drain`, `run_commit` / `follow_task`, `compact` (a forced commit followed
 //!   to its `CompactCheckpoint`);
-//! - `run_tool` — `memory_recall`, `memory_store`, `memory_forget`, `memory_expand`, with
-//!   every URI checked against the caller's own scopes (`uri_check`, `session_map`);
+//! - `run_tool` — `memory_recall`, `memory_store`, `memory_forget`, `memory_expand`,
+//!   `memory_read_output`, `memory_search_history`, with every URI checked against the
+//!   caller's own scopes (`uri_check`, `session_map`);
 //! - `hook_fallback` — recall for a turn the engine did not assemble (and the `inert`
 //!   diagnosis: the host is running turns without the engine);
 //! - `status` / `trace` — what an operator sees (the plugin's `openclaw openviking …`).
@@ -61,6 +62,8 @@
 //! - [`tools`], [`uri_check`] — the memory tools' schemas and inputs; URIs a caller hands in
 //! - [`expand`] — memory_expand's ranking of archived turns
 //! - [`tool_output`] — oversized tool outputs: stand-ins in the context, read back by reference
+//! - [`history`] — `memory_search_history`: the engine's index of acknowledged turns, its
+//!   time phrases, a linear-time regex, ranking and excerpts
 //! - [`engine`], [`host`] — the async lifecycle and the I/O it needs
 //! - [`inert`] — is the host using the engine at all (slot, version, unassembled turns)
 //! - [`time`], [`error`], [`input`], [`join`] — ISO times from `now_ms`; the error type;
@@ -82,6 +85,7 @@ pub mod decode;
 pub mod engine;
 pub mod error;
 pub mod expand;
+pub mod history;
 pub mod host;
 pub mod inert;
 pub mod input;

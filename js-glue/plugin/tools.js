@@ -19,7 +19,8 @@ function tool(runtime, def, toolContext) {
       try {
         const sessionKey = toolContext?.sessionKey ?? toolContext?.agentSessionKey;
         const agent = runtime.agent(sessionKey ?? (toolContext?.agentId ? `agent:${toolContext.agentId}:tool` : undefined));
-        return result(await agent.engine.runTool(def.name, params ?? {}));
+        const context = typeof toolContext?.sessionId === "string" ? { sessionId: toolContext.sessionId } : undefined;
+        return result(await agent.engine.runTool(def.name, params ?? {}, context));
       } catch (err) {
         // the engine's messages name the field or the tool already
         return fail(err.code === "INVALID_INPUT" || err.code === "HOST_FAILED" ? err.message : `${def.name} failed: ${err.message}`);

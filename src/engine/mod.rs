@@ -10,7 +10,8 @@
 //! - [`Engine::assemble`] / [`Engine::recall_tool`] — the read path (`read`): both memory
 //!   scopes searched through the host, the profile, the full texts, the composition.
 //! - [`Engine::run_tool`] — the memory tools (`tools`), with every URI checked against the
-//!   caller's own scopes and every delete verified.
+//!   caller's own scopes and every delete verified; `memory_search_history` over the turn
+//!   index each acknowledged write adds to (`history`).
 //! - [`Engine::flush`] — replays the outbox in order (every send marked write-ahead; a turn
 //!   whose write may have landed unacknowledged is checked first, `confirm`), and reports
 //!   what stayed queued and why.
@@ -21,6 +22,7 @@
 mod commit;
 mod compact;
 mod confirm;
+mod history;
 mod identity;
 mod outbox;
 mod outputs;
@@ -32,6 +34,7 @@ mod write;
 
 pub use commit::CommitOutcome;
 pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT_MAX_MS};
+pub use history::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};
 pub use outbox::FlushReport;
 pub use read::{AssembleCall, Assembled, LastAssembled, RecallToolAnswer, Search, SEARCH_REUSE_MS};

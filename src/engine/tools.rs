@@ -9,7 +9,8 @@
 //!   memory must exist before, the server must count it, and it must be gone after — and
 //!   only real deletions are reported;
 //! - `memory_expand`: a summary, archive, session or extracted memory back to its raw turns
-//!   (the checkpoint that extracted a memory is found in this agent's session records).
+//!   (the checkpoint that extracted a memory is found in this agent's session records);
+//! - `memory_search_history`: this agent's own turns by words or pattern (`engine::history`).
 
 use super::Engine;
 use crate::error::{EngineError, ErrorCode, Result};
@@ -38,7 +39,14 @@ impl<H: Host> Engine<H> {
     /// Runs one tool by name; the answer is the tool's JSON document. Input errors are
     /// `INVALID_INPUT` naming the field; OpenViking failures `HOST_FAILED`.
     pub async fn run_tool(&self, name: &str, params: &Value) -> Result<Value> {
+        self.run_tool_in(name, params, &super::ToolContext::default()).await
+    }
+
+    /// [`Engine::run_tool`] with what the host knows of the call (the current session, for
+    /// `memory_search_history`'s `scope: "session"`).
+    pub async fn run_tool_in(&self, name: &str, params: &Value, ctx: &super::ToolContext) -> Result<Value> {
         match name {
+            "memory_search_history" => self.search_history(params, ctx).await,
             "memory_recall" | "memory_recall_auto" => {
                 let answer = self.recall_tool(RecallInput::from_value(params)?).await?;
                 let source = if name == "memory_recall" { "openviking-recall" } else { "openviking-auto-recall" };
@@ -159,6 +167,45 @@ impl<H: Host> Engine<H> {
         None
     }
 
+    /// `memory_expand` of a session's live (not yet archived) messages: `Some` when there are
+    /// live turns and either the session has no archive or the query matches a live turn.
+    async fn expand_live(&self, sessions: &str, session_id: &str, query: Option<&str>, limit: usize) -> Option<Value> {
+        let live = self.host.live_messages(session_id).await.ok().filter(|l| !l.is_empty())?;
+        let last_archived = self.load_record(session_id, "").await.ok().and_then(|r| r.checkpoints.latest().map(|c| c.source_turn_range.end_sequence));
+        let session_uri = format!("{sessions}/{session_id}");
+        let mut out = expand(&session_uri, &live, None, query, limit);
+        if last_archived.is_some() && (query.is_none() || out.excerpts.is_empty()) {
+            return None;
+        }
+        // the live turns' ids from the history index, when it holds exactly those turns
+        let ids = self.indexed_turns_after(session_id, last_archived).await;
+        let contiguous = ids.windows(2).all(|w| w[1].0 == w[0].0 + 1);
+        if let (Some(first), Some(last), true) = (ids.first(), ids.last(), contiguous && ids.len() == out.total_turns) {
+            let cp = crate::checkpoint::CompactCheckpoint {
+                checkpoint_id: String::new(),
+                session_id: session_id.to_string(),
+                committed_at: String::new(),
+                archive_index: 0,
+                source_turn_range: crate::checkpoint::TurnRange { start_sequence: first.0, end_sequence: last.0 },
+                summary_uri: None,
+                extracted_memory_uris: Vec::new(),
+                archive_uri: session_uri.clone(),
+                task_id: None,
+                reason: "live".into(),
+                summary: None,
+                turn_ids: ids.iter().map(|t| t.1.clone()).collect(),
+            };
+            out = expand(&session_uri, &live, Some(&cp), query, limit);
+        }
+        Some(json!({
+            "sessionUri": session_uri,
+            "live": true,
+            "excerpts": out.excerpts,
+            "totalTurns": out.total_turns,
+            "note": "Live turns of this session (not archived yet).",
+        }))
+    }
+
     pub async fn memory_expand(&self, input: ExpandInput) -> Result<Value> {
         let uid = self.own_user().await?;
         let sessions = sessions_root(Some(&uid)).unwrap_or_default();
@@ -181,6 +228,15 @@ impl<H: Host> Engine<H> {
         if !owns_session(&self.config.agent_id, &session_id) {
             return Err(EngineError::input("summaryOrMemoryUri", "not one of your own sessions"));
         }
+        let max = self.config.memory_expand_max_results;
+        let limit = input.limit.map_or(max, |l| l.clamp(1, max));
+        if archive_id.is_none() {
+            // a session: its live turns when they are what was asked for (no archive yet, or
+            // the query is found there — a turn memory_search_history found not yet archived)
+            if let Some(doc) = self.expand_live(&sessions, &session_id, input.query.as_deref(), limit).await {
+                return Ok(doc);
+            }
+        }
         let (archive_id, checkpoint) = match (archive_id, checkpoint) {
             (Some(a), Some(cp)) => (a, Some(cp)),
             (given, _) => {
@@ -196,8 +252,6 @@ impl<H: Host> Engine<H> {
         };
         let archive = self.host.archive(&session_id, &archive_id).await.map_err(failed("memory_expand"))?;
         let messages = archive.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
-        let max = self.config.memory_expand_max_results;
-        let limit = input.limit.map_or(max, |l| l.clamp(1, max));
         let out = expand(&format!("{sessions}/{session_id}/history/{archive_id}"), &messages, checkpoint.as_ref(), input.query.as_deref(), limit);
         let mut doc = serde_json::to_value(out).unwrap_or(Value::Null);
         if let Value::Object(m) = &mut doc {

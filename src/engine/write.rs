@@ -217,10 +217,10 @@ impl<H: Host> Engine<H> {
         let turn_id = req.advancement_key.clone().unwrap_or_else(|| format!("{ov_id}:{sequence}"));
         let prepared = self.prepare(&req, &ov_id, sequence, &turn_id, checkpoint_id, ckey.as_deref(), now);
         let appended = match prepared {
-            Ok((entry, counts, tokens, reason)) => self.host.outbox_append(&okey, entry).await.map(|()| (counts, tokens, reason)).map_err(host_err),
+            Ok((entry, counts, tokens, reason, indexed)) => self.host.outbox_append(&okey, entry).await.map(|()| (counts, tokens, reason, indexed)).map_err(host_err),
             Err(e) => Err(e),
         };
-        let (counts, tokens, capture_reason) = match appended {
+        let (counts, tokens, capture_reason, indexed) = match appended {
             Ok(v) => {
                 self.landed(&req, ckey.as_deref());
                 v
@@ -235,6 +235,7 @@ impl<H: Host> Engine<H> {
 
         // Durable from here on. The trigger state follows; losing it to a crash only loses
         // the turn's weight in the triggers (the next process reads the entry back).
+        self.index_turn(&ov_id, &req.session_id, indexed).await;
         let saved = self
             .update(&ov_id, |rec| {
                 record_turn(&mut rec.state, tokens, counts, now);
@@ -378,7 +379,7 @@ impl<H: Host> Engine<H> {
         checkpoint_id: Option<String>,
         ckey: Option<&str>,
         now: u64,
-    ) -> Result<(Value, bool, u64, CaptureReason)> {
+    ) -> Result<(Value, bool, u64, CaptureReason, crate::history::TurnEntry)> {
         let meta = TurnMeta {
             turn_id: turn_id.to_string(),
             session_id: ov_id.to_string(),
@@ -388,6 +389,7 @@ impl<H: Host> Engine<H> {
             compact_checkpoint_id: checkpoint_id,
         };
         let env = build_envelope(&req.messages, meta)?;
+        let indexed = crate::history::turn_entry(&env, &req.messages, now);
         let decision = capture_decision(&env, self.config.capture_mode, self.config.capture_max_length);
         let counts = decision.counts && !req.is_heartbeat;
         let tokens: u64 = crate::messages::synthetic::without_synthetic(&req.messages).iter().map(|(_, m)| estimate_message_tokens(m) as u64).sum();
@@ -401,7 +403,7 @@ impl<H: Host> Engine<H> {
             "queuedAtMs": self.host.now_ms(),
             "messages": to_openviking_messages(&env),
         });
-        Ok((entry, counts, tokens, decision.reason))
+        Ok((entry, counts, tokens, decision.reason, indexed))
     }
 
     /// `afterTurn`: the whole transcript and `prePromptMessageCount`. A tool-loop checkpoint

@@ -7,7 +7,7 @@ use super::codec::{decode, decode_request, encode, millis_arg, string_arg, to_js
 use super::js_host::JsHost;
 use crate::openviking::{OpenVikingHttp, Server};
 use crate::config::parse_config;
-use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, TurnWrite};
+use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ToolContext, TurnWrite};
 use crate::tools::RecallInput;
 use crate::error::{EngineError, ErrorCode};
 use crate::host::{HostError, HostErrorKind};
@@ -144,19 +144,27 @@ impl ContextEngine {
     }
 
     /// Runs a memory tool by name (`memory_recall`, `memory_recall_auto`, `memory_store`,
-    /// `memory_forget`, `memory_expand`): the tool's JSON document, or an error (`INVALID_INPUT`
-    /// naming the field, `HOST_FAILED` when OpenViking failed).
+    /// `memory_forget`, `memory_expand`, `memory_read_output`, `memory_search_history`): the
+    /// tool's JSON document, or an error (`INVALID_INPUT` naming the field, `HOST_FAILED` when
+    /// OpenViking failed). `context` is what the host knows of the call: `{sessionId?}` (the
+    /// conversation the tool runs in, for `memory_search_history`'s `scope: "session"`).
     #[wasm_bindgen(js_name = runTool, unchecked_return_type = "Promise<Record<string, unknown>>")]
     pub fn run_tool(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Record<string, unknown>")] params: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "{ sessionId?: string } | undefined")] context: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
         bounded(deadline(&inner, 0), "runTool", async move {
             let name = string_arg("name", &name)?;
             let params = decode("(params)", &params).map_err(to_js_error)?;
-            encode(&inner.run_tool(&name, &params).await.map_err(to_js_error)?)
+            let ctx: ToolContext = if context.is_undefined() || context.is_null() {
+                ToolContext::default()
+            } else {
+                decode_request("(context)", &context).map_err(to_js_error)?
+            };
+            encode(&inner.run_tool_in(&name, &params, &ctx).await.map_err(to_js_error)?)
         })
     }
 

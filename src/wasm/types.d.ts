@@ -443,7 +443,7 @@ export interface CompactAnswer {
 
 /** One tool as it is registered with the host. */
 export interface ToolDefinition {
-  name: "memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_read_output" | "memory_recall_auto";
+  name: "memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_read_output" | "memory_search_history" | "memory_recall_auto";
   label: string;
   description: string;
   parameters: Record<string, unknown>;

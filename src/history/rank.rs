@@ -1,0 +1,459 @@
+//! The rules of a history search over index chunks: which turns match, their scores,
+//! the excerpt of each hit, the order and the limit.
+//!
+//! - Only chunks of the asking agent count (`agentId` and `session_map::owns_session` on
+//!   the OpenViking session id): another agent's turns are never read.
+//! - A turn is in the window when `since ≤ timestamp < until`.
+//! - Text queries are split into terms (runs of letters and digits, lower-cased; at most
+//!   [`TERMS_MAX`]); a message contains a term when the term occurs in it (case-insensitive
+//!   substring, so `vault` finds `vaults`). With `match: "all"` (the default) a turn matches
+//!   when its messages (of the role asked for) hold every term, with `"any"` one is enough.
+//!   Relevance is BM25 over the turns in the window (k1 = 1.2, b = 0.75), plus
+//!   [`PHRASE_BONUS`] when the whole query occurs as written.
+//! - A `pattern` (see `regex`) matches a message when it matches anywhere in it; relevance
+//!   is `ln(1 + matches)` (matches counted up to [`PATTERN_MATCHES_COUNTED`]). Every
+//!   pattern run is charged against [`STEPS_MAX`]; when it runs out, the search stops and
+//!   says so (`truncated`).
+//! - At most [`SCAN_TURNS_MAX`] turns are looked at, newest first.
+//! - Order: `relevance` — score, then newer first; `recency` — newer first (timestamp,
+//!   then sequence), then score.
+//! - The excerpt is the best message's text around its first match, whitespace collapsed,
+//!   at most [`EXCERPT_MAX_CHARS`] characters (whole characters, `…` where it was cut).
+
+use super::regex::Regex;
+use super::IndexChunk;
+use crate::turn::Role;
+use serde::Serialize;
+
+pub const TERMS_MAX: usize = 32;
+pub const PHRASE_BONUS: f64 = 1.0;
+pub const PATTERN_MATCHES_COUNTED: usize = 50;
+/// Pattern steps per search (one step: one thread on one character).
+pub const STEPS_MAX: u64 = 20_000_000;
+pub const SCAN_TURNS_MAX: usize = 10_000;
+pub const EXCERPT_MAX_CHARS: usize = 280;
+/// Hits a search returns by default, and at most.
+pub const LIMIT_DEFAULT: usize = 10;
+pub const LIMIT_MAX: usize = 50;
+
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    Terms { terms: Vec<String>, phrase: String, all: bool },
+    Pattern(Regex),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RoleFilter {
+    Any,
+    User,
+    Assistant,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Sort {
+    Relevance,
+    Recency,
+}
+
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub matcher: Matcher,
+    /// Inclusive start, ms.
+    pub since: Option<u64>,
+    /// Exclusive end, ms.
+    pub until: Option<u64>,
+    pub role: RoleFilter,
+    pub sort: Sort,
+    pub limit: usize,
+    /// Only this OpenViking session (the caller's current one), when set.
+    pub ov_session_id: Option<String>,
+}
+
+/// The terms of a text query: lower-cased runs of letters and digits, deduplicated.
+pub fn terms_of(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for w in query.split(|c: char| !c.is_alphanumeric()) {
+        let w = fold(w);
+        if !w.is_empty() && !out.contains(&w) && out.len() < TERMS_MAX {
+            out.push(w);
+        }
+    }
+    out
+}
+
+/// The whole query as the phrase bonus looks for it: words lower-cased, single spaces.
+pub fn phrase_of(query: &str) -> String {
+    fold(&query.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// Lower case, one character for one (so positions carry over).
+fn fold(s: &str) -> String {
+    s.chars().map(fold_char).collect()
+}
+
+fn fold_char(c: char) -> char {
+    let mut l = c.to_lowercase();
+    match (l.next(), l.next()) {
+        (Some(x), None) => x,
+        _ => c,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hit {
+    pub ov_session_id: String,
+    pub session_id: String,
+    pub turn_id: String,
+    pub sequence: u64,
+    pub timestamp_ms: u64,
+    pub timestamp: String,
+    /// The role of the message the excerpt is from.
+    pub role: Role,
+    pub score: f64,
+    pub excerpt: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Outcome {
+    pub hits: Vec<Hit>,
+    /// Turns that matched (before the limit).
+    pub matched: usize,
+    /// Turns looked at (in the window, of the role asked for).
+    pub scanned: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub truncated: Option<String>,
+}
+
+/// A match in a message: where (bytes) and how much it counts.
+struct MessageMatch {
+    at: usize,
+    len: usize,
+    /// Occurrences per term (terms), or matches (pattern).
+    counts: Vec<usize>,
+}
+
+/// Byte offset of the `k`-th character of `s` (or `s.len()`).
+fn byte_of_char(s: &str, k: usize) -> usize {
+    s.char_indices().nth(k).map_or(s.len(), |(i, _)| i)
+}
+
+fn term_match(text: &str, terms: &[String]) -> Option<MessageMatch> {
+    let folded = fold(text);
+    let mut counts = vec![0; terms.len()];
+    let mut first: Option<(usize, usize)> = None; // folded byte, folded len
+    for (i, t) in terms.iter().enumerate() {
+        let mut from = 0;
+        while let Some(p) = folded[from..].find(t.as_str()) {
+            let at = from + p;
+            counts[i] += 1;
+            if first.map_or(true, |(f, _)| at < f) {
+                first = Some((at, t.len()));
+            }
+            from = at + t.len().max(1);
+            if counts[i] >= PATTERN_MATCHES_COUNTED {
+                break;
+            }
+        }
+    }
+    let (fb, fl) = first?;
+    // folded and original have the same characters one for one
+    let start_char = folded[..fb].chars().count();
+    let len_chars = folded[fb..fb + fl].chars().count();
+    let at = byte_of_char(text, start_char);
+    let end = byte_of_char(text, start_char + len_chars);
+    Some(MessageMatch { at, len: end - at, counts })
+}
+
+/// The excerpt of `text` around `at..at+len`: whitespace collapsed, at most
+/// `EXCERPT_MAX_CHARS` characters including the `…` marks.
+pub fn excerpt(text: &str, at: usize, len: usize) -> String {
+    let at = at.min(text.len());
+    let before: Vec<char> = text[..at].chars().collect();
+    let budget = EXCERPT_MAX_CHARS - 2;
+    // a third of the room before the match, less when the match itself needs it
+    let match_chars = text[at..].chars().take(budget).scan(0, |b, c| {
+        *b += c.len_utf8();
+        (*b <= len).then_some(())
+    }).count();
+    let lead = (budget / 3).min(budget.saturating_sub(match_chars)).min(before.len());
+    let start_char = before.len() - lead;
+    let start = byte_of_char(text, start_char);
+    let window: String = text[start..].chars().take(budget).collect();
+    let cut_end = text[start..].chars().count() > budget;
+    let body = crate::text::collapse_whitespace(&window);
+    let mut out = String::new();
+    if start > 0 {
+        out.push('…');
+    }
+    out.push_str(body.trim());
+    if cut_end {
+        out.push('…');
+    }
+    out
+}
+
+fn bm25(counts: &[usize], df: &[usize], n: usize, len: usize, avg: f64) -> f64 {
+    const K1: f64 = 1.2;
+    const B: f64 = 0.75;
+    counts
+        .iter()
+        .zip(df)
+        .filter(|(tf, _)| **tf > 0)
+        .map(|(tf, df)| {
+            let idf = (1.0 + (n as f64 - *df as f64 + 0.5) / (*df as f64 + 0.5)).ln();
+            let tf = *tf as f64;
+            idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len as f64 / avg.max(1.0)))
+        })
+        .sum()
+}
+
+struct Candidate<'a> {
+    chunk: &'a IndexChunk,
+    turn: usize,
+    /// (message index, its match)
+    best: Option<(usize, MessageMatch)>,
+    counts: Vec<usize>,
+    len: usize,
+    phrase: bool,
+}
+
+/// Runs `q` over the chunks, for `agent_id` only.
+pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
+    let mut turns: Vec<(&IndexChunk, usize)> = chunks
+        .iter()
+        .filter(|c| c.agent_id == agent_id && crate::session_map::owns_session(agent_id, &c.ov_session_id))
+        .filter(|c| q.ov_session_id.as_ref().map_or(true, |s| *s == c.ov_session_id))
+        .flat_map(|c| (0..c.turns.len()).map(move |i| (c, i)))
+        .filter(|(c, i)| {
+            let t = c.turns[*i].timestamp_ms;
+            q.since.map_or(true, |s| t >= s) && q.until.map_or(true, |u| t < u)
+        })
+        .collect();
+    turns.sort_by(|a, b| {
+        let (x, y) = (&a.0.turns[a.1], &b.0.turns[b.1]);
+        y.timestamp_ms.cmp(&x.timestamp_ms).then(y.sequence.cmp(&x.sequence)).then(a.0.ov_session_id.cmp(&b.0.ov_session_id))
+    });
+    // the same turn in two documents (a stale slot) counts once
+    let mut seen = std::collections::HashSet::new();
+    turns.retain(|(c, i)| seen.insert((c.ov_session_id.clone(), c.turns[*i].turn_id.clone())));
+    let mut truncated = None;
+    if turns.len() > SCAN_TURNS_MAX {
+        truncated = Some(format!("only the newest {SCAN_TURNS_MAX} turns in the window were searched; narrow since/until"));
+        turns.truncate(SCAN_TURNS_MAX);
+    }
+    let mut steps = STEPS_MAX;
+    let mut cands: Vec<Candidate> = Vec::new();
+    let mut scanned = 0;
+    for (chunk, ti) in turns {
+        let turn = &chunk.turns[ti];
+        let msgs: Vec<(usize, &super::IndexedMessage)> = turn
+            .messages
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| match q.role {
+                RoleFilter::Any => matches!(m.role, Role::User | Role::Assistant),
+                RoleFilter::User => m.role == Role::User,
+                RoleFilter::Assistant => m.role == Role::Assistant,
+            })
+            .collect();
+        if msgs.is_empty() {
+            continue;
+        }
+        scanned += 1;
+        let n_terms = match &q.matcher {
+            Matcher::Terms { terms, .. } => terms.len(),
+            Matcher::Pattern(_) => 1,
+        };
+        let mut cand = Candidate { chunk, turn: ti, best: None, counts: vec![0; n_terms], len: 0, phrase: false };
+        let mut out_of_steps = false;
+        for (mi, m) in msgs {
+            cand.len += m.text.chars().count();
+            let found = match &q.matcher {
+                Matcher::Terms { terms, phrase, .. } => {
+                    if phrase.contains(' ') && phrase_of(&m.text).contains(phrase.as_str()) {
+                        cand.phrase = true;
+                    }
+                    term_match(&m.text, terms)
+                }
+                Matcher::Pattern(re) => match re.find_all(&m.text, PATTERN_MATCHES_COUNTED, &mut steps) {
+                    Ok(spans) => spans.first().map(|s| MessageMatch { at: s.start, len: s.end - s.start, counts: vec![spans.len()] }),
+                    Err(_) => {
+                        out_of_steps = true;
+                        None
+                    }
+                },
+            };
+            if let Some(f) = found {
+                let hits: usize = f.counts.iter().filter(|c| **c > 0).count();
+                let better = cand.best.as_ref().map_or(true, |(_, b)| hits > b.counts.iter().filter(|c| **c > 0).count());
+                for (c, x) in cand.counts.iter_mut().zip(&f.counts) {
+                    *c += x;
+                }
+                if better {
+                    cand.best = Some((mi, f));
+                }
+            }
+            if out_of_steps {
+                break;
+            }
+        }
+        if out_of_steps {
+            truncated = Some(format!("the pattern used up its {STEPS_MAX} steps; the older turns in the window were not searched — narrow since/until or simplify the pattern"));
+            break;
+        }
+        let keep = match &q.matcher {
+            Matcher::Terms { all: true, .. } => cand.counts.iter().all(|c| *c > 0),
+            _ => cand.counts.iter().any(|c| *c > 0),
+        };
+        if keep && cand.best.is_some() {
+            cands.push(cand);
+        }
+    }
+    // document frequencies over the candidates' window (for BM25)
+    let n = scanned.max(1);
+    let df: Vec<usize> = (0..cands.first().map_or(0, |c| c.counts.len())).map(|i| cands.iter().filter(|c| c.counts[i] > 0).count()).collect();
+    let avg = if cands.is_empty() { 1.0 } else { cands.iter().map(|c| c.len).sum::<usize>() as f64 / cands.len() as f64 };
+    let mut hits: Vec<Hit> = cands
+        .into_iter()
+        .filter_map(|c| {
+            let (mi, m) = c.best?;
+            let turn = &c.chunk.turns[c.turn];
+            let msg = &turn.messages[mi];
+            let score = match &q.matcher {
+                Matcher::Terms { .. } => bm25(&c.counts, &df, n, c.len, avg) + if c.phrase { PHRASE_BONUS } else { 0.0 },
+                Matcher::Pattern(_) => (1.0 + c.counts[0] as f64).ln(),
+            };
+            Some(Hit {
+                ov_session_id: c.chunk.ov_session_id.clone(),
+                session_id: c.chunk.session_id.clone(),
+                turn_id: turn.turn_id.clone(),
+                sequence: turn.sequence,
+                timestamp_ms: turn.timestamp_ms,
+                timestamp: crate::time::iso8601(turn.timestamp_ms),
+                role: msg.role,
+                score: (score * 1000.0).round() / 1000.0,
+                excerpt: excerpt(&msg.text, m.at, m.len),
+            })
+        })
+        .collect();
+    let newer = |a: &Hit, b: &Hit| b.timestamp_ms.cmp(&a.timestamp_ms).then(b.sequence.cmp(&a.sequence));
+    match q.sort {
+        Sort::Relevance => hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(newer(a, b))),
+        Sort::Recency => hits.sort_by(|a, b| newer(a, b).then(b.score.total_cmp(&a.score))),
+    }
+    let matched = hits.len();
+    hits.truncate(q.limit.clamp(1, LIMIT_MAX));
+    Outcome { hits, matched, scanned, truncated }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
+    use super::*;
+    use crate::history::{IndexedMessage, TurnEntry, INDEX_VERSION};
+
+    fn chunk(agent: &str, ov: &str, turns: Vec<(u64, u64, &str, &str)>) -> IndexChunk {
+        IndexChunk {
+            version: INDEX_VERSION,
+            agent_id: agent.into(),
+            ov_session_id: ov.into(),
+            session_id: ov.split("--").nth(1).unwrap_or("").into(),
+            chunk: 0,
+            turns: turns
+                .into_iter()
+                .map(|(seq, ts, user, asst)| TurnEntry {
+                    turn_id: format!("{ov}:{seq}"),
+                    sequence: seq,
+                    timestamp_ms: ts,
+                    messages: vec![IndexedMessage { role: Role::User, text: user.into() }, IndexedMessage { role: Role::Assistant, text: asst.into() }],
+                })
+                .collect(),
+        }
+    }
+
+    fn q(text: &str) -> Query {
+        let terms = terms_of(text);
+        Query { matcher: Matcher::Terms { terms, phrase: phrase_of(text), all: true }, since: None, until: None, role: RoleFilter::Any, sort: Sort::Relevance, limit: 10, ov_session_id: None }
+    }
+
+    #[test]
+    fn window_role_and_agent_filters() {
+        let chunks = vec![
+            chunk("main", "main--a", vec![(1, 1_000, "the vault code is 1", "noted"), (2, 2_000, "nothing here", "the vault is closed")]),
+            chunk("main", "main--b", vec![(1, 3_000, "vault again", "ok")]),
+            chunk("other", "other--c", vec![(1, 1_500, "other agent's vault", "ok")]),
+            chunk("main", "other--d", vec![(1, 1_500, "a forged document claiming main", "vault")]),
+        ];
+        let all = search("main", &chunks, &q("vault"));
+        assert_eq!(all.hits.len(), 3);
+        assert!(all.hits.iter().all(|h| h.ov_session_id.starts_with("main--")));
+        let mut w = q("vault");
+        (w.since, w.until) = (Some(1_500), Some(3_000));
+        let h = search("main", &chunks, &w).hits;
+        assert_eq!(h.iter().map(|h| h.turn_id.as_str()).collect::<Vec<_>>(), ["main--a:2"]);
+        assert_eq!(h[0].role, Role::Assistant);
+        let mut u = q("vault");
+        u.role = RoleFilter::User;
+        assert!(search("main", &chunks, &u).hits.iter().all(|h| h.role == Role::User && h.turn_id != "main--a:2"));
+        let mut one = q("vault");
+        one.ov_session_id = Some("main--b".into());
+        assert_eq!(search("main", &chunks, &one).hits.len(), 1);
+    }
+
+    #[test]
+    fn relevance_and_recency() {
+        let chunks = vec![chunk("main", "main--a", vec![(1, 1_000, "vault vault vault combination", "x"), (2, 2_000, "vault", "y"), (3, 3_000, "combination only", "z")])];
+        let r = search("main", &chunks, &q("vault combination"));
+        assert_eq!(r.hits.len(), 1, "all terms by default");
+        let mut any = q("vault combination");
+        if let Matcher::Terms { all, .. } = &mut any.matcher {
+            *all = false;
+        }
+        let r = search("main", &chunks, &any);
+        assert_eq!(r.hits[0].sequence, 1, "both terms and the phrase rank first");
+        assert_eq!(r.hits.len(), 3);
+        any.sort = Sort::Recency;
+        assert_eq!(search("main", &chunks, &any).hits.iter().map(|h| h.sequence).collect::<Vec<_>>(), [3, 2, 1]);
+        any.limit = 2;
+        let r = search("main", &chunks, &any);
+        assert_eq!((r.hits.len(), r.matched), (2, 3));
+    }
+
+    #[test]
+    fn patterns_and_their_budget() {
+        let chunks = vec![chunk("main", "main--a", vec![(1, 1_000, "code 31-7-44", "ok"), (2, 2_000, "no digits", "fine")])];
+        let mut p = q("x");
+        p.matcher = Matcher::Pattern(Regex::new(r"\d+-\d+-\d+", false).unwrap());
+        let r = search("main", &chunks, &p);
+        assert_eq!(r.hits.len(), 1);
+        assert!(r.hits[0].excerpt.contains("31-7-44"));
+        let big: String = "a".repeat(2_000);
+        let many: Vec<(u64, u64, &str, &str)> = (0..2_000).map(|i| (i, i, big.as_str(), "x")).collect();
+        let chunks = vec![chunk("main", "main--a", many)];
+        p.matcher = Matcher::Pattern(Regex::new("(a|aa)*(a*)*(a|b)*c", false).unwrap());
+        let r = search("main", &chunks, &p);
+        assert!(r.truncated.as_deref().is_some_and(|t| t.contains("steps")), "{:?}", r.truncated);
+    }
+
+    #[test]
+    fn excerpts_are_bounded_and_centered() {
+        let text = format!("{} the vault {}", "é ".repeat(500), "ü ".repeat(500));
+        let at = text.find("vault").unwrap();
+        let e = excerpt(&text, at, 5);
+        assert!(e.chars().count() <= EXCERPT_MAX_CHARS && e.contains("vault") && e.starts_with('…') && e.ends_with('…'), "{e}");
+        assert_eq!(excerpt("short vault", 6, 5), "short vault");
+        // a long match is shown from its start
+        let long = format!("{}{}", "x ".repeat(200), "y".repeat(400));
+        let e = excerpt(&long, 400, 400);
+        assert!(e.starts_with("…yyy") && e.chars().count() <= EXCERPT_MAX_CHARS, "{e}");
+        // folding that changes byte lengths keeps positions right
+        let t = "İİİ vault";
+        let m = term_match(t, &["vault".to_string()]).unwrap();
+        assert_eq!(&t[m.at..m.at + m.len], "vault");
+    }
+}
