@@ -66,8 +66,10 @@
 //!   time phrases, a linear-time regex, ranking and excerpts
 //! - [`engine`], [`host`] — the async lifecycle and the I/O it needs
 //! - [`inert`] — is the host using the engine at all (slot, version, unassembled turns)
+//! - [`decode`] — typed decoding of untrusted requests (serde, over serde-wasm-bindgen at the
+//!   boundary): field paths in errors, never the input's content, nesting and size limits
 //! - [`time`], [`error`], [`input`], [`join`] — ISO times from `now_ms`; the error type;
-//!   field-aware input; host calls side by side without an executor
+//!   field-aware reading of JSON documents; host calls side by side without an executor
 //! - [`typescript`] — the `.d.ts` of the boundary types, generated from their definitions
 //! - `http` — the OpenViking protocol for the demo's live search (gloo-net on wasm32)
 //! - `wasm` (wasm32 only) — the exports and the JS-callback host; wasm-bindgen lives there
