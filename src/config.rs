@@ -138,6 +138,43 @@ const COMPACT_TURN_THRESHOLD: Bounds = b(20.0, 1.0, 10_000.0);
 const COMPACT_MAX_INTERVAL_MINUTES: Bounds = b(30.0, 1.0, 10_080.0);
 const LARGE_TOOL_RESULT_TOKENS: Bounds = b(8_000.0, 500.0, 1_000_000.0);
 
+crate::ts_type! {
+/// A numeric plugin key's default and bounds (a value outside them is clamped, with a warning).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct KeyBounds {
+    pub key: String,
+    pub default: f64,
+    pub min: f64,
+    pub max: f64,
+    /// Only whole numbers are accepted.
+    pub integer: bool,
+}
+}
+
+/// Every numeric key's default and bounds, in documentation order (what the tuning page's
+/// controls offer; the page holds none of its own).
+pub fn key_bounds() -> Vec<KeyBounds> {
+    let table: [(&str, &Bounds, bool); 15] = [
+        ("port", &PORT, true),
+        ("timeoutMs", &TIMEOUT_MS, true),
+        ("recallLimit", &RECALL_LIMIT, true),
+        ("recallScoreThreshold", &RECALL_SCORE_THRESHOLD, false),
+        ("recallMaxContentChars", &RECALL_MAX_CONTENT_CHARS, true),
+        ("recallTokenBudget", &RECALL_TOKEN_BUDGET, true),
+        ("captureMaxLength", &CAPTURE_MAX_LENGTH, true),
+        ("recentRawTurnCount", &RECENT_RAW_TURN_COUNT, true),
+        ("assembleRecallWindow", &ASSEMBLE_RECALL_WINDOW, true),
+        ("compactCommitThreshold", &COMPACT_COMMIT_THRESHOLD, false),
+        ("memoryExpandMaxResults", &MEMORY_EXPAND_MAX_RESULTS, true),
+        ("compactTokensAddedThreshold", &COMPACT_TOKENS_ADDED_THRESHOLD, true),
+        ("compactTurnThreshold", &COMPACT_TURN_THRESHOLD, true),
+        ("compactMaxIntervalMinutes", &COMPACT_MAX_INTERVAL_MINUTES, true),
+        ("largeToolResultTokens", &LARGE_TOOL_RESULT_TOKENS, true),
+    ];
+    table.iter().map(|(key, b, integer)| KeyBounds { key: key.to_string(), default: b.default, min: b.min, max: b.max, integer: *integer }).collect()
+}
+
 struct Reader<'a> {
     map: &'a Map<String, Value>,
     env: &'a Env,

@@ -10,7 +10,7 @@
 //!
 //! Unknown fields are ignored (serde's default for the derived types used here).
 //!
-//! How: a [`Tracked`] deserializer wraps the format's own and hands the derived visitors this
+//! How: a `Tracked` deserializer wraps the format's own and hands the derived visitors this
 //! module's error type. Errors raised inside the format's deserializer (a JS value of the
 //! wrong kind for an `Option`, say) come out as the format's error type; the wrapper keeps
 //! its own errors aside while they pass through the format's code, and words the format's

@@ -176,3 +176,22 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn every_bounded_key_defaults_inside_its_bounds_and_clamps_to_them() {
+    use openviking_context_engine::config::{key_bounds, parse_config, KEYS};
+    let bounds = key_bounds();
+    assert_eq!(bounds.len(), 15);
+    for b in &bounds {
+        assert!(KEYS.contains(&b.key.as_str()), "{} is a config key", b.key);
+        assert!(b.min <= b.default && b.default <= b.max, "{}: default within bounds", b.key);
+        let env = Default::default();
+        let over = parse_config(&serde_json::json!({ b.key.clone(): b.max * 2.0 + 1.0 }), &env).unwrap();
+        let v = serde_json::to_value(&over.config).unwrap();
+        let got = v.get(&b.key).and_then(|x| x.as_f64());
+        if let Some(got) = got {
+            assert_eq!(got, b.max, "{} above its maximum reads as the maximum", b.key);
+        }
+        assert!(over.warnings.iter().any(|w| w.contains(&b.key)), "{}: clamping is warned about", b.key);
+    }
+}

@@ -48,7 +48,7 @@ async function boot() {
     fatal(`Could not load the engine from ${ENGINE_URL}. Build it with \`make build\` and serve the page with \`node www-demo/serve.mjs\`.`, err);
     return;
   }
-  buildSettings($("settings"), update);
+  buildSettings($("settings"), update, wasm);
   $("reset-settings").addEventListener("click", () => { resetSettings(); setValue("hostTokenBudget", data.sample?.tokenBudget ?? 24000); update(); });
   $("sample").addEventListener("change", () => loadSample($("sample").value).then(update));
   $("prompt").addEventListener("input", () => { data.prompt = $("prompt").value; update(); });

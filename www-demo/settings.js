@@ -1,29 +1,40 @@
 // The recall settings panel: one control per recall key of the plugin config (bounds and
-// defaults from the README config table), plus the host's token budget, which is a simulation
-// input and not a plugin key. Values go to the engine as typed, so the engine's own errors
+// defaults from the engine, `configBounds()` and `parseConfig({})`: the page holds none of its
+// own), plus the host's token budget, which is a simulation input and not a plugin key. Values go to the engine as typed, so the engine's own errors
 // (INVALID_CONFIG naming the key) and clamping warnings show on the page.
 import { h } from "./dom.js";
 
-/** Plugin config keys tuned here. `int` = the engine wants an integer. */
+/** Plugin config keys tuned here (presentation only: label, slider step, help). */
 export const SETTINGS = [
-  { key: "recallLimit", label: "Recall limit", min: 1, max: 100, step: 1, def: 6, int: true, help: "memories injected at most" },
-  { key: "recallScoreThreshold", label: "Score threshold", min: 0, max: 1, step: 0.01, def: 0.15, help: "minimum search score" },
-  { key: "recallMaxContentChars", label: "Max content chars", min: 50, max: 10000, step: 10, def: 500, int: true, help: "per memory, UTF-16 units including the …" },
-  { key: "recallPreferAbstract", label: "Prefer abstract", bool: true, def: true, help: "use the abstract when there is one" },
-  { key: "recallTokenBudget", label: "Recall token budget", min: 100, max: 50000, step: 50, def: 2000, int: true, help: "the whole synthetic recall pair never exceeds it" },
-  { key: "assembleRecallWindow", label: "Recall query window", min: 1, max: 50, step: 1, def: 5, int: true, help: "user turns (current included) that form the query" },
-  { key: "recentRawTurnCount", label: "Recent raw turns", min: 0, max: 200, step: 1, def: 8, int: true, help: "newest turns always kept raw" },
-  { key: "compactTurnThreshold", label: "Compact after turns", min: 1, max: 10000, step: 1, def: 20, int: true, help: "counted turns since the last compaction (replay timeline)" },
-  { key: "compactTokensAddedThreshold", label: "Compact after tokens", min: 100, max: 10000000, step: 100, def: 30000, int: true, help: "tokens added since the last compaction (replay timeline)" },
-  { key: "largeToolResultTokens", label: "Large tool output", min: 500, max: 1000000, step: 500, def: 8000, int: true, help: "a tool output above this many tokens reaches the model as a stand-in" },
-  { key: "compactMaxIntervalMinutes", label: "Compact after minutes", min: 1, max: 10080, step: 1, def: 30, int: true, help: "with ≥ 1 counted turn (replay timeline)" },
+  { key: "recallLimit", label: "Recall limit", step: 1, help: "memories injected at most" },
+  { key: "recallScoreThreshold", label: "Score threshold", step: 0.01, help: "minimum search score" },
+  { key: "recallMaxContentChars", label: "Max content chars", step: 10, help: "per memory, UTF-16 units including the …" },
+  { key: "recallPreferAbstract", label: "Prefer abstract", bool: true, help: "use the abstract when there is one" },
+  { key: "recallTokenBudget", label: "Recall token budget", step: 50, help: "the whole synthetic recall pair never exceeds it" },
+  { key: "assembleRecallWindow", label: "Recall query window", step: 1, help: "user turns (current included) that form the query" },
+  { key: "recentRawTurnCount", label: "Recent raw turns", step: 1, help: "newest turns always kept raw" },
+  { key: "compactTurnThreshold", label: "Compact after turns", step: 1, help: "counted turns since the last compaction (replay timeline)" },
+  { key: "compactTokensAddedThreshold", label: "Compact after tokens", step: 100, help: "tokens added since the last compaction (replay timeline)" },
+  { key: "largeToolResultTokens", label: "Large tool output", step: 500, help: "a tool output above this many tokens reaches the model as a stand-in" },
+  { key: "compactMaxIntervalMinutes", label: "Compact after minutes", step: 1, help: "with ≥ 1 counted turn (replay timeline)" },
 ];
 
 /** The host's context window for the budget bar (simulation only). */
 export const HOST_BUDGET = { key: "hostTokenBudget", label: "Host token budget", min: 1000, max: 1000000, step: 1000, def: 24000, int: true, help: "the model context the host gives the engine (simulation input, not a plugin key)" };
 
-/** Builds the controls into `container`; calls onChange() on every edit. */
-export function buildSettings(container, onChange) {
+/**
+ * Builds the controls into `container`; calls onChange() on every edit. `engine` is the wasm
+ * module: each key's default, bounds and integer-ness are the engine's own.
+ */
+export function buildSettings(container, onChange, engine) {
+  const bounds = new Map(engine.configBounds().map((b) => [b.key, b]));
+  const defaults = engine.parseConfig({}, {}).config;
+  for (const s of SETTINGS) {
+    const b = bounds.get(s.key);
+    if (s.bool) s.def = defaults[s.key];
+    else if (b) Object.assign(s, { min: b.min, max: b.max, def: b.default, int: b.integer });
+    else throw new Error(`the engine has no bounds for ${s.key}`);
+  }
   for (const s of [...SETTINGS, HOST_BUDGET]) container.append(control(s, onChange));
 }
 

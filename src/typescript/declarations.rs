@@ -46,6 +46,7 @@ pub fn exported() -> Vec<Decl> {
         plugin_config(),
         decl::<config::Config>(),
         decl::<config::ParsedConfig>(),
+        decl::<config::KeyBounds>(),
         decl::<auto_recall::RecallRequest>(),
         decl::<recall::query::SkipReason>(),
         decl::<recall::query::QueryPart>(),

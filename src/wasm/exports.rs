@@ -76,6 +76,12 @@ pub fn tool_definitions_js() -> Result<JsValue, JsValue> {
     encode(&crate::tools::tool_definitions())
 }
 
+/// Every numeric plugin key's default and bounds (the tuning page's controls).
+#[wasm_bindgen(js_name = configBounds, unchecked_return_type = "KeyBounds[]")]
+pub fn config_bounds_js() -> Result<JsValue, JsValue> {
+    encode(&crate::config::key_bounds())
+}
+
 /// Is this host going to use the engine? `{slot?, hostVersion?}` → `Inert` (cause and fix)
 /// or null.
 #[wasm_bindgen(js_name = diagnoseHost, unchecked_return_type = "Inert | null")]

@@ -118,6 +118,16 @@ export interface ParsedConfig {
   warnings: string[];
 }
 
+/** A numeric plugin key's default and bounds (a value outside them is clamped, with a warning). */
+export interface KeyBounds {
+  key: string;
+  default: number;
+  min: number;
+  max: number;
+  /** Only whole numbers are accepted. */
+  integer: boolean;
+}
+
 /** What `Engine.autoRecall` takes (and `assemble` on top of it), as `from_value` reads it. */
 export interface RecallRequest {
   /** The current user input (OpenClaw 2026.9.x passes it apart from `messages`). */
