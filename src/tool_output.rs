@@ -195,12 +195,26 @@ pub fn stand_in_outputs(messages: Vec<Value>, threshold: usize, budget: Option<u
 }
 
 /// What to read of a stored output.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub enum ReadSpec {
     /// Lines `from..=to`, 1-based (`to` past the end reads to the end).
     Lines { from: usize, to: usize },
     /// The lines containing this text (case-insensitive), with context.
     Query(String),
+    /// The lines a pattern matches (`crate::history::regex`, linear time), with context; the
+    /// scan stops after [`crate::history::rank::STEPS_MAX`] steps (`truncated`).
+    Pattern { source: String, regex: crate::history::regex::Regex },
+}
+
+impl PartialEq for ReadSpec {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (ReadSpec::Lines { from: a, to: b }, ReadSpec::Lines { from: c, to: d }) => a == c && b == d,
+            (ReadSpec::Query(a), ReadSpec::Query(b)) => a == b,
+            (ReadSpec::Pattern { source: a, .. }, ReadSpec::Pattern { source: b, .. }) => a == b,
+            _ => false,
+        }
+    }
 }
 
 crate::ts_type! {
@@ -291,10 +305,34 @@ pub fn read_output(reference: &str, text: &str, spec: &ReadSpec, max_tokens: usi
             out.from_line = Some(from.min(total_lines));
             out.to_line = Some(last.max(from.min(total_lines)));
         }
-        ReadSpec::Query(q) => {
-            let needle = q.to_lowercase();
-            let hits: Vec<usize> = lines.iter().enumerate().filter(|(_, l)| l.to_lowercase().contains(&needle)).map(|(i, _)| i).collect();
+        ReadSpec::Query(_) | ReadSpec::Pattern { .. } => {
+            let mut budget = crate::history::rank::STEPS_MAX;
+            let mut scanned_all = true;
+            let mut hits: Vec<usize> = Vec::new();
+            match spec {
+                ReadSpec::Query(q) => {
+                    let needle = q.to_lowercase();
+                    hits.extend(lines.iter().enumerate().filter(|(_, l)| l.to_lowercase().contains(&needle)).map(|(i, _)| i));
+                }
+                ReadSpec::Pattern { regex, .. } => {
+                    for (i, l) in lines.iter().enumerate() {
+                        match regex.find(l, &mut budget) {
+                            Ok(Some(_)) => hits.push(i),
+                            Ok(None) => {}
+                            Err(_) => {
+                                scanned_all = false;
+                                out.next_from_line = Some(i + 1);
+                                break;
+                            }
+                        }
+                    }
+                }
+                ReadSpec::Lines { .. } => {}
+            }
             out.match_count = Some(hits.len());
+            if !scanned_all {
+                out.truncated = true;
+            }
             let mut shown: Vec<ReadMatch> = Vec::new();
             let mut used = 0;
             let mut next_line = 0usize; // lines before this are already shown

@@ -8,7 +8,7 @@
 //! | `memory_store` | `{text ≤ 4000 chars, category?}` | `{stored, uri, content}` |
 //! | `memory_forget` | `{uri? \| query?, limit?: 1–20, scoreThreshold?, targetUri?}` | `{deleted, …}` |
 //! | `memory_expand` | `{summaryOrMemoryUri, query?, limit?}` | archive, excerpts, readable uris |
-//! | `memory_read_output` | `{reference, fromLine?, toLine?, query?, maxTokens?}` | the exact lines |
+//! | `memory_read_output` | `{reference, fromLine?, toLine?, query? \| pattern?, caseSensitive?, maxTokens?}` | the exact lines |
 //! | `memory_search_history` | `{query? \| pattern?, since?, until?, role?, scope?, sort?, match?, caseSensitive?, limit?: 1–50}` | `{hits, matched, scanned, …}` |
 
 use crate::error::{EngineError, Result};
@@ -109,6 +109,8 @@ pub fn tool_definitions() -> Vec<ToolDef> {
                     "fromLine": {"type": "integer", "minimum": 1, "description": "First line to read (1-based; default 1)."},
                     "toLine": {"type": "integer", "minimum": 1, "description": "Last line to read (default fromLine + 199)."},
                     "query": {"type": "string", "minLength": 1, "maxLength": TOOL_TEXT_MAX_CHARS, "description": "Instead of a range: the lines containing this text (case-insensitive), with a line of context each."},
+                    "pattern": {"type": "string", "minLength": 1, "maxLength": crate::history::regex::PATTERN_MAX_CHARS, "description": "Instead of a range or query: the lines a regular expression matches (literals, ., [..], \\d \\w \\s, ^ $, (..), |, * + ? {m,n}; case-insensitive unless caseSensitive)."},
+                    "caseSensitive": {"type": "boolean", "description": "Match the pattern case-sensitively (default false)."},
                     "maxTokens": {"type": "integer", "minimum": 100, "maximum": crate::tool_output::READ_MAX_TOKENS, "description": "Bound on the answer (default 2000)."}
                 }
             }),
@@ -296,7 +298,7 @@ impl ExpandInput {
     }
 }
 
-/// `memory_read_output`: `{reference, fromLine?, toLine?, query?, maxTokens?}`.
+/// `memory_read_output`: `{reference, fromLine?, toLine?, query? | pattern?, caseSensitive?, maxTokens?}`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadOutputInput {
     pub reference: String,
@@ -311,7 +313,7 @@ impl ReadOutputInput {
     pub fn from_value(v: &Value) -> Result<Self> {
         use crate::tool_output::{ReadSpec, READ_DEFAULT_TOKENS, READ_MAX_TOKENS};
         let o = as_object("", v)?;
-        only_keys(&o, &["reference", "fromLine", "toLine", "query", "maxTokens"])?;
+        only_keys(&o, &["reference", "fromLine", "toLine", "query", "pattern", "caseSensitive", "maxTokens"])?;
         let reference = text_field(&o, "reference", true)?.unwrap_or_default();
         let line = |k: &str| -> Result<Option<usize>> {
             match o.get(k) {
@@ -321,9 +323,20 @@ impl ReadOutputInput {
         };
         let (from, to) = (line("fromLine")?, line("toLine")?);
         let query = text_field(&o, "query", false)?;
+        let pattern = text_field(&o, "pattern", false)?;
+        let case_sensitive = o.opt_bool("caseSensitive")?.unwrap_or(false);
+        let query = match (query, pattern) {
+            (Some(_), Some(_)) => return Err(EngineError::input("pattern", "give either a query or a pattern, not both")),
+            (Some(q), None) => Some(ReadSpec::Query(q)),
+            (None, Some(p)) => {
+                let regex = crate::history::regex::Regex::new(&p, !case_sensitive).map_err(|e| EngineError::input("pattern", e))?;
+                Some(ReadSpec::Pattern { source: p, regex })
+            }
+            (None, None) => None,
+        };
         let spec = match (query, from, to) {
-            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => return Err(EngineError::input("query", "give either a query or a line range, not both")),
-            (Some(q), None, None) => ReadSpec::Query(q),
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => return Err(EngineError::input("query", "give either a query or pattern, or a line range, not both")),
+            (Some(q), None, None) => q,
             (None, from, to) => {
                 let from = from.unwrap_or(1);
                 let to = to.unwrap_or(from + READ_DEFAULT_LINES - 1);

@@ -66,6 +66,16 @@ fn a_big_output_is_a_stand_in_the_context_fits_and_the_stored_turn_is_the_hosts(
     let hit = block_on(e.run_tool("memory_read_output", &json!({ "reference": reference, "query": "vault combination" }))).unwrap();
     assert_eq!(hit["matchCount"], 1);
     assert!(hit["matches"].as_array().unwrap().iter().any(|m| m["line"] == 6001 && m["text"] == "06001 ERROR the vault combination is 31-7-44 (rotated by ops)"));
+    // by a pattern: the one line with a number shaped like a combination
+    let hit = block_on(e.run_tool("memory_read_output", &json!({ "reference": reference, "pattern": r"\d+-\d+-\d+" }))).unwrap();
+    assert_eq!((hit["matchCount"].as_u64(), hit["truncated"].as_bool()), (Some(1), Some(false)), "{hit}");
+    assert!(hit["matches"].as_array().unwrap().iter().any(|m| m["line"] == 6001));
+    let none = block_on(e.run_tool("memory_read_output", &json!({ "reference": reference, "pattern": "VAULT", "caseSensitive": true }))).unwrap();
+    assert_eq!(none["matchCount"], 0, "case-sensitive: the line says \"vault\"");
+    let any = block_on(e.run_tool("memory_read_output", &json!({ "reference": reference, "pattern": "VAULT" }))).unwrap();
+    assert_eq!(any["matchCount"], 1, "case-insensitive by default");
+    let folded = block_on(e.run_tool("memory_read_output", &json!({ "reference": reference, "pattern": "^\\d+ error the vault" }))).unwrap();
+    assert_eq!(folded["matchCount"], 1, "{folded}");
     let page = block_on(e.run_tool("memory_read_output", &json!({ "reference": reference, "fromLine": 5999, "toLine": 6001 }))).unwrap();
     let want: Vec<&str> = log.lines().skip(5998).take(3).collect();
     assert_eq!(page["text"], want.join("\n"));
@@ -97,6 +107,10 @@ fn another_agent_cannot_read_an_output_and_bad_input_names_the_field() {
         (json!({ "reference": reference, "fromLine": 9, "toLine": 3 }), "toLine"),
         (json!({ "reference": reference, "maxTokens": 5 }), "maxTokens"),
         (json!({ "reference": reference, "path": "/etc/passwd" }), "path"),
+        (json!({ "reference": reference, "pattern": "(unclosed" }), "pattern"),
+        (json!({ "reference": reference, "pattern": "x", "query": "x" }), "pattern"),
+        (json!({ "reference": reference, "pattern": "x", "fromLine": 2 }), "query"),
+        (json!({ "reference": reference, "pattern": "x", "caseSensitive": "yes" }), "caseSensitive"),
     ] {
         let err = block_on(e.run_tool("memory_read_output", &params)).unwrap_err();
         assert_eq!(err.field.as_deref(), Some(field), "{params}: {err}");
