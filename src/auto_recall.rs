@@ -8,7 +8,7 @@ use crate::input::{as_object, join};
 use crate::messages::synthetic::inject_recall;
 use crate::recall::candidate::read_search_result;
 use crate::recall::query::{build_query, RecallQuery};
-use crate::recall::{recall, RecallOutcome, RecallSettings};
+use crate::recall::{recall_with, RecallOutcome, RecallSettings};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -123,6 +123,12 @@ pub struct AutoRecall {
 /// Runs automatic recall for a turn. With `autoRecall: false` earlier pairs are still removed
 /// and nothing is injected.
 pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
+    auto_recall_with(config, req, true)
+}
+
+/// [`auto_recall`], with the explain records only if `explain` (the memories, the pair and
+/// the messages are the same either way).
+pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> Result<AutoRecall> {
     let mut user = read_search_result("search.user", Some(&req.user))?;
     // The stable profile leads the user results: always a candidate, first for its uri.
     if let Some((uri, text)) = &req.profile {
@@ -146,7 +152,7 @@ pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
     }
     let settings = RecallSettings::from(config);
     let outcome = match (&query.query, config.auto_recall || req.query.is_some()) {
-        (Some(q), true) => Some(recall(q, user, agent, &req.contents, &settings, req.now_ms)),
+        (Some(q), true) => Some(recall_with(q, user, agent, &req.contents, &settings, req.now_ms, explain)),
         _ => None,
     };
     let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
