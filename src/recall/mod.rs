@@ -32,7 +32,7 @@ use crate::config::Config;
 use crate::messages::estimate_message_tokens;
 use crate::messages::synthetic::{recall_call, recall_document, recall_result, synthetic_id, RecalledMemory, AUTO_RECALL_SOURCE};
 use crate::text::{push_collapsed_lowercase, push_lowercase, truncate_with_ellipsis};
-use crate::tokens::estimate_tokens;
+use crate::tokens::{estimate_from_features, estimate_tokens, features, Features};
 use candidate::{Scope, SearchItem};
 use explain::{CutReason, Decision, ExplainRecord};
 use rank::{profile_query, QueryProfile, RankParts, Ranker};
@@ -329,12 +329,20 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
     let mut memories: Vec<RecalledMemory> = Vec::with_capacity(picked.len());
     let mut kept: Vec<usize> = Vec::with_capacity(picked.len());
     // The call's estimate does not depend on the memories (its id is not counted), so it is
-    // taken once; the result's is the document's.
+    // taken once. The result's is its document's, `{"memories":[` + entries joined by `,` +
+    // `],"source":…}`: every seam is between two ASCII punctuation characters, where token
+    // features add up exactly, so each entry is scanned once and the document never.
     let call_tokens = estimate_message_tokens(&recall_call(&query, &synthetic_id(&query, &[]), now_ms));
+    let empty_doc = recall_document(&[], AUTO_RECALL_SOURCE);
     let result_tokens = |doc: &str| estimate_message_tokens(&recall_result("", doc, now_ms));
-    let base = call_tokens + result_tokens(&recall_document(&[], AUTO_RECALL_SOURCE));
+    let base = call_tokens + result_tokens(&empty_doc);
+    let open = empty_doc.find("[]").map_or(empty_doc.len(), |p| p + 1);
+    let (doc_open, doc_close) = (features(&empty_doc[..open]), features(&empty_doc[open..]));
+    let comma = features(",");
+    let result_overhead = result_tokens(&empty_doc) - estimate_tokens(&empty_doc);
     let mut used = base;
     let mut entry = Vec::new();
+    let mut entry_features: Vec<Features> = Vec::with_capacity(picked.len());
     for &i in &picked {
         let item = &candidates[i].item;
         let memory = RecalledMemory {
@@ -346,16 +354,18 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
         // +1 for the separating comma
         entry.clear();
         let _ = serde_json::to_writer(&mut entry, &memory);
-        let cost = estimate_tokens(std::str::from_utf8(&entry).unwrap_or_default()) + 1;
-        if let Some(f) = fates.get_mut(i) {
-            f.tokens = Some(cost);
+        let f = features(std::str::from_utf8(&entry).unwrap_or_default());
+        let cost = estimate_from_features(&f) + 1;
+        if let Some(fate) = fates.get_mut(i) {
+            fate.tokens = Some(cost);
         }
         if used + cost <= s.token_budget {
             used += cost;
             kept.push(i);
             memories.push(memory);
-        } else if let Some(f) = fates.get_mut(i) {
-            f.reason = Some(CutReason::OverBudget);
+            entry_features.push(f);
+        } else if let Some(fate) = fates.get_mut(i) {
+            fate.reason = Some(CutReason::OverBudget);
         }
     }
     // The per-entry sum is an estimate of the whole; check the real pair and drop from the
@@ -363,18 +373,28 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
     let mut pair = None;
     let mut tokens = 0;
     while !memories.is_empty() {
-        let doc = recall_document(&memories, AUTO_RECALL_SOURCE);
-        let t = call_tokens + result_tokens(&doc);
+        let mut f = doc_open;
+        for (n, e) in entry_features.iter().enumerate() {
+            if n > 0 {
+                f += &comma;
+            }
+            f += e;
+        }
+        f += &doc_close;
+        let t = call_tokens + result_overhead + estimate_from_features(&f);
         if t <= s.token_budget {
+            let doc = recall_document(&memories, AUTO_RECALL_SOURCE);
+            debug_assert_eq!(t, call_tokens + result_tokens(&doc));
             let id = synthetic_id(&query, &memories);
             pair = Some([recall_call(&query, &id, now_ms), recall_result(&id, &doc, now_ms)]);
             tokens = t;
             break;
         }
         memories.pop();
+        entry_features.pop();
         if let Some(i) = kept.pop() {
-            if let Some(f) = fates.get_mut(i) {
-                f.reason = Some(CutReason::OverBudget);
+            if let Some(fate) = fates.get_mut(i) {
+                fate.reason = Some(CutReason::OverBudget);
             }
         }
     }
