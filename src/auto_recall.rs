@@ -6,7 +6,7 @@ use crate::config::Config;
 use crate::error::{EngineError, Result};
 use crate::input::{as_object, join};
 use crate::messages::synthetic::inject_recall;
-use crate::recall::candidate::read_search_result;
+use crate::recall::candidate::take_search_result;
 use crate::recall::query::{build_query, RecallQuery};
 use crate::recall::{recall_with, RecallOutcome, RecallSettings};
 use serde::Serialize;
@@ -129,9 +129,10 @@ pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
 /// [`auto_recall`], with the explain records only if `explain` (the memories, the pair and
 /// the messages are the same either way).
 pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> Result<AutoRecall> {
-    let mut user = read_search_result("search.user", Some(&req.user))?;
+    let RecallRequest { prompt, messages, query: explicit_query, user, agent, contents, now_ms, profile } = req;
+    let mut user = take_search_result("search.user", user)?;
     // The stable profile leads the user results: always a candidate, first for its uri.
-    if let Some((uri, text)) = &req.profile {
+    if let Some((uri, text)) = &profile {
         user.insert(
             0,
             crate::recall::candidate::SearchItem {
@@ -145,17 +146,17 @@ pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> R
             },
         );
     }
-    let agent = read_search_result("search.agent", Some(&req.agent))?;
-    let mut query = build_query(req.prompt.as_deref(), &req.messages, config.assemble_recall_window);
-    if let Some(q) = req.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+    let agent = take_search_result("search.agent", agent)?;
+    let mut query = build_query(prompt.as_deref(), &messages, config.assemble_recall_window);
+    if let Some(q) = explicit_query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
         query.query = Some(crate::text::prefix_utf16(q, crate::recall::query::QUERY_MAX_UNITS).to_string());
     }
     let settings = RecallSettings::from(config);
-    let outcome = match (&query.query, config.auto_recall || req.query.is_some()) {
-        (Some(q), true) => Some(recall_with(q, user, agent, &req.contents, &settings, req.now_ms, explain)),
+    let outcome = match (&query.query, config.auto_recall || explicit_query.is_some()) {
+        (Some(q), true) => Some(recall_with(q, user, agent, &contents, &settings, now_ms, explain)),
         _ => None,
     };
     let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
-    let messages = inject_recall(req.messages, pair, req.prompt.is_some());
+    let messages = inject_recall(messages, pair, prompt.is_some());
     Ok(AutoRecall { query, recall: outcome, messages })
 }

@@ -407,3 +407,41 @@ fn crowded_pools_match_the_reference() {
         }
     }
 }
+
+fn json_item() -> impl Strategy<Value = Value> {
+    use serde_json::json;
+    let s = || prop_oneof![Just(json!(null)), Just(json!(3)), Just(json!("")), Just(json!("  padded \u{feff}")), Just(json!("plain")), "\\PC{0,6}".prop_map(Value::from)];
+    (s(), s(), s(), s(), prop_oneof![Just(json!(2)), Just(json!(1.0)), Just(json!(2.5)), Just(json!("2")), Just(json!(null))],
+        prop_oneof![Just(json!(0.5)), Just(json!(7)), Just(json!("x")), Just(json!(-1))], any::<bool>(), any::<u8>())
+        .prop_map(|(uri, abs, ov, cat, level, score, tags, n)| {
+            if n % 17 == 0 {
+                return json!([n]);
+            }
+            let uri = if n % 3 == 0 { json!(format!(" viking://user/u/memories/preferences/{n}.md ")) } else { uri };
+            let mut o = json!({"uri": uri, "abstract": abs, "overview": ov, "category": cat, "level": level, "score": score});
+            if tags {
+                o["tags"] = json!(["x", "memory_type=events"]);
+            }
+            o
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn taking_a_search_result_reads_what_reading_it_does(items in prop::collection::vec(json_item(), 0..8), shape in 0u8..5) {
+        use openviking_context_engine::recall::candidate::{read_search_result, take_search_result};
+        use serde_json::json;
+        let v = match shape {
+            0 => Value::Array(items),
+            1 => json!({"memories": items, "total": 1}),
+            2 => json!({"memories": null}),
+            3 => json!({"memories": "nope"}),
+            _ => json!("nope"),
+        };
+        let read = read_search_result("search.user", Some(&v)).map_err(|e| format!("{e:?}"));
+        let took = take_search_result("search.user", v).map_err(|e| format!("{e:?}"));
+        prop_assert_eq!(took, read);
+    }
+}

@@ -113,6 +113,61 @@ fn read_item(v: &Value) -> SearchItem {
     SearchItem { uri, level, score, abstract_text, overview, category, malformed }
 }
 
+/// The string at `key` of `m`, trimmed by `trim`: moved out of the map when trimming leaves
+/// it whole (an absent or non-string value reads as "").
+fn take_trimmed(m: &mut serde_json::Map<String, Value>, key: &str, trim: fn(&str) -> &str) -> String {
+    match m.get_mut(key) {
+        Some(Value::String(s)) => {
+            let t = trim(s);
+            if t.len() == s.len() {
+                std::mem::take(s)
+            } else {
+                t.to_string()
+            }
+        }
+        _ => String::new(),
+    }
+}
+
+/// [`read_item`] of an owned item: the same fields, the strings moved out where possible.
+fn take_item(v: Value) -> SearchItem {
+    let Value::Object(mut m) = v else { return read_item(&v) };
+    let category = {
+        let uri = m.get("uri").and_then(Value::as_str).unwrap_or("").trim();
+        infer_category(&m, uri)
+    };
+    let uri = take_trimmed(&mut m, "uri", str::trim);
+    let malformed = if uri.is_empty() { Some("item has no uri".to_string()) } else { None };
+    let level = m.get("level").and_then(|l| l.as_f64()).filter(|f| f.fract() == 0.0).map(|f| f as i64);
+    let score = clamp01(m.get("score").and_then(Value::as_f64).unwrap_or(0.0));
+    let abstract_text = take_trimmed(&mut m, "abstract", crate::text::trim_space);
+    let overview = if abstract_text.is_empty() { take_trimmed(&mut m, "overview", crate::text::trim_space) } else { String::new() };
+    SearchItem { uri, level, score, abstract_text, overview, category, malformed }
+}
+
+/// [`read_search_result`] of an owned result (the same items and errors), moving the strings
+/// out of it instead of copying them.
+pub fn take_search_result(path: &str, v: Value) -> Result<Vec<SearchItem>> {
+    let items = match v {
+        Value::Null => return Ok(Vec::new()),
+        Value::Array(a) => a,
+        Value::Object(_) => {
+            if as_object(path, &v)?.opt_array("memories")?.is_none() {
+                return Ok(Vec::new());
+            }
+            match v {
+                Value::Object(mut m) => match m.remove("memories") {
+                    Some(Value::Array(a)) => a,
+                    _ => return Ok(Vec::new()),
+                },
+                _ => return Ok(Vec::new()),
+            }
+        }
+        other => return read_search_result(path, Some(&other)),
+    };
+    Ok(items.into_iter().map(take_item).collect())
+}
+
 /// Reads one scope's search result: the `find` result object (`{memories:[…], …}`) or a
 /// bare array of items. `null`/absent means no results (a scope that failed counts as empty).
 pub fn read_search_result(path: &str, v: Option<&Value>) -> Result<Vec<SearchItem>> {
