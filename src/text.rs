@@ -58,7 +58,9 @@ pub fn collapse_whitespace(s: &str) -> String {
 /// sigma, whose lowercase depends on its neighbours (`str::to_lowercase` is used for it).
 pub fn push_lowercase(buf: &mut String, s: &str) {
     if s.is_ascii() {
-        buf.extend(s.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        let start = buf.len();
+        buf.push_str(s);
+        buf[start..].make_ascii_lowercase();
     } else if s.contains('\u{03A3}') {
         buf.push_str(&s.to_lowercase());
     } else {

@@ -176,7 +176,8 @@ impl<'q> Ranker<'q> {
             let hay = &mut self.hay;
             hay.clear();
             let summary = item.summary();
-            if item.uri.is_ascii() && summary.is_ascii() {
+            if !item.uri.contains('\u{03A3}') && !summary.contains('\u{03A3}') {
+                // without a capital sigma, lowercasing goes character by character
                 crate::text::push_lowercase(hay, &item.uri);
                 hay.push(' ');
                 crate::text::push_lowercase(hay, summary);
@@ -251,3 +252,4 @@ mod tests {
         assert!(profile_query("我上周说过喜欢什么").wants_preference);
     }
 }
+
