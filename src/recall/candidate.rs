@@ -65,12 +65,17 @@ pub fn clamp01(x: f64) -> f64 {
 /// under `memories/` in its URI (`…/memories/preferences/x.md` → `preferences`,
 /// `…/memories/profile.md` → `profile`).
 fn infer_category(item: &serde_json::Map<String, Value>, uri: &str) -> Option<String> {
-    if let Some(Value::String(c)) = item.get("category") {
+    infer_category_from(item.get("category"), item.get("tags"), uri)
+}
+
+/// [`infer_category`] from the item's `category` and `tags` values.
+fn infer_category_from(category: Option<&Value>, tags: Option<&Value>, uri: &str) -> Option<String> {
+    if let Some(Value::String(c)) = category {
         if !c.trim().is_empty() {
             return Some(c.trim().to_string());
         }
     }
-    if let Some(Value::Array(tags)) = item.get("tags") {
+    if let Some(Value::Array(tags)) = tags {
         for t in tags {
             if let Some(rest) = t.as_str().and_then(|s| s.strip_prefix("memory_type=")) {
                 if !rest.is_empty() {
@@ -113,14 +118,14 @@ fn read_item(v: &Value) -> SearchItem {
     SearchItem { uri, level, score, abstract_text, overview, category, malformed }
 }
 
-/// The string at `key` of `m`, trimmed by `trim`: moved out of the map when trimming leaves
-/// it whole (an absent or non-string value reads as "").
-fn take_trimmed(m: &mut serde_json::Map<String, Value>, key: &str, trim: fn(&str) -> &str) -> String {
-    match m.get_mut(key) {
+/// The string in `v`, trimmed by `trim`: moved out when trimming leaves it whole (absent or
+/// not a string reads as "").
+fn take_trimmed(v: Option<Value>, trim: fn(&str) -> &str) -> String {
+    match v {
         Some(Value::String(s)) => {
-            let t = trim(s);
+            let t = trim(&s);
             if t.len() == s.len() {
-                std::mem::take(s)
+                s
             } else {
                 t.to_string()
             }
@@ -129,19 +134,30 @@ fn take_trimmed(m: &mut serde_json::Map<String, Value>, key: &str, trim: fn(&str
     }
 }
 
-/// [`read_item`] of an owned item: the same fields, the strings moved out where possible.
+/// [`read_item`] of an owned item: the same fields, read in one pass over its keys, the
+/// strings moved out where possible.
 fn take_item(v: Value) -> SearchItem {
-    let Value::Object(mut m) = v else { return read_item(&v) };
-    let category = {
-        let uri = m.get("uri").and_then(Value::as_str).unwrap_or("").trim();
-        infer_category(&m, uri)
-    };
-    let uri = take_trimmed(&mut m, "uri", str::trim);
+    let Value::Object(m) = v else { return read_item(&v) };
+    let (mut uri, mut level, mut score, mut abs, mut overview, mut category, mut tags) = (None, None, None, None, None, None, None);
+    for (k, v) in m {
+        match k.as_str() {
+            "uri" => uri = Some(v),
+            "level" => level = Some(v),
+            "score" => score = Some(v),
+            "abstract" => abs = Some(v),
+            "overview" => overview = Some(v),
+            "category" => category = Some(v),
+            "tags" => tags = Some(v),
+            _ => {}
+        }
+    }
+    let uri = take_trimmed(uri, str::trim);
+    let category = infer_category_from(category.as_ref(), tags.as_ref(), &uri);
     let malformed = if uri.is_empty() { Some("item has no uri".to_string()) } else { None };
-    let level = m.get("level").and_then(|l| l.as_f64()).filter(|f| f.fract() == 0.0).map(|f| f as i64);
-    let score = clamp01(m.get("score").and_then(Value::as_f64).unwrap_or(0.0));
-    let abstract_text = take_trimmed(&mut m, "abstract", crate::text::trim_space);
-    let overview = if abstract_text.is_empty() { take_trimmed(&mut m, "overview", crate::text::trim_space) } else { String::new() };
+    let level = level.as_ref().and_then(|l| l.as_f64()).filter(|f| f.fract() == 0.0).map(|f| f as i64);
+    let score = clamp01(score.as_ref().and_then(Value::as_f64).unwrap_or(0.0));
+    let abstract_text = take_trimmed(abs, crate::text::trim_space);
+    let overview = if abstract_text.is_empty() { take_trimmed(overview, crate::text::trim_space) } else { String::new() };
     SearchItem { uri, level, score, abstract_text, overview, category, malformed }
 }
 

@@ -134,35 +134,34 @@ fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
 /// First-stage dedupe key (legacy): category + abstract, except events/cases items and items
 /// without an abstract, which are keyed by uri. The string is
 /// `"abstract:" + lowercase(category) + ":" + lowercase(collapse_whitespace(summary))` or
-/// `"uri:" + uri`, built in one allocation.
-fn first_dedupe_key(item: &SearchItem) -> String {
+/// `"uri:" + uri`, built into `key` (cleared first).
+fn first_dedupe_key(item: &SearchItem, key: &mut String) {
     const PREFIX: &str = "abstract:";
     let category = item.category.as_deref().unwrap_or("unknown");
     let summary = item.summary();
-    let mut key = String::with_capacity(PREFIX.len() + category.len() + 1 + summary.len());
+    key.clear();
     key.push_str(PREFIX);
-    push_lowercase(&mut key, category);
+    push_lowercase(key, category);
     let lower = &key[PREFIX.len()..];
     if summary.is_empty() || lower == "events" || lower == "cases" {
         key.clear();
         key.push_str("uri:");
         key.push_str(&item.uri);
-        return key;
+        return;
     }
     key.push(':');
-    push_collapsed_lowercase(&mut key, summary);
-    key
+    push_collapsed_lowercase(key, summary);
 }
 
-fn second_dedupe_key(item: &SearchItem) -> String {
-    let mut key = String::with_capacity(item.summary().len().max(item.uri.len() + 4));
+/// Second-stage dedupe key: the normalised summary, or `"uri:" + uri` without one.
+fn second_dedupe_key(item: &SearchItem, key: &mut String) {
+    key.clear();
     if item.summary().is_empty() {
         key.push_str("uri:");
         key.push_str(&item.uri);
     } else {
-        push_collapsed_lowercase(&mut key, item.summary());
+        push_collapsed_lowercase(key, item.summary());
     }
-    key
 }
 
 /// Steps 1–5 of the pipeline, with explain records.
@@ -218,17 +217,19 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
     let pool_size = s.pool_size();
     let mut seen: FastMap<String, usize> = fast_map(pool.len().min(pool_size));
     let mut ranked: Vec<usize> = Vec::with_capacity(pool.len().min(pool_size));
+    // one buffer for every key; a key is copied only when it is kept
+    let mut key = String::new();
     for i in pool {
         if !explain && ranked.len() >= pool_size {
             break; // the rest is cut, as a duplicate or over the limit: only explaining tells which
         }
-        let key = first_dedupe_key(&candidates[i].item);
-        if let Some(&first) = seen.get(&key) {
+        first_dedupe_key(&candidates[i].item, &mut key);
+        if let Some(&first) = seen.get(key.as_str()) {
             cut(i, CutReason::Duplicate, Some(first));
         } else if ranked.len() >= pool_size {
             cut(i, CutReason::OverLimit, None);
         } else {
-            seen.insert(key, i);
+            seen.insert(key.clone(), i);
             ranked.push(i);
         }
     }
@@ -254,13 +255,13 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
         if !explain && picked.len() >= s.limit {
             break;
         }
-        let key = second_dedupe_key(&candidates[i].item);
-        if let Some(&first) = seen2.get(&key) {
+        second_dedupe_key(&candidates[i].item, &mut key);
+        if let Some(&first) = seen2.get(key.as_str()) {
             cut(i, CutReason::Duplicate, Some(first));
         } else if picked.len() >= s.limit {
             cut(i, CutReason::OverLimit, None);
         } else {
-            seen2.insert(key, i);
+            seen2.insert(key.clone(), i);
             picked.push(i);
         }
     }
