@@ -130,6 +130,33 @@ pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
 /// the messages are the same either way).
 pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> Result<AutoRecall> {
     let RecallRequest { prompt, messages, query: explicit_query, user, agent, contents, now_ms, profile } = req;
+    let (query, outcome) = recall_parts(config, prompt.as_deref(), &messages, explicit_query, user, agent, &contents, now_ms, profile, explain)?;
+    let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
+    let messages = inject_recall(messages, pair, prompt.is_some());
+    Ok(AutoRecall { query, recall: outcome, messages })
+}
+
+/// [`auto_recall_with`] without the message list: the query and the outcome only, the
+/// request's messages only read (for a caller that composes the messages itself).
+pub fn recall_turn(config: &Config, req: &mut RecallRequest, explain: bool) -> Result<(RecallQuery, Option<RecallOutcome>)> {
+    let (user, agent) = (std::mem::take(&mut req.user), std::mem::take(&mut req.agent));
+    let profile = req.profile.take();
+    recall_parts(config, req.prompt.as_deref(), &req.messages, req.query.clone(), user, agent, &req.contents, req.now_ms, profile, explain)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn recall_parts(
+    config: &Config,
+    prompt: Option<&str>,
+    messages: &[Value],
+    explicit_query: Option<String>,
+    user: Value,
+    agent: Value,
+    contents: &BTreeMap<String, String>,
+    now_ms: u64,
+    profile: Option<(String, String)>,
+    explain: bool,
+) -> Result<(RecallQuery, Option<RecallOutcome>)> {
     let mut user = take_search_result("search.user", user)?;
     // The stable profile leads the user results: always a candidate, first for its uri.
     if let Some((uri, text)) = &profile {
@@ -147,16 +174,14 @@ pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> R
         );
     }
     let agent = take_search_result("search.agent", agent)?;
-    let mut query = build_query(prompt.as_deref(), &messages, config.assemble_recall_window);
+    let mut query = build_query(prompt, messages, config.assemble_recall_window);
     if let Some(q) = explicit_query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
         query.query = Some(crate::text::prefix_utf16(q, crate::recall::query::QUERY_MAX_UNITS).to_string());
     }
     let settings = RecallSettings::from(config);
     let outcome = match (&query.query, config.auto_recall || explicit_query.is_some()) {
-        (Some(q), true) => Some(recall_with(q, user, agent, &contents, &settings, now_ms, explain)),
+        (Some(q), true) => Some(recall_with(q, user, agent, contents, &settings, now_ms, explain)),
         _ => None,
     };
-    let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
-    let messages = inject_recall(messages, pair, prompt.is_some());
-    Ok(AutoRecall { query, recall: outcome, messages })
+    Ok((query, outcome))
 }

@@ -167,7 +167,7 @@ impl<H: Host> Engine<H> {
         let mut search = Search::default();
         // an answer the pipeline cannot read counts as that scope failing, not as bad input
         let readable = |path: &str, r: crate::host::HostResult<Value>| match r {
-            Ok(v) => match crate::recall::candidate::read_search_result(path, Some(&v)) {
+            Ok(v) => match crate::recall::candidate::check_search_result(path, Some(&v)) {
                 Ok(_) => Ok(v),
                 Err(e) => Err(e.message),
             },

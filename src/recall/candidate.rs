@@ -2,7 +2,7 @@
 //! is reported in the explain records, it does not fail the whole recall.
 
 use crate::error::{EngineError, Result};
-use crate::input::{as_object, describe, join};
+use crate::input::{as_object, describe};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -187,23 +187,24 @@ pub fn take_search_result(path: &str, v: Value) -> Result<Vec<SearchItem>> {
 /// Reads one scope's search result: the `find` result object (`{memories:[…], …}`) or a
 /// bare array of items. `null`/absent means no results (a scope that failed counts as empty).
 pub fn read_search_result(path: &str, v: Option<&Value>) -> Result<Vec<SearchItem>> {
-    let items = match v {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(a)) => a,
-        Some(obj @ Value::Object(_)) => {
-            let o = as_object(path, obj)?;
-            match o.opt_array("memories")? {
-                Some(a) => a,
-                None => return Ok(Vec::new()),
-            }
-        }
-        Some(other) => {
-            return Err(EngineError::input(
-                path,
-                format!("expected a find result object or an array of items, got {}", describe(other)),
-            ))
-        }
-    };
-    let _ = join; // paths of individual items are reported through explain records
-    Ok(items.iter().map(read_item).collect())
+    Ok(search_items(path, v)?.map_or_else(Vec::new, |items| items.iter().map(read_item).collect()))
+}
+
+/// Whether [`read_search_result`] can read `v` (the same error if not), without reading the
+/// items: an item never fails a result, only its shape does.
+pub fn check_search_result(path: &str, v: Option<&Value>) -> Result<()> {
+    search_items(path, v).map(|_| ())
+}
+
+/// The items of a search result, `None` for none; the error for a result of the wrong shape.
+fn search_items<'a>(path: &'a str, v: Option<&'a Value>) -> Result<Option<&'a Vec<Value>>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(a)),
+        Some(obj @ Value::Object(_)) => as_object(path, obj)?.opt_array("memories"),
+        Some(other) => Err(EngineError::input(
+            path,
+            format!("expected a find result object or an array of items, got {}", describe(other)),
+        )),
+    }
 }
