@@ -19,7 +19,9 @@
 //!    even by the first entry.
 //!
 //! [`select`] does steps 1–5 and says which full texts are needed ([`Selection::needs_content`]);
-//! [`finish`] does 6–7. [`recall`] runs the whole pipeline and reports the full texts it
+//! [`finish`] does 6–7. The explain records are optional ([`select_with`], [`recall_with`]):
+//! without them the memories, the pair and the tokens are the same, and only the work that
+//! decides them is done. [`recall`] runs the whole pipeline and reports the full texts it
 //! lacked (`needs_content`); the engine's read path (`engine::read`) reads them through the
 //! host and runs it once more with them.
 
@@ -325,7 +327,8 @@ fn round2(x: f64) -> f64 {
 /// Steps 6–7: content, truncation, budget, the synthetic pair.
 pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSettings, now_ms: u64) -> RecallOutcome {
     let Selection { query, mut candidates, mut fates, picked, profile } = sel;
-    let explain = !fates.is_empty() || candidates.is_empty();
+    // fates exist only when explaining (and then one per candidate)
+    let explain = !fates.is_empty();
     // the injected memories and their candidates' indices
     let mut memories: Vec<RecalledMemory> = Vec::with_capacity(picked.len());
     let mut kept: Vec<usize> = Vec::with_capacity(picked.len());
