@@ -3,7 +3,7 @@
 //! host's token budget.
 
 use crate::assemble::{compose, token_split, ComposeInput, Composition, SummaryRef, TokenSplit};
-use crate::auto_recall::{auto_recall, RecallRequest};
+use crate::auto_recall::{recall_turn, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, Result};
 use crate::input::{as_object, join};
@@ -86,9 +86,11 @@ pub fn compose_turn(config: &Config, req: RecallRequest, budget: Option<u64>, mu
     let prompt = req.prompt.clone();
     let now_ms = req.now_ms;
     // outsized tool outputs are stand-ins in what the model sees (the stored turn is the host's)
-    let (messages, outsized, stand_ins) = stand_in_outputs(req.messages.clone(), config.large_tool_result_tokens as usize, budget, prompt.is_some());
-    let auto = auto_recall(config, req)?;
-    let pair = auto.recall.as_ref().and_then(|r| <[Value; 2]>::try_from(r.messages.clone()).ok());
+    // the recall reads the messages (its query); the composition gets them
+    let mut req = req;
+    let (query, recall) = recall_turn(config, &mut req, true)?;
+    let (messages, outsized, stand_ins) = stand_in_outputs(req.messages, config.large_tool_result_tokens as usize, budget, prompt.is_some());
+    let pair = recall.as_ref().and_then(|r| <[Value; 2]>::try_from(r.messages.clone()).ok());
     let composition = compose(ComposeInput {
         messages,
         prompt,
@@ -100,5 +102,5 @@ pub fn compose_turn(config: &Config, req: RecallRequest, budget: Option<u64>, mu
         now_ms,
     });
     let split = token_split(&composition);
-    Ok((AssembleResult { query: auto.query, recall: auto.recall, composition, split, stand_ins }, outsized))
+    Ok((AssembleResult { query, recall, composition, split, stand_ins }, outsized))
 }

@@ -6,9 +6,9 @@ use crate::config::Config;
 use crate::error::{EngineError, Result};
 use crate::input::{as_object, join};
 use crate::messages::synthetic::inject_recall;
-use crate::recall::candidate::read_search_result;
+use crate::recall::candidate::take_search_result;
 use crate::recall::query::{build_query, RecallQuery};
-use crate::recall::{recall, RecallOutcome, RecallSettings};
+use crate::recall::{recall_with, RecallOutcome, RecallSettings};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -123,9 +123,43 @@ pub struct AutoRecall {
 /// Runs automatic recall for a turn. With `autoRecall: false` earlier pairs are still removed
 /// and nothing is injected.
 pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
-    let mut user = read_search_result("search.user", Some(&req.user))?;
+    auto_recall_with(config, req, true)
+}
+
+/// [`auto_recall`], with the explain records only if `explain` (the memories, the pair and
+/// the messages are the same either way).
+pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> Result<AutoRecall> {
+    let RecallRequest { prompt, messages, query: explicit_query, user, agent, contents, now_ms, profile } = req;
+    let (query, outcome) = recall_parts(config, prompt.as_deref(), &messages, explicit_query, user, agent, &contents, now_ms, profile, explain)?;
+    let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
+    let messages = inject_recall(messages, pair, prompt.is_some());
+    Ok(AutoRecall { query, recall: outcome, messages })
+}
+
+/// [`auto_recall_with`] without the message list: the query and the outcome only, the
+/// request's messages only read (for a caller that composes the messages itself).
+pub fn recall_turn(config: &Config, req: &mut RecallRequest, explain: bool) -> Result<(RecallQuery, Option<RecallOutcome>)> {
+    let (user, agent) = (std::mem::take(&mut req.user), std::mem::take(&mut req.agent));
+    let profile = req.profile.take();
+    recall_parts(config, req.prompt.as_deref(), &req.messages, req.query.clone(), user, agent, &req.contents, req.now_ms, profile, explain)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn recall_parts(
+    config: &Config,
+    prompt: Option<&str>,
+    messages: &[Value],
+    explicit_query: Option<String>,
+    user: Value,
+    agent: Value,
+    contents: &BTreeMap<String, String>,
+    now_ms: u64,
+    profile: Option<(String, String)>,
+    explain: bool,
+) -> Result<(RecallQuery, Option<RecallOutcome>)> {
+    let mut user = take_search_result("search.user", user)?;
     // The stable profile leads the user results: always a candidate, first for its uri.
-    if let Some((uri, text)) = &req.profile {
+    if let Some((uri, text)) = &profile {
         user.insert(
             0,
             crate::recall::candidate::SearchItem {
@@ -139,17 +173,15 @@ pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
             },
         );
     }
-    let agent = read_search_result("search.agent", Some(&req.agent))?;
-    let mut query = build_query(req.prompt.as_deref(), &req.messages, config.assemble_recall_window);
-    if let Some(q) = req.query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+    let agent = take_search_result("search.agent", agent)?;
+    let mut query = build_query(prompt, messages, config.assemble_recall_window);
+    if let Some(q) = explicit_query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
         query.query = Some(crate::text::prefix_utf16(q, crate::recall::query::QUERY_MAX_UNITS).to_string());
     }
     let settings = RecallSettings::from(config);
-    let outcome = match (&query.query, config.auto_recall || req.query.is_some()) {
-        (Some(q), true) => Some(recall(q, user, agent, &req.contents, &settings, req.now_ms)),
+    let outcome = match (&query.query, config.auto_recall || explicit_query.is_some()) {
+        (Some(q), true) => Some(recall_with(q, user, agent, contents, &settings, now_ms, explain)),
         _ => None,
     };
-    let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
-    let messages = inject_recall(req.messages, pair, req.prompt.is_some());
-    Ok(AutoRecall { query, recall: outcome, messages })
+    Ok((query, outcome))
 }

@@ -124,7 +124,8 @@ fn strip_timestamp_prefix(text: &str) -> &str {
 /// Sanitises one user or assistant text.
 pub fn sanitize(text: &str) -> Sanitized {
     let mut had_injected = false;
-    let no_nul: String = text.chars().filter(|&c| c != '\0').collect();
+    let no_nul: std::borrow::Cow<'_, str> =
+        if text.contains('\0') { text.chars().filter(|&c| c != '\0').collect::<String>().into() } else { text.into() };
     let (t, removed) = strip_recall_blocks(&no_nul);
     had_injected |= removed;
     let t = strip_metadata_fences(&t, &mut had_injected);

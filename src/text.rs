@@ -53,6 +53,37 @@ pub fn collapse_whitespace(s: &str) -> String {
     out
 }
 
+/// Appends `s.to_lowercase()` to `buf` without an intermediate string where that is exact:
+/// ASCII byte by byte, other text character by character — except text with a capital
+/// sigma, whose lowercase depends on its neighbours (`str::to_lowercase` is used for it).
+pub fn push_lowercase(buf: &mut String, s: &str) {
+    if s.is_ascii() {
+        let start = buf.len();
+        buf.push_str(s);
+        buf[start..].make_ascii_lowercase();
+    } else if s.contains('\u{03A3}') {
+        buf.push_str(&s.to_lowercase());
+    } else {
+        buf.extend(s.chars().flat_map(char::to_lowercase));
+    }
+}
+
+/// Appends `collapse_whitespace(s).to_lowercase()` to `buf`, in one pass where that is exact.
+pub fn push_collapsed_lowercase(buf: &mut String, s: &str) {
+    if s.contains('\u{03A3}') {
+        buf.push_str(&collapse_whitespace(s).to_lowercase());
+        return;
+    }
+    let mut first = true;
+    for word in s.split(is_space).filter(|w| !w.is_empty()) {
+        if !first {
+            buf.push(' ');
+        }
+        first = false;
+        push_lowercase(buf, word);
+    }
+}
+
 /// Han, kana or Hangul — scripts written without spaces between words (Korean aside),
 /// where one character carries roughly what a short English word does.
 pub fn is_cjk(c: char) -> bool {

@@ -174,12 +174,36 @@ impl Features {
     }
 }
 
+impl std::ops::AddAssign<&Features> for Features {
+    /// Field by field. The features of a text are additive where two texts are joined between
+    /// two ASCII punctuation characters (`}` + `,` + `{`): no run spans the seam there.
+    fn add_assign(&mut self, o: &Features) {
+        self.words += o.words;
+        self.word_overflow += o.word_overflow;
+        self.humps += o.humps;
+        self.digit_groups += o.digit_groups;
+        self.punct += o.punct;
+        self.newlines += o.newlines;
+        self.indents += o.indents;
+        self.han += o.han;
+        self.kana += o.kana;
+        self.hangul += o.hangul;
+        self.cjk_punct += o.cjk_punct;
+        self.other += o.other;
+    }
+}
+
 /// Estimated tokens of `text` (0 for the empty string, otherwise at least 1).
 pub fn estimate_tokens(text: &str) -> usize {
     if text.is_empty() {
         return 0;
     }
-    let t = features(text).weighted(&WEIGHTS).ceil();
+    estimate_from_features(&features(text))
+}
+
+/// Estimated tokens of a non-empty text with these features (what [`estimate_tokens`] gives).
+pub fn estimate_from_features(f: &Features) -> usize {
+    let t = f.weighted(&WEIGHTS).ceil();
     (t as usize).max(1)
 }
 

@@ -21,7 +21,7 @@ use crate::join::{join2, join_all};
 use super::Engine;
 use crate::assemble::SummaryRef;
 use crate::assemble_turn::{compose_turn, AssembleResult};
-use crate::auto_recall::{auto_recall, AutoRecall, RecallRequest};
+use crate::auto_recall::{auto_recall_with, AutoRecall, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::host::{Host, HostErrorKind};
@@ -186,7 +186,7 @@ impl<H: Host> Engine<H> {
         let mut search = Search::default();
         // an answer the pipeline cannot read counts as that scope failing, not as bad input
         let readable = |path: &str, r: crate::host::HostResult<Value>| match r {
-            Ok(v) => match crate::recall::candidate::read_search_result(path, Some(&v)) {
+            Ok(v) => match crate::recall::candidate::check_search_result(path, Some(&v)) {
                 Ok(_) => Ok(v),
                 Err(e) => Err(e.message),
             },
@@ -385,12 +385,13 @@ impl<H: Host> Engine<H> {
             now_ms: self.host.now_ms(),
             profile: None,
         };
-        let mut out = auto_recall(config, req.clone())?;
+        // the tool and the hook use only the memories: no explain records
+        let mut out = auto_recall_with(config, req.clone(), false)?;
         let needed = out.recall.as_ref().map(|r| r.needs_content.clone()).unwrap_or_default();
         if !needed.is_empty() {
             req.contents = self.read_contents(&needed).await;
             if !req.contents.is_empty() {
-                out = auto_recall(config, req)?;
+                out = auto_recall_with(config, req, false)?;
             }
         }
         Ok((out, search))

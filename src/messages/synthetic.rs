@@ -63,7 +63,12 @@ pub fn synthetic_id(query: &str, memories: &[RecalledMemory]) -> String {
 /// Builds the assistant tool call + tool result for the given recall.
 pub fn recall_pair(query: &str, memories: &[RecalledMemory], now_ms: u64) -> [Value; 2] {
     let id = synthetic_id(query, memories);
-    let call = json!({
+    [recall_call(query, &id, now_ms), recall_result(&id, &recall_document(memories, AUTO_RECALL_SOURCE), now_ms)]
+}
+
+/// The pair's assistant tool call.
+pub fn recall_call(query: &str, id: &str, now_ms: u64) -> Value {
+    json!({
         "role": "assistant",
         "content": [{"type": "toolCall", "id": id, "name": RECALL_AUTO_TOOL, "arguments": {"query": query}}],
         "api": "openviking-context-engine",
@@ -73,16 +78,19 @@ pub fn recall_pair(query: &str, memories: &[RecalledMemory], now_ms: u64) -> [Va
                   "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
         "stopReason": "toolUse",
         "timestamp": now_ms,
-    });
-    let result = json!({
+    })
+}
+
+/// The pair's tool result, carrying `document` ([`recall_document`]).
+pub fn recall_result(id: &str, document: &str, now_ms: u64) -> Value {
+    json!({
         "role": "toolResult",
         "toolCallId": id,
         "toolName": RECALL_AUTO_TOOL,
-        "content": [{"type": "text", "text": recall_document(memories, AUTO_RECALL_SOURCE)}],
+        "content": [{"type": "text", "text": document}],
         "isError": false,
         "timestamp": now_ms,
-    });
-    [call, result]
+    })
 }
 
 fn is_synthetic_id(id: &str) -> bool {

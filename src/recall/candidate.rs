@@ -2,7 +2,7 @@
 //! is reported in the explain records, it does not fail the whole recall.
 
 use crate::error::{EngineError, Result};
-use crate::input::{as_object, describe, join};
+use crate::input::{as_object, describe};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -65,12 +65,17 @@ pub fn clamp01(x: f64) -> f64 {
 /// under `memories/` in its URI (`…/memories/preferences/x.md` → `preferences`,
 /// `…/memories/profile.md` → `profile`).
 fn infer_category(item: &serde_json::Map<String, Value>, uri: &str) -> Option<String> {
-    if let Some(Value::String(c)) = item.get("category") {
+    infer_category_from(item.get("category"), item.get("tags"), uri)
+}
+
+/// [`infer_category`] from the item's `category` and `tags` values.
+fn infer_category_from(category: Option<&Value>, tags: Option<&Value>, uri: &str) -> Option<String> {
+    if let Some(Value::String(c)) = category {
         if !c.trim().is_empty() {
             return Some(c.trim().to_string());
         }
     }
-    if let Some(Value::Array(tags)) = item.get("tags") {
+    if let Some(Value::Array(tags)) = tags {
         for t in tags {
             if let Some(rest) = t.as_str().and_then(|s| s.strip_prefix("memory_type=")) {
                 if !rest.is_empty() {
@@ -113,26 +118,93 @@ fn read_item(v: &Value) -> SearchItem {
     SearchItem { uri, level, score, abstract_text, overview, category, malformed }
 }
 
+/// The string in `v`, trimmed by `trim`: moved out when trimming leaves it whole (absent or
+/// not a string reads as "").
+fn take_trimmed(v: Option<Value>, trim: fn(&str) -> &str) -> String {
+    match v {
+        Some(Value::String(s)) => {
+            let t = trim(&s);
+            if t.len() == s.len() {
+                s
+            } else {
+                t.to_string()
+            }
+        }
+        _ => String::new(),
+    }
+}
+
+/// [`read_item`] of an owned item: the same fields, read in one pass over its keys, the
+/// strings moved out where possible.
+fn take_item(v: Value) -> SearchItem {
+    let Value::Object(m) = v else { return read_item(&v) };
+    let (mut uri, mut level, mut score, mut abs, mut overview, mut category, mut tags) = (None, None, None, None, None, None, None);
+    for (k, v) in m {
+        match k.as_str() {
+            "uri" => uri = Some(v),
+            "level" => level = Some(v),
+            "score" => score = Some(v),
+            "abstract" => abs = Some(v),
+            "overview" => overview = Some(v),
+            "category" => category = Some(v),
+            "tags" => tags = Some(v),
+            _ => {}
+        }
+    }
+    let uri = take_trimmed(uri, str::trim);
+    let category = infer_category_from(category.as_ref(), tags.as_ref(), &uri);
+    let malformed = if uri.is_empty() { Some("item has no uri".to_string()) } else { None };
+    let level = level.as_ref().and_then(|l| l.as_f64()).filter(|f| f.fract() == 0.0).map(|f| f as i64);
+    let score = clamp01(score.as_ref().and_then(Value::as_f64).unwrap_or(0.0));
+    let abstract_text = take_trimmed(abs, crate::text::trim_space);
+    let overview = if abstract_text.is_empty() { take_trimmed(overview, crate::text::trim_space) } else { String::new() };
+    SearchItem { uri, level, score, abstract_text, overview, category, malformed }
+}
+
+/// [`read_search_result`] of an owned result (the same items and errors), moving the strings
+/// out of it instead of copying them.
+pub fn take_search_result(path: &str, v: Value) -> Result<Vec<SearchItem>> {
+    let items = match v {
+        Value::Null => return Ok(Vec::new()),
+        Value::Array(a) => a,
+        Value::Object(_) => {
+            if as_object(path, &v)?.opt_array("memories")?.is_none() {
+                return Ok(Vec::new());
+            }
+            match v {
+                Value::Object(mut m) => match m.remove("memories") {
+                    Some(Value::Array(a)) => a,
+                    _ => return Ok(Vec::new()),
+                },
+                _ => return Ok(Vec::new()),
+            }
+        }
+        other => return read_search_result(path, Some(&other)),
+    };
+    Ok(items.into_iter().map(take_item).collect())
+}
+
 /// Reads one scope's search result: the `find` result object (`{memories:[…], …}`) or a
 /// bare array of items. `null`/absent means no results (a scope that failed counts as empty).
 pub fn read_search_result(path: &str, v: Option<&Value>) -> Result<Vec<SearchItem>> {
-    let items = match v {
-        None | Some(Value::Null) => return Ok(Vec::new()),
-        Some(Value::Array(a)) => a,
-        Some(obj @ Value::Object(_)) => {
-            let o = as_object(path, obj)?;
-            match o.opt_array("memories")? {
-                Some(a) => a,
-                None => return Ok(Vec::new()),
-            }
-        }
-        Some(other) => {
-            return Err(EngineError::input(
-                path,
-                format!("expected a find result object or an array of items, got {}", describe(other)),
-            ))
-        }
-    };
-    let _ = join; // paths of individual items are reported through explain records
-    Ok(items.iter().map(read_item).collect())
+    Ok(search_items(path, v)?.map_or_else(Vec::new, |items| items.iter().map(read_item).collect()))
+}
+
+/// Whether [`read_search_result`] can read `v` (the same error if not), without reading the
+/// items: an item never fails a result, only its shape does.
+pub fn check_search_result(path: &str, v: Option<&Value>) -> Result<()> {
+    search_items(path, v).map(|_| ())
+}
+
+/// The items of a search result, `None` for none; the error for a result of the wrong shape.
+fn search_items<'a>(path: &'a str, v: Option<&'a Value>) -> Result<Option<&'a Vec<Value>>> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Array(a)) => Ok(Some(a)),
+        Some(obj @ Value::Object(_)) => as_object(path, obj)?.opt_array("memories"),
+        Some(other) => Err(EngineError::input(
+            path,
+            format!("expected a find result object or an array of items, got {}", describe(other)),
+        )),
+    }
 }

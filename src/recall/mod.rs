@@ -19,7 +19,9 @@
 //!    even by the first entry.
 //!
 //! [`select`] does steps 1–5 and says which full texts are needed ([`Selection::needs_content`]);
-//! [`finish`] does 6–7. [`recall`] runs the whole pipeline and reports the full texts it
+//! [`finish`] does 6–7. The explain records are optional ([`select_with`], [`recall_with`]):
+//! without them the memories, the pair and the tokens are the same, and only the work that
+//! decides them is done. [`recall`] runs the whole pipeline and reports the full texts it
 //! lacked (`needs_content`); the engine's read path (`engine::read`) reads them through the
 //! host and runs it once more with them.
 
@@ -30,12 +32,12 @@ pub mod rank;
 
 use crate::config::Config;
 use crate::messages::estimate_message_tokens;
-use crate::messages::synthetic::{recall_pair, RecalledMemory};
-use crate::text::{collapse_whitespace, truncate_with_ellipsis};
-use crate::tokens::estimate_tokens;
+use crate::messages::synthetic::{recall_call, recall_document, recall_result, synthetic_id, RecalledMemory, AUTO_RECALL_SOURCE};
+use crate::text::{push_collapsed_lowercase, push_lowercase, truncate_with_ellipsis};
+use crate::tokens::{estimate_from_features, estimate_tokens, features, Features};
 use candidate::{Scope, SearchItem};
 use explain::{CutReason, Decision, ExplainRecord};
-use rank::{profile_query, rank, QueryProfile, RankParts};
+use rank::{profile_query, QueryProfile, RankParts, Ranker};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -72,116 +74,176 @@ impl RecallSettings {
 struct Candidate {
     item: SearchItem,
     scope: Scope,
+    /// Computed for every candidate when explaining, else only for the rerank pool.
     rank: RankParts,
+}
+
+const UNRANKED: RankParts =
+    RankParts { score: 0.0, level_boost: 0.0, temporal_boost: 0.0, preference_boost: 0.0, lexical_boost: 0.0, matched_tokens: 0, total: 0.0 };
+
+/// What became of one candidate (an explain record without the copied strings).
+#[derive(Clone, Copy, Default)]
+struct Fate {
+    reason: Option<CutReason>,
+    /// For duplicates: the index of the candidate this one duplicates.
+    duplicate_of: Option<usize>,
+    tokens: Option<usize>,
+    position: Option<usize>,
 }
 
 /// Steps 1–5: which candidates go on, in rank order.
 pub struct Selection {
     query: String,
     candidates: Vec<Candidate>,
-    records: Vec<ExplainRecord>,
+    /// One per candidate when explaining, else empty.
+    fates: Vec<Fate>,
     /// Indices into `candidates`, best first.
     picked: Vec<usize>,
     profile: QueryProfile,
 }
 
-fn record(c: &Candidate, index: usize) -> ExplainRecord {
-    ExplainRecord {
-        uri: c.item.uri.clone(),
-        scope: c.scope,
-        input_index: index,
-        level: c.item.level,
-        category: c.item.category.clone(),
-        rank: c.rank,
-        decision: Decision::Kept,
-        reason: None,
-        duplicate_of: None,
-        detail: c.item.malformed.clone(),
-        position: None,
-        tokens: None,
+/// A small, fast hasher for the dedupe maps (the keys are ours, not an attacker's choice of
+/// collisions that matters: the worst case is a slower turn, never a different result).
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl std::hash::Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
     }
 }
 
-fn normalised_abstract(s: &str) -> String {
-    collapse_whitespace(s).to_lowercase()
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+
+fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
+    HashMap::with_capacity_and_hasher(capacity, Default::default())
 }
 
 /// First-stage dedupe key (legacy): category + abstract, except events/cases items and items
-/// without an abstract, which are keyed by uri.
-fn first_dedupe_key(item: &SearchItem) -> String {
-    let category = item.category.as_deref().unwrap_or("unknown").to_lowercase();
-    if item.summary().is_empty() || category == "events" || category == "cases" {
-        format!("uri:{}", item.uri)
-    } else {
-        format!("abstract:{category}:{}", normalised_abstract(item.summary()))
+/// without an abstract, which are keyed by uri. The string is
+/// `"abstract:" + lowercase(category) + ":" + lowercase(collapse_whitespace(summary))` or
+/// `"uri:" + uri`, built into `key` (cleared first).
+fn first_dedupe_key(item: &SearchItem, key: &mut String) {
+    const PREFIX: &str = "abstract:";
+    let category = item.category.as_deref().unwrap_or("unknown");
+    let summary = item.summary();
+    key.clear();
+    key.push_str(PREFIX);
+    push_lowercase(key, category);
+    let lower = &key[PREFIX.len()..];
+    if summary.is_empty() || lower == "events" || lower == "cases" {
+        key.clear();
+        key.push_str("uri:");
+        key.push_str(&item.uri);
+        return;
     }
+    key.push(':');
+    push_collapsed_lowercase(key, summary);
 }
 
-fn second_dedupe_key(item: &SearchItem) -> String {
+/// Second-stage dedupe key: the normalised summary, or `"uri:" + uri` without one.
+fn second_dedupe_key(item: &SearchItem, key: &mut String) {
+    key.clear();
     if item.summary().is_empty() {
-        format!("uri:{}", item.uri)
+        key.push_str("uri:");
+        key.push_str(&item.uri);
     } else {
-        normalised_abstract(item.summary())
+        push_collapsed_lowercase(key, item.summary());
     }
 }
 
-/// Steps 1–5 of the pipeline.
+/// Steps 1–5 of the pipeline, with explain records.
 pub fn select(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &RecallSettings) -> Selection {
+    select_with(query, user, agent, s, true)
+}
+
+/// Steps 1–5. Without `explain` only what decides the injected memories is computed: no
+/// rank for candidates that never reach the rerank, no dedupe keys past a full pool, no
+/// records.
+pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &RecallSettings, explain: bool) -> Selection {
     let profile = profile_query(query);
-    let candidates: Vec<Candidate> = user
-        .into_iter()
-        .map(|i| (i, Scope::User))
-        .chain(agent.into_iter().map(|i| (i, Scope::Agent)))
-        .map(|(item, scope)| {
-            let rank = rank(&item, &profile);
-            Candidate { item, scope, rank }
-        })
-        .collect();
-    let mut records: Vec<ExplainRecord> = candidates.iter().enumerate().map(|(i, c)| record(c, i)).collect();
-    let cut = |r: &mut ExplainRecord, reason: CutReason, of: Option<&str>| {
-        r.decision = Decision::Cut;
-        r.reason = Some(reason);
-        r.duplicate_of = of.map(str::to_string);
+    let mut ranker = Ranker::new(&profile);
+    let mut candidates: Vec<Candidate> = Vec::with_capacity(user.len() + agent.len());
+    candidates.extend(user.into_iter().map(|item| Candidate { item, scope: Scope::User, rank: UNRANKED }));
+    candidates.extend(agent.into_iter().map(|item| Candidate { item, scope: Scope::Agent, rank: UNRANKED }));
+    if explain {
+        for c in candidates.iter_mut() {
+            c.rank = ranker.rank(&c.item);
+        }
+    }
+    let mut fates: Vec<Fate> = if explain { vec![Fate::default(); candidates.len()] } else { Vec::new() };
+    let mut cut = |i: usize, reason: CutReason, of: Option<usize>| {
+        if let Some(f) = fates.get_mut(i) {
+            f.reason = Some(reason);
+            f.duplicate_of = of;
+        }
     };
 
     // 1–3: malformed, duplicate uri, level, threshold
-    let mut first_by_uri: HashMap<&str, usize> = HashMap::with_capacity(candidates.len());
+    let mut first_by_uri: FastMap<&str, usize> = fast_map(candidates.len());
     let mut pool: Vec<usize> = Vec::with_capacity(candidates.len());
     for (i, c) in candidates.iter().enumerate() {
         if c.item.malformed.is_some() {
-            cut(&mut records[i], CutReason::Malformed, None);
+            cut(i, CutReason::Malformed, None);
         } else if let Some(&first) = first_by_uri.get(c.item.uri.as_str()) {
-            cut(&mut records[i], CutReason::Duplicate, Some(&candidates[first].item.uri));
+            cut(i, CutReason::Duplicate, Some(first));
         } else {
             first_by_uri.insert(&c.item.uri, i);
             if c.item.level != Some(2) {
-                cut(&mut records[i], CutReason::NotLevel2, None);
+                cut(i, CutReason::NotLevel2, None);
             } else if c.item.score < s.score_threshold {
-                cut(&mut records[i], CutReason::BelowThreshold, None);
+                cut(i, CutReason::BelowThreshold, None);
             } else {
                 pool.push(i);
             }
         }
     }
+    drop(first_by_uri);
 
-    // 4: sort by score, first dedupe, pool limit
-    pool.sort_by(|&a, &b| candidates[b].item.score.total_cmp(&candidates[a].item.score).then(a.cmp(&b)));
-    let mut seen: HashMap<String, usize> = HashMap::with_capacity(pool.len());
-    let mut ranked: Vec<usize> = Vec::with_capacity(pool.len());
+    // 4: sort by score, first dedupe, pool limit (a total order: unstable sorting is exact)
+    pool.sort_unstable_by(|&a, &b| candidates[b].item.score.total_cmp(&candidates[a].item.score).then(a.cmp(&b)));
+    let pool_size = s.pool_size();
+    let mut seen: FastMap<String, usize> = fast_map(pool.len().min(pool_size));
+    let mut ranked: Vec<usize> = Vec::with_capacity(pool.len().min(pool_size));
+    // one buffer for every key; a key is copied only when it is kept
+    let mut key = String::new();
     for i in pool {
-        let key = first_dedupe_key(&candidates[i].item);
-        if let Some(&first) = seen.get(&key) {
-            cut(&mut records[i], CutReason::Duplicate, Some(&candidates[first].item.uri));
-        } else if ranked.len() >= s.pool_size() {
-            cut(&mut records[i], CutReason::OverLimit, None);
+        if !explain && ranked.len() >= pool_size {
+            break; // the rest is cut, as a duplicate or over the limit: only explaining tells which
+        }
+        first_dedupe_key(&candidates[i].item, &mut key);
+        if let Some(&first) = seen.get(key.as_str()) {
+            cut(i, CutReason::Duplicate, Some(first));
+        } else if ranked.len() >= pool_size {
+            cut(i, CutReason::OverLimit, None);
         } else {
-            seen.insert(key, i);
+            seen.insert(key.clone(), i);
             ranked.push(i);
         }
     }
+    drop(seen);
 
     // 5: rerank, second dedupe, limit
-    ranked.sort_by(|&a, &b| {
+    if !explain {
+        for &i in &ranked {
+            candidates[i].rank = ranker.rank(&candidates[i].item);
+        }
+    }
+    ranked.sort_unstable_by(|&a, &b| {
         candidates[b]
             .rank
             .total
@@ -189,20 +251,23 @@ pub fn select(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &Re
             .then(candidates[b].item.score.total_cmp(&candidates[a].item.score))
             .then(a.cmp(&b))
     });
-    let mut seen2: HashMap<String, usize> = HashMap::with_capacity(ranked.len());
+    let mut seen2: FastMap<String, usize> = fast_map(ranked.len());
     let mut picked = Vec::with_capacity(s.limit);
     for i in ranked {
-        let key = second_dedupe_key(&candidates[i].item);
-        if let Some(&first) = seen2.get(&key) {
-            cut(&mut records[i], CutReason::Duplicate, Some(&candidates[first].item.uri));
+        if !explain && picked.len() >= s.limit {
+            break;
+        }
+        second_dedupe_key(&candidates[i].item, &mut key);
+        if let Some(&first) = seen2.get(key.as_str()) {
+            cut(i, CutReason::Duplicate, Some(first));
         } else if picked.len() >= s.limit {
-            cut(&mut records[i], CutReason::OverLimit, None);
+            cut(i, CutReason::OverLimit, None);
         } else {
-            seen2.insert(key, i);
+            seen2.insert(key.clone(), i);
             picked.push(i);
         }
     }
-    Selection { query: query.to_string(), candidates, records, picked, profile }
+    Selection { query: query.to_string(), candidates, fates, picked, profile }
 }
 
 impl Selection {
@@ -259,16 +324,29 @@ fn round2(x: f64) -> f64 {
     (x * 100.0).round() / 100.0
 }
 
-fn pair_tokens(pair: &[Value; 2]) -> usize {
-    pair.iter().map(estimate_message_tokens).sum()
-}
-
 /// Steps 6–7: content, truncation, budget, the synthetic pair.
 pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSettings, now_ms: u64) -> RecallOutcome {
-    let Selection { query, candidates, mut records, picked, profile } = sel;
-    let mut kept: Vec<(usize, RecalledMemory)> = Vec::with_capacity(picked.len());
-    let base = pair_tokens(&recall_pair(&query, &[], now_ms));
+    let Selection { query, mut candidates, mut fates, picked, profile } = sel;
+    // fates exist only when explaining (and then one per candidate)
+    let explain = !fates.is_empty();
+    // the injected memories and their candidates' indices
+    let mut memories: Vec<RecalledMemory> = Vec::with_capacity(picked.len());
+    let mut kept: Vec<usize> = Vec::with_capacity(picked.len());
+    // The call's estimate does not depend on the memories (its id is not counted), so it is
+    // taken once. The result's is its document's, `{"memories":[` + entries joined by `,` +
+    // `],"source":…}`: every seam is between two ASCII punctuation characters, where token
+    // features add up exactly, so each entry is scanned once and the document never.
+    let call_tokens = estimate_message_tokens(&recall_call(&query, &synthetic_id(&query, &[]), now_ms));
+    let empty_doc = recall_document(&[], AUTO_RECALL_SOURCE);
+    let result_tokens = |doc: &str| estimate_message_tokens(&recall_result("", doc, now_ms));
+    let base = call_tokens + result_tokens(&empty_doc);
+    let open = empty_doc.find("[]").map_or(empty_doc.len(), |p| p + 1);
+    let (doc_open, doc_close) = (features(&empty_doc[..open]), features(&empty_doc[open..]));
+    let comma = features(",");
+    let result_overhead = result_tokens(&empty_doc) - estimate_tokens(&empty_doc);
     let mut used = base;
+    let mut entry = Vec::new();
+    let mut entry_features: Vec<Features> = Vec::with_capacity(picked.len());
     for &i in &picked {
         let item = &candidates[i].item;
         let memory = RecalledMemory {
@@ -278,45 +356,90 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
             score: round2(item.score),
         };
         // +1 for the separating comma
-        let cost = estimate_tokens(&serde_json::to_string(&memory).unwrap_or_default()) + 1;
-        records[i].tokens = Some(cost);
+        entry.clear();
+        let _ = serde_json::to_writer(&mut entry, &memory);
+        let f = features(std::str::from_utf8(&entry).unwrap_or_default());
+        let cost = estimate_from_features(&f) + 1;
+        if let Some(fate) = fates.get_mut(i) {
+            fate.tokens = Some(cost);
+        }
         if used + cost <= s.token_budget {
             used += cost;
-            kept.push((i, memory));
-        } else {
-            records[i].decision = Decision::Cut;
-            records[i].reason = Some(CutReason::OverBudget);
+            kept.push(i);
+            memories.push(memory);
+            entry_features.push(f);
+        } else if let Some(fate) = fates.get_mut(i) {
+            fate.reason = Some(CutReason::OverBudget);
         }
     }
     // The per-entry sum is an estimate of the whole; check the real pair and drop from the
     // end until it fits, so the budget holds whatever the estimator does at the seams.
     let mut pair = None;
-    while !kept.is_empty() {
-        let memories: Vec<RecalledMemory> = kept.iter().map(|(_, m)| m.clone()).collect();
-        let p = recall_pair(&query, &memories, now_ms);
-        if pair_tokens(&p) <= s.token_budget {
-            pair = Some(p);
+    let mut tokens = 0;
+    while !memories.is_empty() {
+        let mut f = doc_open;
+        for (n, e) in entry_features.iter().enumerate() {
+            if n > 0 {
+                f += &comma;
+            }
+            f += e;
+        }
+        f += &doc_close;
+        let t = call_tokens + result_overhead + estimate_from_features(&f);
+        if t <= s.token_budget {
+            let doc = recall_document(&memories, AUTO_RECALL_SOURCE);
+            debug_assert_eq!(t, call_tokens + result_tokens(&doc));
+            let id = synthetic_id(&query, &memories);
+            pair = Some([recall_call(&query, &id, now_ms), recall_result(&id, &doc, now_ms)]);
+            tokens = t;
             break;
         }
-        if let Some((i, _)) = kept.pop() {
-            records[i].decision = Decision::Cut;
-            records[i].reason = Some(CutReason::OverBudget);
+        memories.pop();
+        entry_features.pop();
+        if let Some(i) = kept.pop() {
+            if let Some(fate) = fates.get_mut(i) {
+                fate.reason = Some(CutReason::OverBudget);
+            }
         }
     }
-    for (pos, (i, _)) in kept.iter().enumerate() {
-        records[*i].position = Some(pos + 1);
+    let mut records = Vec::new();
+    if explain {
+        for (pos, i) in kept.iter().enumerate() {
+            fates[*i].position = Some(pos + 1);
+        }
+        let mut order: Vec<usize> = (0..candidates.len()).collect();
+        order.sort_unstable_by(|&a, &b| match (fates[a].position, fates[b].position) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => candidates[b].rank.total.total_cmp(&candidates[a].rank.total).then(a.cmp(&b)),
+        });
+        let duplicate_of: Vec<Option<String>> =
+            fates.iter().map(|f| f.duplicate_of.map(|j| candidates[j].item.uri.clone())).collect();
+        records.reserve_exact(candidates.len());
+        for i in order {
+            let c = &mut candidates[i];
+            let f = fates[i];
+            records.push(ExplainRecord {
+                uri: std::mem::take(&mut c.item.uri),
+                scope: c.scope,
+                input_index: i,
+                level: c.item.level,
+                category: c.item.category.take(),
+                rank: c.rank,
+                decision: if f.reason.is_some() { Decision::Cut } else { Decision::Kept },
+                reason: f.reason,
+                duplicate_of: duplicate_of[i].clone(),
+                detail: c.item.malformed.take(),
+                position: f.position,
+                tokens: f.tokens,
+            });
+        }
     }
-    let tokens = pair.as_ref().map_or(0, pair_tokens);
-    records.sort_by(|a, b| match (a.position, b.position) {
-        (Some(x), Some(y)) => x.cmp(&y),
-        (Some(_), None) => std::cmp::Ordering::Less,
-        (None, Some(_)) => std::cmp::Ordering::Greater,
-        (None, None) => b.rank.total.total_cmp(&a.rank.total).then(a.input_index.cmp(&b.input_index)),
-    });
     RecallOutcome {
         query,
         query_profile: profile,
-        memories: kept.into_iter().map(|(_, m)| m).collect(),
+        memories,
         messages: pair.map(Vec::from).unwrap_or_default(),
         tokens,
         budget: s.token_budget,
@@ -334,7 +457,20 @@ pub fn recall(
     s: &RecallSettings,
     now_ms: u64,
 ) -> RecallOutcome {
-    let sel = select(query, user, agent, s);
+    recall_with(query, user, agent, contents, s, now_ms, true)
+}
+
+/// [`recall`], with explain records only if `explain`.
+pub fn recall_with(
+    query: &str,
+    user: Vec<SearchItem>,
+    agent: Vec<SearchItem>,
+    contents: &BTreeMap<String, String>,
+    s: &RecallSettings,
+    now_ms: u64,
+    explain: bool,
+) -> RecallOutcome {
+    let sel = select_with(query, user, agent, s, explain);
     let needs: Vec<String> = sel.needs_content(s).into_iter().filter(|u| !contents.contains_key(u)).collect();
     let mut out = finish(sel, contents, s, now_ms);
     out.needs_content = needs;

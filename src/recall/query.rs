@@ -133,7 +133,8 @@ pub fn build_query(prompt: Option<&str>, messages: &[Value], window: usize) -> R
                 query.push('\n');
             }
             query.push_str(&text);
-            query = prefix_utf16(&query, QUERY_MAX_UNITS).to_string();
+            let keep = prefix_utf16(&query, QUERY_MAX_UNITS).len();
+            query.truncate(keep);
         }
         let shown = if skipped.is_some() { prefix_utf16(&text, 200).to_string() } else { text };
         parts.push(QueryPart { text: shown, source, skipped });

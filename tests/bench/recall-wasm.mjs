@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Benchmark of one turn's automatic recall through the wasm package from Node, including
 // marshalling, on the workloads `cargo bench --bench recall` wrote to tests/artifacts/bench/
-// (10 / 200 / 1000 / 5000 candidates, half per scope, plus 40 raw turns, one JSON-shaped
+// (10 / 50 / 200 / 1000 / 5000 candidates per scope — 20 … 10000 in all — plus 40 raw turns, one JSON-shaped
 // object). Reports medians of 7 batches, the share of the JS-side marshalling, the .wasm
 // size (raw and gzip) and the cold instantiate time in fresh Node processes.
 //
@@ -36,7 +36,7 @@ const engine = new Engine({}, {});
 const rows = [];
 console.log("wasm autoRecall from Node (median of 7 batches, µs per call)");
 console.log(" cands     total  JSON.stringify in  JSON.parse out  engine+serde (rest)");
-for (const n of [10, 200, 1000, 5000]) {
+for (const n of [20, 100, 400, 2000, 10000]) {
   const file = resolve(artifacts, `workload-${n}.json`);
   if (!existsSync(file)) {
     console.error(`${file} missing: run \`cargo bench --bench recall\` first`);

@@ -1,11 +1,17 @@
 //! Native benchmark of one turn's automatic recall (`cargo bench --bench recall`).
 //!
-//! Workloads: 10 / 200 / 1000 / 5000 candidates in total (half per scope) plus 40 raw turns,
-//! as one JSON-shaped request, generated deterministically. Each workload is also written to
-//! `tests/artifacts/bench/workload-N.json` so the wasm benchmark (`recall-wasm.mjs`) times
-//! exactly the same input. Reports the median of 7 runs, each the mean over a batch.
+//! Workloads: 10 / 50 / 200 / 1000 / 5000 candidates per scope (N = 20 / 100 / 400 / 2000 /
+//! 10000 in total) plus 40 raw turns, as one JSON-shaped request, generated deterministically.
+//! Each workload is also written to `tests/artifacts/bench/workload-N.json` (N in total) so the
+//! wasm benchmark (`recall-wasm.mjs`) times exactly the same input. Reports the median of 7
+//! runs, each the mean over a batch.
+//!
+//! Columns: from JSON text (parse, recall, serialise the answer); from Value (`from_json`,
+//! which copies the Value, then recall); pipeline (recall on a request moved in — the copies
+//! are made before the clock starts, as the wasm decode hands the engine an owned request);
+//! lean (the same without explain records: the memory tool's and the hook's path).
 
-use openviking_context_engine::auto_recall::{auto_recall, RecallRequest};
+use openviking_context_engine::auto_recall::{auto_recall, auto_recall_with, RecallRequest};
 use openviking_context_engine::config::Config;
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -99,14 +105,35 @@ fn time_per_call<F: FnMut()>(mut f: F) -> f64 {
     median(runs)
 }
 
+/// Like [`time_per_call`] for a call that consumes its input: the inputs of a batch are made
+/// before its clock starts.
+fn time_per_owned_call<T, M: FnMut() -> T, F: FnMut(T)>(mut make: M, mut f: F) -> f64 {
+    let t = Instant::now();
+    f(make());
+    let one = t.elapsed().as_secs_f64().max(1e-7);
+    let batch = ((0.05 / one) as usize).clamp(1, 2_000);
+    let runs: Vec<f64> = (0..7)
+        .map(|_| {
+            let inputs: Vec<T> = (0..batch).map(|_| make()).collect();
+            let t = Instant::now();
+            for input in inputs {
+                f(input);
+            }
+            t.elapsed().as_secs_f64() / batch as f64
+        })
+        .collect();
+    median(runs)
+}
+
 fn main() {
     let config = Config::default();
     let out_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/artifacts/bench");
     std::fs::create_dir_all(out_dir).expect("create tests/artifacts/bench");
     println!("native auto_recall (median of 7 batches, µs per call)");
-    println!("{:>6}  {:>12}  {:>12}  {:>12}", "cands", "from JSON text", "from Value", "pipeline only");
+    println!("{:>9} {:>6}  {:>14}  {:>10}  {:>9}  {:>9}", "per scope", "total", "from JSON text", "from Value", "pipeline", "lean");
     let mut results = Vec::new();
-    for n in [10usize, 200, 1000, 5000] {
+    for per_scope in [10usize, 50, 200, 1000, 5000] {
+        let n = per_scope * 2;
         let w = workload(n);
         let text = serde_json::to_string(&w).unwrap();
         std::fs::write(format!("{out_dir}/workload-{n}.json"), &text).unwrap();
@@ -120,11 +147,20 @@ fn main() {
             std::hint::black_box(out);
         });
         let req = RecallRequest::from_json(&w).unwrap();
-        let pipeline = time_per_call(|| {
-            std::hint::black_box(auto_recall(&config, req.clone()).unwrap());
+        let pipeline = time_per_owned_call(|| req.clone(), |r| {
+            std::hint::black_box(auto_recall(&config, r).unwrap());
         });
-        println!("{n:>6}  {:>12.1}  {:>12.1}  {:>12.1}", from_text * 1e6, from_value * 1e6, pipeline * 1e6);
-        results.push(json!({"candidates": n, "fromJsonTextUs": from_text * 1e6, "fromValueUs": from_value * 1e6, "pipelineUs": pipeline * 1e6}));
+        let lean = time_per_owned_call(|| req.clone(), |r| {
+            std::hint::black_box(auto_recall_with(&config, r, false).unwrap());
+        });
+        println!(
+            "{per_scope:>9} {n:>6}  {:>14.1}  {:>10.1}  {:>9.1}  {:>9.1}",
+            from_text * 1e6,
+            from_value * 1e6,
+            pipeline * 1e6,
+            lean * 1e6
+        );
+        results.push(json!({"perScope": per_scope, "candidates": n, "fromJsonTextUs": from_text * 1e6, "fromValueUs": from_value * 1e6, "pipelineUs": pipeline * 1e6, "leanUs": lean * 1e6}));
     }
     std::fs::write(format!("{out_dir}/native.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
 }

@@ -1,0 +1,447 @@
+//! The optimised recall pipeline (`recall::recall` / `recall_with`) against a straightforward
+//! reference — the pipeline as it was before the recall-speed work (issue 12): every
+//! candidate ranked with its own lowercased haystack, dedupe keys built with `format!`, an
+//! explain record per candidate from the start, the pair built and estimated whole. On random
+//! candidate sets and settings both must give the same outcome, field for field, and without
+//! explain records the same memories, pair and tokens.
+#![cfg(not(target_arch = "wasm32"))]
+
+use openviking_context_engine::messages::estimate_message_tokens;
+use openviking_context_engine::messages::synthetic::{recall_pair, RecalledMemory};
+use openviking_context_engine::recall::candidate::{Scope, SearchItem};
+use openviking_context_engine::recall::explain::{CutReason, Decision, ExplainRecord};
+use openviking_context_engine::recall::rank::{profile_query, QueryProfile, RankParts};
+use openviking_context_engine::recall::{recall, recall_with, RecallOutcome, RecallSettings};
+use openviking_context_engine::text::{collapse_whitespace, is_cjk, truncate_with_ellipsis};
+use openviking_context_engine::tokens::estimate_tokens;
+use proptest::prelude::*;
+use serde_json::Value;
+use std::collections::{BTreeMap, HashMap};
+
+mod reference {
+    use super::*;
+
+    fn token_weight(t: &str) -> f64 {
+        let mut chars = t.chars();
+        match (chars.next(), chars.next(), chars.next()) {
+            (Some(a), Some(b), None) if is_cjk(a) && is_cjk(b) => 0.5,
+            _ => 1.0,
+        }
+    }
+
+    fn in_category(item: &SearchItem, name: &str, dir: &str) -> bool {
+        item.category.as_deref().is_some_and(|c| c.eq_ignore_ascii_case(name)) || item.uri.contains(dir)
+    }
+
+    pub fn rank(item: &SearchItem, q: &QueryProfile) -> RankParts {
+        let score = item.score;
+        let level_boost = if item.level == Some(2) { 0.12 } else { 0.0 };
+        let temporal_boost = if q.wants_temporal && in_category(item, "events", "/events/") { 0.10 } else { 0.0 };
+        let preference_boost = if q.wants_preference && in_category(item, "preferences", "/preferences/") { 0.08 } else { 0.0 };
+        let (lexical_boost, matched_tokens) = if q.tokens.is_empty() {
+            (0.0, 0)
+        } else {
+            let hay = item.haystack();
+            let matched: Vec<&String> = q.tokens.iter().filter(|t| hay.contains(t.as_str())).collect();
+            let matched_weight: f64 = matched.iter().map(|t| token_weight(t)).sum();
+            let total_weight: f64 = q.tokens.iter().map(|t| token_weight(t)).sum();
+            ((matched_weight / total_weight.min(4.0) * 0.2).min(0.2), matched.len())
+        };
+        let total = score + level_boost + temporal_boost + preference_boost + lexical_boost;
+        RankParts { score, level_boost, temporal_boost, preference_boost, lexical_boost, matched_tokens, total }
+    }
+
+    struct Candidate {
+        item: SearchItem,
+        scope: Scope,
+        rank: RankParts,
+    }
+
+    fn normalised_abstract(s: &str) -> String {
+        collapse_whitespace(s).to_lowercase()
+    }
+
+    fn first_dedupe_key(item: &SearchItem) -> String {
+        let category = item.category.as_deref().unwrap_or("unknown").to_lowercase();
+        if item.summary().is_empty() || category == "events" || category == "cases" {
+            format!("uri:{}", item.uri)
+        } else {
+            format!("abstract:{category}:{}", normalised_abstract(item.summary()))
+        }
+    }
+
+    fn second_dedupe_key(item: &SearchItem) -> String {
+        if item.summary().is_empty() {
+            format!("uri:{}", item.uri)
+        } else {
+            normalised_abstract(item.summary())
+        }
+    }
+
+    fn content_for(item: &SearchItem, s: &RecallSettings, contents: &BTreeMap<String, String>) -> String {
+        let full = contents.get(&item.uri).map(|t| t.trim()).filter(|t| !t.is_empty());
+        let text = if s.prefer_abstract && !item.abstract_text.is_empty() {
+            item.abstract_text.as_str()
+        } else if let Some(t) = full {
+            t
+        } else if !item.summary().is_empty() {
+            item.summary()
+        } else {
+            item.uri.as_str()
+        };
+        truncate_with_ellipsis(text, s.max_content_chars)
+    }
+
+    fn pair_tokens(pair: &[Value; 2]) -> usize {
+        pair.iter().map(estimate_message_tokens).sum()
+    }
+
+    pub fn recall(
+        query: &str,
+        user: Vec<SearchItem>,
+        agent: Vec<SearchItem>,
+        contents: &BTreeMap<String, String>,
+        s: &RecallSettings,
+        now_ms: u64,
+    ) -> RecallOutcome {
+        let profile = profile_query(query);
+        let candidates: Vec<Candidate> = user
+            .into_iter()
+            .map(|i| (i, Scope::User))
+            .chain(agent.into_iter().map(|i| (i, Scope::Agent)))
+            .map(|(item, scope)| {
+                let rank = rank(&item, &profile);
+                Candidate { item, scope, rank }
+            })
+            .collect();
+        let mut records: Vec<ExplainRecord> = candidates
+            .iter()
+            .enumerate()
+            .map(|(i, c)| ExplainRecord {
+                uri: c.item.uri.clone(),
+                scope: c.scope,
+                input_index: i,
+                level: c.item.level,
+                category: c.item.category.clone(),
+                rank: c.rank,
+                decision: Decision::Kept,
+                reason: None,
+                duplicate_of: None,
+                detail: c.item.malformed.clone(),
+                position: None,
+                tokens: None,
+            })
+            .collect();
+        let cut = |r: &mut ExplainRecord, reason: CutReason, of: Option<&str>| {
+            r.decision = Decision::Cut;
+            r.reason = Some(reason);
+            r.duplicate_of = of.map(str::to_string);
+        };
+        let mut first_by_uri: HashMap<&str, usize> = HashMap::new();
+        let mut pool: Vec<usize> = Vec::new();
+        for (i, c) in candidates.iter().enumerate() {
+            if c.item.malformed.is_some() {
+                cut(&mut records[i], CutReason::Malformed, None);
+            } else if let Some(&first) = first_by_uri.get(c.item.uri.as_str()) {
+                cut(&mut records[i], CutReason::Duplicate, Some(&candidates[first].item.uri));
+            } else {
+                first_by_uri.insert(&c.item.uri, i);
+                if c.item.level != Some(2) {
+                    cut(&mut records[i], CutReason::NotLevel2, None);
+                } else if c.item.score < s.score_threshold {
+                    cut(&mut records[i], CutReason::BelowThreshold, None);
+                } else {
+                    pool.push(i);
+                }
+            }
+        }
+        pool.sort_by(|&a, &b| candidates[b].item.score.total_cmp(&candidates[a].item.score).then(a.cmp(&b)));
+        let mut seen: HashMap<String, usize> = HashMap::new();
+        let mut ranked: Vec<usize> = Vec::new();
+        for i in pool {
+            let key = first_dedupe_key(&candidates[i].item);
+            if let Some(&first) = seen.get(&key) {
+                cut(&mut records[i], CutReason::Duplicate, Some(&candidates[first].item.uri));
+            } else if ranked.len() >= s.pool_size() {
+                cut(&mut records[i], CutReason::OverLimit, None);
+            } else {
+                seen.insert(key, i);
+                ranked.push(i);
+            }
+        }
+        ranked.sort_by(|&a, &b| {
+            candidates[b]
+                .rank
+                .total
+                .total_cmp(&candidates[a].rank.total)
+                .then(candidates[b].item.score.total_cmp(&candidates[a].item.score))
+                .then(a.cmp(&b))
+        });
+        let mut seen2: HashMap<String, usize> = HashMap::new();
+        let mut picked = Vec::new();
+        for i in ranked {
+            let key = second_dedupe_key(&candidates[i].item);
+            if let Some(&first) = seen2.get(&key) {
+                cut(&mut records[i], CutReason::Duplicate, Some(&candidates[first].item.uri));
+            } else if picked.len() >= s.limit {
+                cut(&mut records[i], CutReason::OverLimit, None);
+            } else {
+                seen2.insert(key, i);
+                picked.push(i);
+            }
+        }
+        let needs: Vec<String> = picked
+            .iter()
+            .map(|&i| &candidates[i].item)
+            .filter(|it| !(s.prefer_abstract && !it.abstract_text.is_empty()))
+            .map(|it| it.uri.clone())
+            .filter(|u| !contents.contains_key(u))
+            .collect();
+
+        let mut kept: Vec<(usize, RecalledMemory)> = Vec::new();
+        let base = pair_tokens(&recall_pair(query, &[], now_ms));
+        let mut used = base;
+        for &i in &picked {
+            let item = &candidates[i].item;
+            let memory = RecalledMemory {
+                uri: item.uri.clone(),
+                category: item.category.clone().unwrap_or_else(|| "memory".into()),
+                content: content_for(item, s, contents),
+                score: (item.score * 100.0).round() / 100.0,
+            };
+            let cost = estimate_tokens(&serde_json::to_string(&memory).unwrap_or_default()) + 1;
+            records[i].tokens = Some(cost);
+            if used + cost <= s.token_budget {
+                used += cost;
+                kept.push((i, memory));
+            } else {
+                records[i].decision = Decision::Cut;
+                records[i].reason = Some(CutReason::OverBudget);
+            }
+        }
+        let mut pair = None;
+        while !kept.is_empty() {
+            let memories: Vec<RecalledMemory> = kept.iter().map(|(_, m)| m.clone()).collect();
+            let p = recall_pair(query, &memories, now_ms);
+            if pair_tokens(&p) <= s.token_budget {
+                pair = Some(p);
+                break;
+            }
+            if let Some((i, _)) = kept.pop() {
+                records[i].decision = Decision::Cut;
+                records[i].reason = Some(CutReason::OverBudget);
+            }
+        }
+        for (pos, (i, _)) in kept.iter().enumerate() {
+            records[*i].position = Some(pos + 1);
+        }
+        let tokens = pair.as_ref().map_or(0, pair_tokens);
+        records.sort_by(|a, b| match (a.position, b.position) {
+            (Some(x), Some(y)) => x.cmp(&y),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => b.rank.total.total_cmp(&a.rank.total).then(a.input_index.cmp(&b.input_index)),
+        });
+        RecallOutcome {
+            query: query.to_string(),
+            query_profile: profile,
+            memories: kept.into_iter().map(|(_, m)| m).collect(),
+            messages: pair.map(Vec::from).unwrap_or_default(),
+            tokens,
+            budget: s.token_budget,
+            explain: records,
+            needs_content: needs,
+        }
+    }
+}
+
+/// Texts that exercise the fast paths' edges: case, whitespace runs of every kind, a capital
+/// sigma (context-dependent lowercase), the Kelvin sign and dotted capital I (non-ASCII that
+/// lowercases to ASCII), CJK, emoji, and many exact duplicates.
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        prop_oneof![
+            Just("Postgres pool ".to_string()),
+            Just("postgres  POOL".to_string()),
+            Just("\t\n dark theme \u{feff}".to_string()),
+            Just("慢查询优化".to_string()),
+            Just("数据库 ".to_string()),
+            Just("ΟΔΟΣ Σ".to_string()),
+            Just("\u{212A}elvin İstanbul ".to_string()),
+            Just("staging".to_string()),
+            Just("😀 ".to_string()),
+            Just("\u{00A0}\u{2003}".to_string()),
+            "[a-zA-Z ]{1,10}",
+            "\\PC{1,4}",
+        ],
+        0..6,
+    )
+    .prop_map(|v| v.concat())
+}
+
+fn category() -> impl Strategy<Value = Option<String>> {
+    prop::option::of(prop_oneof![
+        Just("preferences".to_string()),
+        Just("Events".to_string()),
+        Just("events".to_string()),
+        Just("CASES".to_string()),
+        Just("entities".to_string()),
+        Just("a:b".to_string()),
+        Just("a".to_string()),
+        Just("ΣΑ".to_string()),
+        Just("\u{212A}".to_string()),
+    ])
+}
+
+fn item() -> impl Strategy<Value = SearchItem> {
+    (
+        0u8..30,
+        prop_oneof![Just("preferences"), Just("events"), Just("entities"), Just("x")],
+        prop::option::weighted(0.9, prop_oneof![4 => Just(2i64), 1 => Just(1i64), 1 => Just(0i64)]),
+        prop_oneof![0.0f64..1.0, Just(0.5), Just(0.15)],
+        text(),
+        text(),
+        category(),
+        prop::bool::weighted(0.03),
+    )
+        .prop_map(|(n, dir, level, score, abstract_text, overview, category, malformed)| {
+            let abstract_text = openviking_context_engine::text::trim_space(&abstract_text).to_string();
+            let overview = if abstract_text.is_empty() { openviking_context_engine::text::trim_space(&overview).to_string() } else { String::new() };
+            SearchItem {
+                uri: if malformed { String::new() } else { format!("viking://user/u/memories/{dir}/{n}.md") },
+                level,
+                score,
+                abstract_text,
+                overview,
+                category,
+                malformed: malformed.then(|| "item has no uri".to_string()),
+            }
+        })
+}
+
+fn settings() -> impl Strategy<Value = RecallSettings> {
+    (1usize..10, prop_oneof![Just(0.15), 0.0f64..1.0], 10usize..200, any::<bool>(), prop_oneof![Just(2000usize), 100usize..600])
+        .prop_map(|(limit, score_threshold, max_content_chars, prefer_abstract, token_budget)| RecallSettings {
+            limit,
+            score_threshold,
+            max_content_chars,
+            prefer_abstract,
+            token_budget,
+        })
+}
+
+fn query() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("What did we decide about the staging Postgres pool?".to_string()),
+        Just("我喜欢什么样的数据库慢查询优化？".to_string()),
+        Just("when is the dark theme meeting next week, and which do I prefer".to_string()),
+        Just("ΟΔΟΣ kelvin istanbul".to_string()),
+        "[a-zA-Z ]{1,40}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    #[test]
+    fn the_optimised_pipeline_matches_the_reference(
+        q in query(),
+        user in prop::collection::vec(item(), 0..60),
+        agent in prop::collection::vec(item(), 0..60),
+        s in settings(),
+        with_contents in any::<bool>(),
+    ) {
+        let mut contents = BTreeMap::new();
+        if with_contents {
+            for it in user.iter().chain(&agent).step_by(3) {
+                contents.insert(it.uri.clone(), format!("  full text of {} \n", it.uri));
+            }
+        }
+        let want = reference::recall(&q, user.clone(), agent.clone(), &contents, &s, 1_764_000_000_000);
+        let got = recall(&q, user.clone(), agent.clone(), &contents, &s, 1_764_000_000_000);
+        // field for field, and byte for byte as JSON (-0.0 and 0.0 differ there)
+        prop_assert_eq!(serde_json::to_string(&got).unwrap(), serde_json::to_string(&want).unwrap());
+        prop_assert_eq!(&got, &want);
+        prop_assert_eq!(&got.needs_content, &want.needs_content);
+
+        let lean = recall_with(&q, user, agent, &contents, &s, 1_764_000_000_000, false);
+        prop_assert!(lean.explain.is_empty());
+        prop_assert_eq!(&lean.memories, &want.memories);
+        prop_assert_eq!(&lean.messages, &want.messages);
+        prop_assert_eq!(lean.tokens, want.tokens);
+        prop_assert_eq!(&lean.needs_content, &want.needs_content);
+        prop_assert_eq!(&lean.query_profile, &want.query_profile);
+    }
+}
+
+/// Crowded pools: many candidates, few distinct abstracts, a full pool long before the end —
+/// the case where the lean path stops early.
+#[test]
+fn crowded_pools_match_the_reference() {
+    let topics = ["Postgres pool sizing", "postgres  POOL sizing", "dark theme", "慢查询优化", "ΟΔΟΣ", "", "on-call Monday"];
+    for n in [10usize, 50, 200, 1000] {
+        let mk = |prefix: &str, seed: usize| -> Vec<SearchItem> {
+            (0..n)
+                .map(|i| {
+                    let k = (i * 7 + seed) % 97;
+                    SearchItem {
+                        uri: format!("viking://{prefix}/memories/{}/item-{}.md", ["preferences", "events", "entities"][k % 3], k % 61),
+                        level: Some(if i % 9 == 0 { 1 } else { 2 }),
+                        score: (k as f64) / 97.0,
+                        abstract_text: format!("{} {}", topics[k % topics.len()], k % 5),
+                        overview: String::new(),
+                        category: Some(["preferences", "events", "entities", "Cases"][k % 4].to_string()),
+                        malformed: None,
+                    }
+                })
+                .collect()
+        };
+        let s = RecallSettings { limit: 6, score_threshold: 0.15, max_content_chars: 500, prefer_abstract: true, token_budget: 2000 };
+        let c = BTreeMap::new();
+        for q in ["what about the staging postgres pool?", "我的慢查询", "when is on-call"] {
+            let want = reference::recall(q, mk("user/a", 1), mk("agent/b", 5), &c, &s, 7);
+            let got = recall(q, mk("user/a", 1), mk("agent/b", 5), &c, &s, 7);
+            assert_eq!(serde_json::to_string(&got).unwrap(), serde_json::to_string(&want).unwrap(), "n = {n}, q = {q}");
+            let lean = recall_with(q, mk("user/a", 1), mk("agent/b", 5), &c, &s, 7, false);
+            assert_eq!((&lean.memories, &lean.messages, lean.tokens), (&want.memories, &want.messages, want.tokens), "n = {n}");
+        }
+    }
+}
+
+fn json_item() -> impl Strategy<Value = Value> {
+    use serde_json::json;
+    let s = || prop_oneof![Just(json!(null)), Just(json!(3)), Just(json!("")), Just(json!("  padded \u{feff}")), Just(json!("plain")), "\\PC{0,6}".prop_map(Value::from)];
+    (s(), s(), s(), s(), prop_oneof![Just(json!(2)), Just(json!(1.0)), Just(json!(2.5)), Just(json!("2")), Just(json!(null))],
+        prop_oneof![Just(json!(0.5)), Just(json!(7)), Just(json!("x")), Just(json!(-1))], any::<bool>(), any::<u8>())
+        .prop_map(|(uri, abs, ov, cat, level, score, tags, n)| {
+            if n % 17 == 0 {
+                return json!([n]);
+            }
+            let uri = if n % 3 == 0 { json!(format!(" viking://user/u/memories/preferences/{n}.md ")) } else { uri };
+            let mut o = json!({"uri": uri, "abstract": abs, "overview": ov, "category": cat, "level": level, "score": score});
+            if tags {
+                o["tags"] = json!(["x", "memory_type=events"]);
+            }
+            o
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn taking_a_search_result_reads_what_reading_it_does(items in prop::collection::vec(json_item(), 0..8), shape in 0u8..5) {
+        use openviking_context_engine::recall::candidate::{read_search_result, take_search_result};
+        use serde_json::json;
+        let v = match shape {
+            0 => Value::Array(items),
+            1 => json!({"memories": items, "total": 1}),
+            2 => json!({"memories": null}),
+            3 => json!({"memories": "nope"}),
+            _ => json!("nope"),
+        };
+        let read = read_search_result("search.user", Some(&v)).map_err(|e| format!("{e:?}"));
+        let took = take_search_result("search.user", v).map_err(|e| format!("{e:?}"));
+        prop_assert_eq!(took, read);
+    }
+}
