@@ -676,7 +676,8 @@ pub fn lenient_count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::
             Ok(u64::try_from(v).ok())
         }
         fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
-            Ok((v >= 0.0 && v.fract() == 0.0 && v <= 9.007_199_254_740_991e15).then_some(v as u64))
+            // a whole number beyond 2^53 is still a (huge) count: it saturates, as JSON's u64 did
+            Ok((v.is_finite() && v >= 0.0 && v.fract() == 0.0).then_some(v as u64))
         }
         fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
             Ok(None)

@@ -115,3 +115,13 @@ fn requests_take_their_json_fields_apart() {
     let w: TurnWrite = request_from_value(json!({"sessionId": "s", "usedContextUris": null, "isHeartbeat": null, "messages": null})).unwrap();
     assert!(w.used_context_uris.is_empty() && !w.is_heartbeat && w.messages.is_empty());
 }
+
+#[test]
+fn a_lenient_count_reads_anything_and_huge_whole_numbers_saturate() {
+    let w: TurnWrite = request_from_value(json!({"sessionId": "s", "prePromptMessageCount": 1.152921504606847e18})).unwrap();
+    assert_eq!(w.pre_prompt_message_count, Some(1_152_921_504_606_846_976));
+    for junk in [json!("3"), json!(-1), json!(2.5), json!({"n": 1}), json!([1]), json!(true)] {
+        let w: TurnWrite = request_from_value(json!({"sessionId": "s", "prePromptMessageCount": junk.clone()})).unwrap();
+        assert_eq!(w.pre_prompt_message_count, None, "{junk}");
+    }
+}

@@ -219,7 +219,7 @@ function run() {
   render.renderExport(engine.configSnippet());
   const current = engine;
   const triggerSteps = engine.replayTriggers({ messages: data.messages, tokenBudget: host.value });
-  const recallAt = (step) => current.autoRecall({ prompt: step.prompt, messages: step.history, search: data.search, contents: data.contents, nowMs: step.nowMs });
+  const recallAt = (step) => current.autoRecall({ prompt: step.prompt, messages: step.history, search: data.search, contents: data.contents, nowMs: step.nowMs, explain: true });
   replay.update(data.messages, data.prompt, data.nowMs, recallAt, triggerSteps);
   render.renderError(null);
   if (firstRender) {

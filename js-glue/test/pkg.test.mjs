@@ -44,6 +44,25 @@ test("garbage never crashes the instance", () => {
   assert.equal(ok.messages.length, 2);
 });
 
+test("autoRecall builds explain records only when asked; the answer is otherwise the same", () => {
+  const e = new engine.Engine({}, {});
+  const user = [
+    { uri: "viking://user/u/memories/preferences/t.md", level: 2, score: 0.9, abstract: "dark theme" },
+    { uri: "viking://user/u/memories/preferences/t.md", level: 2, score: 0.8, abstract: "dark theme" },
+    { uri: "viking://user/u/memories/events/low.md", level: 2, score: 0.01, abstract: "unrelated" },
+  ];
+  const req = { prompt: "which theme do I like?", search: { user }, nowMs: 1795165923000 };
+  const lean = e.autoRecall(req);
+  const full = e.autoRecall({ ...req, explain: true });
+  assert.deepEqual(lean.recall.explain ?? [], [], "no explain records unless asked");
+  assert.equal(full.recall.explain.length, 3, "one per candidate when asked");
+  assert.ok(full.recall.explain.some((r) => r.decision === "cut"));
+  assert.deepEqual(lean.recall.memories, full.recall.memories);
+  assert.deepEqual(lean.messages, full.messages);
+  assert.throws(() => e.autoRecall({ ...req, explain: "yes" }), (err) => err.code === "INVALID_INPUT" && err.field === "explain");
+  e.free();
+});
+
 test("config snippet round-trips through the parser", () => {
   const e = new engine.Engine({ recallLimit: 9, recallScoreThreshold: 0.3, apiKey: "secret" }, {});
   const snippet = e.configSnippet();

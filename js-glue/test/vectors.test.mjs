@@ -14,7 +14,11 @@ function run(c) {
   const env = c.env ?? {};
   try {
     if (c.call === "parseConfig") return parseConfig(c.input ?? null, env);
-    if (c.call === "autoRecall") return withDerived(new Engine(c.config ?? null, env).autoRecall(c.input ?? null));
+    if (c.call === "autoRecall") {
+      // the vectors hold the explain records: ask for them, as the tuning page does
+      const input = c.input && typeof c.input === "object" && !Array.isArray(c.input) ? { explain: true, ...c.input } : c.input ?? null;
+      return withDerived(new Engine(c.config ?? null, env).autoRecall(input));
+    }
   } catch (e) {
     return { error: { code: e.code, field: e.field, message: e.message } };
   }

@@ -1,7 +1,7 @@
 //! The JS surface. Each export: decode → core → encode.
 
 use super::codec::{decode, encode, string_arg, to_js_error};
-use crate::auto_recall::{auto_recall, RecallRequest};
+use crate::auto_recall::RecallRequest;
 use crate::config::{parse_config, Config, Env};
 use crate::input::as_object;
 use crate::messages::role;
@@ -211,15 +211,21 @@ impl Engine {
         encode(&crate::replay::replay_triggers(&self.config, messages, budget))
     }
 
-    /// One turn's automatic recall: query, pipeline with explain records, and the messages
-    /// with the synthetic `memory_recall_auto` pair injected (idempotently).
+    /// One turn's automatic recall: query, pipeline, and the messages with the synthetic
+    /// `memory_recall_auto` pair injected (idempotently). The explain records (one per
+    /// candidate: kept, or cut and why) only with `explain: true` — the tuning page asks.
     #[wasm_bindgen(js_name = autoRecall, unchecked_return_type = "AutoRecall")]
     pub fn auto_recall_js(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "RecallRequest")] request: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "RecallRequest & { explain?: boolean }")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
         let v = decode("(request)", &request).map_err(to_js_error)?;
+        let explain = match v.get("explain") {
+            None | Some(Value::Null) => false,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(to_js_error(crate::EngineError::input("explain", format!("expected a boolean, got {}", crate::input::describe(other))))),
+        };
         let req = RecallRequest::from_value(v).map_err(to_js_error)?;
-        encode(&auto_recall(&self.config, req).map_err(to_js_error)?)
+        encode(&crate::auto_recall::auto_recall_with(&self.config, req, explain).map_err(to_js_error)?)
     }
 }

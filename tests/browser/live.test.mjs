@@ -223,7 +223,7 @@ test("timing: one autoRecall over 1000 candidates in the page, and the page load
       user: { memories: Array.from({ length: 800 }, (_, i) => item("user/u", i)) },
       agent: { memories: Array.from({ length: 200 }, (_, i) => item("agent", i)) },
     };
-    const request = { prompt: "Why does the staging postgres pool time out after the migration?", messages: [], search, nowMs: 1795165923000 };
+    const request = { prompt: "Why does the staging postgres pool time out after the migration?", messages: [], search, nowMs: 1795165923000, explain: true };
     engine.autoRecall(request); // warm-up
     const times = [];
     let out;
