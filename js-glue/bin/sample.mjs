@@ -32,6 +32,7 @@ for (const file of samples) {
     search: sample.search,
     contents: sample.contents,
     nowMs: sample.messages.at(-1)?.timestamp ?? 0,
+    explain: true, // the main job shows every candidate's record
   });
   if (asJson) {
     console.log(JSON.stringify({ sample: basename(file), ...out }, null, 2));
