@@ -607,7 +607,12 @@ pub fn request_from_value<T: Request>(mut v: serde_json::Value) -> Result<T, Eng
     if !v.is_object() {
         return Err(EngineError::input("(input)", format!("expected an object, got {}", crate::input::describe(&v))));
     }
-    let mut t: T = decode("(input)", v)?;
+    finish_request(decode("(input)", v)?, json)
+}
+
+/// A decoded request with its JSON-carried fields handed over (absent or `null` ones are
+/// not), then checked: the last step of every way a [`Request`] is read.
+pub fn finish_request<T: Request>(mut t: T, json: Vec<(&'static str, serde_json::Value)>) -> Result<T, EngineError> {
     for (f, x) in json {
         if !x.is_null() {
             t.set_json(f, x)?;

@@ -67,14 +67,7 @@ pub fn decode_request<T: Request>(field: &str, v: &JsValue) -> Result<T, EngineE
     // serde-wasm-bindgen reads the snapshot once into a JSON value (one instantiation of its
     // deserializer for the whole crate); the typed decode runs over that value
     let value: Value = crate::decode::decode("(input)", serde_wasm_bindgen::Deserializer::from(JsValue::from(snapshot)))?;
-    let mut t: T = crate::decode::decode("(input)", value)?;
-    for (f, x) in json {
-        if !x.is_null() {
-            t.set_json(f, x)?;
-        }
-    }
-    t.check()?;
-    Ok(t)
+    crate::decode::finish_request(crate::decode::decode("(input)", value)?, json)
 }
 
 /// An object-valued request field as plain data with JSON's meaning (`JSON.parse` of
