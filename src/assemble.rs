@@ -264,41 +264,76 @@ pub fn compose(input: ComposeInput) -> Composition {
     // each part is estimated once, and the context is built once at the end (linear in the
     // history; rebuilding and re-estimating after each removed turn was quadratic).
     let summary_tokens = |older: &[&SummaryRef]| -> u64 { latest.as_ref().map_or(0, |l| tokens(&[summary_message(l, older, now_ms)])) };
-    let raw_tokens: Vec<u64> = raw.iter().map(|t| tokens(t)).collect();
     let recall_tokens = recall.as_ref().map_or(0, |pair| tokens(pair));
     let fixed = tokens(&current) + prompt_tokens;
+    // Raw turns are estimated newest first, only as far as the budget reaches: once the
+    // newest turns and the current one alone overflow it, every older turn is trimmed
+    // whatever else goes, so a long history is not estimated at all.
+    let mut newest_first: Vec<u64> = Vec::new();
+    let mut reach: u64 = 0;
+    while newest_first.len() < raw.len() && token_budget.is_none_or(|b| fixed + reach <= b) {
+        let t = tokens(&raw[raw.len() - 1 - newest_first.len()]);
+        newest_first.push(t);
+        reach += t;
+    }
+    let overflows = token_budget.is_some_and(|b| fixed + reach > b);
     let mut summary = if keep_latest { summary_tokens(&older) } else { 0 };
-    let mut raw_total: u64 = raw_tokens.iter().sum();
     let mut first_raw = 0; // raw[..first_raw] trimmed
     let total_now = |summary: u64, raw_total: u64, recall: &Option<[Value; 2]>| summary + raw_total + if recall.is_some() { recall_tokens } else { 0 } + fixed;
-    let mut total = total_now(summary, raw_total, &recall);
-    if let Some(budget) = token_budget {
-        // 1. recalled memories
-        if total > budget && recall.is_some() {
-            recall = None;
-            trimmed.recall = true;
-            total = total_now(summary, raw_total, &recall);
-        }
-        // 2. older summaries, oldest first (the summary message shrinks; estimated again —
-        //    there are few summaries)
-        while total > budget && !older.is_empty() {
-            older.remove(0);
-            trimmed.older_summaries += 1;
-            summary = summary_tokens(&older);
-            total = total_now(summary, raw_total, &recall);
-        }
-        // 3. the oldest raw turns, then 4. the latest summary
-        while total > budget && (first_raw < raw.len() || keep_latest) {
-            if first_raw < raw.len() {
-                raw_total -= raw_tokens[first_raw];
-                first_raw += 1;
-                trimmed.raw_turns += 1;
-            } else {
-                keep_latest = false;
-                trimmed.latest_summary = true;
-                summary = 0;
+    let mut total;
+    if let (true, Some(budget)) = (overflows, token_budget) {
+        // 1. and 2. go whole (every state of them overflows); 3. keeps the longest newest
+        // run that fits beside the latest summary, or 4. none, and the summary goes too
+        trimmed.recall = recall.take().is_some();
+        trimmed.older_summaries = older.len();
+        older.clear();
+        summary = if keep_latest { summary_tokens(&older) } else { 0 };
+        let (mut kept, mut sum) = (0, 0);
+        if summary + fixed <= budget {
+            while kept < newest_first.len() && summary + sum + newest_first[kept] + fixed <= budget {
+                sum += newest_first[kept];
+                kept += 1;
             }
-            total = total_now(summary, raw_total, &recall);
+        } else if keep_latest {
+            keep_latest = false;
+            trimmed.latest_summary = true;
+            summary = 0;
+        }
+        first_raw = raw.len() - kept;
+        trimmed.raw_turns = first_raw;
+        total = total_now(summary, sum, &recall);
+    } else {
+        let raw_tokens: Vec<u64> = newest_first.into_iter().rev().collect();
+        let mut raw_total: u64 = raw_tokens.iter().sum();
+        total = total_now(summary, raw_total, &recall);
+        if let Some(budget) = token_budget {
+            // 1. recalled memories
+            if total > budget && recall.is_some() {
+                recall = None;
+                trimmed.recall = true;
+                total = total_now(summary, raw_total, &recall);
+            }
+            // 2. older summaries, oldest first (the summary message shrinks; estimated again —
+            //    there are few summaries)
+            while total > budget && !older.is_empty() {
+                older.remove(0);
+                trimmed.older_summaries += 1;
+                summary = summary_tokens(&older);
+                total = total_now(summary, raw_total, &recall);
+            }
+            // 3. the oldest raw turns, then 4. the latest summary
+            while total > budget && (first_raw < raw.len() || keep_latest) {
+                if first_raw < raw.len() {
+                    raw_total -= raw_tokens[first_raw];
+                    first_raw += 1;
+                    trimmed.raw_turns += 1;
+                } else {
+                    keep_latest = false;
+                    trimmed.latest_summary = true;
+                    summary = 0;
+                }
+                total = total_now(summary, raw_total, &recall);
+            }
         }
     }
     raw.drain(..first_raw);

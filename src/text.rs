@@ -102,6 +102,9 @@ pub fn has_cjk(s: &str) -> bool {
 /// engine stores them as U+FFFD REPLACEMENT CHARACTER instead of refusing the turn. Text
 /// without a lone surrogate is returned borrowed, unchanged.
 pub fn replace_lone_surrogate_escapes(json: &str) -> std::borrow::Cow<'_, str> {
+    if !json.contains("\\u") {
+        return std::borrow::Cow::Borrowed(json); // no \u escape at all (the common case)
+    }
     let b = json.as_bytes();
     let hex4 = |at: usize| -> Option<u16> {
         let s = json.get(at..at + 4)?;

@@ -152,17 +152,17 @@ pub fn stand_in_outputs(messages: Vec<Value>, threshold: usize, budget: Option<u
     let current = current_turn_start(&messages, prompt_given);
     let mut found = Vec::new();
     let mut refs = Vec::new();
-    let mut out = Vec::with_capacity(messages.len());
+    // which tool results become stand-ins (read by reference: a call's arguments come from an
+    // earlier message), then the messages moved through, only those replaced
+    let mut replace: Vec<(usize, String)> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         if role(m) != Some("toolResult") {
-            out.push(m.clone());
             continue;
         }
         let text = text_of(m);
         let tokens = estimate_tokens(&text);
         let limit = if i < current { Some(threshold as u64) } else { budget };
         if !limit.is_some_and(|l| tokens as u64 > l) {
-            out.push(m.clone());
             continue;
         }
         let call_id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("").to_string();
@@ -176,10 +176,6 @@ pub fn stand_in_outputs(messages: Vec<Value>, threshold: usize, budget: Option<u
             text,
         };
         let stand_in = stand_in_text(&o);
-        let mut replaced = m.clone();
-        if let Some(obj) = replaced.as_object_mut() {
-            obj.insert("content".into(), json!([{ "type": "text", "text": stand_in }]));
-        }
         refs.push(StandInRef {
             reference: o.reference.clone(),
             tool_name: o.tool_name.clone(),
@@ -188,8 +184,14 @@ pub fn stand_in_outputs(messages: Vec<Value>, threshold: usize, budget: Option<u
             stand_in_tokens: estimate_tokens(&stand_in),
             lines: o.lines,
         });
-        out.push(replaced);
+        replace.push((i, stand_in));
         found.push(o);
+    }
+    let mut out = messages;
+    for (i, stand_in) in replace {
+        if let Some(obj) = out[i].as_object_mut() {
+            obj.insert("content".into(), json!([{ "type": "text", "text": stand_in }]));
+        }
     }
     (out, found, refs)
 }

@@ -168,3 +168,35 @@ fn typed_requests_name_the_field_and_never_run_into_hostile_objects() {
     // a function or symbol member reads as absent, as in JSON
     assert!(diagnose_host_js(js("return {slot: () => 1, hostVersion: Symbol('x')}")).is_ok());
 }
+
+/// Long strings cross through `TextEncoder.encodeInto` into wasm memory (`wasm::utf8`): the
+/// text must be exactly wasm-bindgen's conversion, whatever the mix of 1-, 2-, 3- and 4-byte
+/// characters, wherever a character falls against the buffer's end, lone surrogates included.
+#[test]
+fn long_strings_read_into_wasm_exactly_as_wasm_bindgen_reads_them() {
+    use openviking_context_engine::wasm::utf8::text_of_js;
+    let pieces: [&[u16]; 6] = [
+        &[0x61],               // a
+        &[0xE9],               // é (2 bytes)
+        &[0x4E2D],             // 中 (3 bytes)
+        &[0xD83D, 0xDE00],     // 😀 (a pair, 4 bytes)
+        &[0xD83D],             // a lone high surrogate
+        &[0xDC00],             // a lone low surrogate
+    ];
+    let mut seed = 7u32;
+    for case in 0..40 {
+        let len = [1023, 1024, 1025, 4096, 20_000][case % 5];
+        let mut units: Vec<u16> = Vec::with_capacity(len + 2);
+        while units.len() < len {
+            seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            // mostly ASCII, the rest any piece; whole runs of one kind in some cases
+            let pick = if case % 4 == 0 { (case / 4) % 6 } else if seed >> 28 < 11 { 0 } else { (seed >> 16) as usize % 6 };
+            units.extend_from_slice(pieces[pick]);
+        }
+        let s: JsValue = js_sys::JsString::from_char_code(&units).into();
+        let ours = text_of_js(&s).expect("a string");
+        assert_eq!(Some(ours), s.as_string(), "case {case} ({len} units)");
+    }
+    assert_eq!(text_of_js(&JsValue::from_f64(1.0)), None);
+    assert_eq!(text_of_js(&"short".into()).as_deref(), Some("short"));
+}

@@ -184,13 +184,17 @@ fn synthetic_plan(messages: &[Value]) -> Vec<Keep> {
         let id = p.get("id").and_then(Value::as_str).unwrap_or("");
         if is_synthetic_call_part(p) { removed_calls.push(id) } else { kept_calls.push(id) }
     }
+    // sorted, so each result's lookup is a binary search (a scan per result was quadratic in
+    // a long session's tool calls)
+    removed_calls.sort_unstable();
+    kept_calls.sort_unstable();
     messages
         .iter()
         .map(|m| {
             if role(m) == Some("toolResult") {
                 let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("");
-                let answers_removed = removed_calls.contains(&id);
-                let answers_kept = kept_calls.contains(&id);
+                let answers_removed = removed_calls.binary_search(&id).is_ok();
+                let answers_kept = kept_calls.binary_search(&id).is_ok();
                 // a result goes with its call: never orphan a call that stays
                 return if answers_removed || (is_synthetic_result(m) && !answers_kept) { Keep::Drop } else { Keep::Whole };
             }

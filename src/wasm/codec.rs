@@ -87,13 +87,14 @@ pub fn decode(field: &str, v: &JsValue) -> Result<Value, EngineError> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::Null);
     }
-    let text = JSON::stringify(v)
+    let text: JsValue = JSON::stringify(v)
         .map_err(|e| {
             let why = e.dyn_ref::<Error>().map(|e| String::from(e.message())).unwrap_or_default();
             EngineError::input(field, format!("cannot be read as JSON ({why})"))
         })?
-        .as_string()
-        .unwrap_or_else(|| "null".to_string()); // functions and symbols stringify to undefined
+        .into();
+    // functions and symbols stringify to undefined
+    let text = super::utf8::text_of_js(&text).unwrap_or_else(|| "null".to_string());
     let text = crate::text::replace_lone_surrogate_escapes(&text);
     serde_json::from_str(&text).map_err(|e| EngineError::input(field, format!("is not valid JSON: {e}")))
 }

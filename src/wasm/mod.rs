@@ -8,5 +8,6 @@ mod lifecycle;
 mod live;
 pub mod exports;
 mod types;
+pub mod utf8;
 
 pub use codec::{decode, encode, millis_arg, string_arg, to_js_error};
