@@ -120,6 +120,23 @@ pub struct AutoRecall {
 }
 }
 
+crate::ts_type! {
+/// `Engine.recall`'s answer: [`AutoRecall`] without the message list (the pair is
+/// `recall.messages`; the host places it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallAnswer {
+    pub query: RecallQuery,
+    pub recall: Option<RecallOutcome>,
+}
+}
+
+/// The query and the outcome of a turn's recall, nothing echoed (`Engine.recall`).
+pub fn recall_answer(config: &Config, mut req: RecallRequest, explain: bool) -> Result<RecallAnswer> {
+    let (query, recall) = recall_turn(config, &mut req, explain)?;
+    Ok(RecallAnswer { query, recall })
+}
+
 /// Runs automatic recall for a turn. With `autoRecall: false` earlier pairs are still removed
 /// and nothing is injected.
 pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {

@@ -96,6 +96,40 @@ pub fn has_cjk(s: &str) -> bool {
     s.chars().any(is_cjk)
 }
 
+/// Needles up to this many bytes are searched for byte by byte (see [`contains`]).
+const SHORT_NEEDLE: usize = 32;
+
+/// `hay.contains(needle)`, faster for the short needles of a query's tokens: std's search
+/// sets up a two-way searcher per call, which dominated ranking many short haystacks. A scan
+/// for the first byte then a compare; bytewise is exact for UTF-8 (a match of whole encoded
+/// characters can only start at a character boundary). At most `SHORT_NEEDLE` compares per
+/// haystack byte; longer needles go to std's linear-time search.
+pub fn contains(hay: &str, needle: &str) -> bool {
+    if needle.len() > SHORT_NEEDLE {
+        return hay.contains(needle);
+    }
+    let (hay, needle) = (hay.as_bytes(), needle.as_bytes());
+    let Some((&first, rest)) = needle.split_first() else { return true };
+    if needle.len() > hay.len() {
+        return false;
+    }
+    let last = hay.len() - needle.len();
+    let mut i = 0;
+    while i <= last {
+        match hay[i..=last].iter().position(|&b| b == first) {
+            None => return false,
+            Some(p) => {
+                let at = i + p;
+                if &hay[at + 1..at + needle.len()] == rest {
+                    return true;
+                }
+                i = at + 1;
+            }
+        }
+    }
+    false
+}
+
 /// JSON text (as `JSON.stringify` writes it) with every lone UTF-16 surrogate escape
 /// (`\ud800`–`\udfff` not part of a high+low pair) replaced by `\ufffd`, so it parses as
 /// UTF-8. JS strings may hold lone surrogates (a model or tool output cut mid-emoji); the
@@ -165,6 +199,17 @@ mod tests {
     #[cfg(target_arch = "wasm32")]
     use crate::wasm_test as test;
     use super::*;
+
+    #[test]
+    fn contains_is_std_contains() {
+        let words = ["pool", "poo", "l", "", "数据", "数据库", "据", "ß", "é", "e\u{301}", "aaab", "aab", "a", "😀", "\u{1F600}x", &"z".repeat(40), &"a".repeat(33)];
+        let hays = ["", "pool", "the staging pool", "aaaaab", "aab", "数据库慢查询", "straße", "café", "cafe\u{301}", "😀😀x", &"a".repeat(40), &format!("{}{}", "z".repeat(39), "z")];
+        for h in hays {
+            for n in words {
+                assert_eq!(contains(h, n), h.contains(n), "{h:?} ∋ {n:?}");
+            }
+        }
+    }
 
     #[test]
     fn prefix_never_splits_a_surrogate_pair() {

@@ -63,6 +63,37 @@ test("autoRecall builds explain records only when asked; the answer is otherwise
   e.free();
 });
 
+test("recall reads only the newest user turns and answers what autoRecall does, without the messages", () => {
+  const e = new engine.Engine({}, {});
+  const user = [
+    { uri: "viking://user/u/memories/preferences/t.md", level: 2, score: 0.9, abstract: "dark theme, font size 14" },
+    { uri: "viking://user/u/memories/events/db.md", level: 2, score: 0.7, abstract: "orders moved to Postgres 16" },
+  ];
+  const history = [];
+  for (let i = 0; i < 60; i++) {
+    history.push({ role: "user", content: `turn ${i}: what about the editor theme and the orders database?` });
+    history.push({ role: "assistant", content: [{ type: "text", text: `answer ${i}` }] });
+  }
+  const req = { prompt: "which theme do I like?", messages: history, search: { user }, nowMs: 1795165923000 };
+  const full = e.autoRecall(req);
+  const lean = e.recall(req);
+  assert.deepEqual(Object.keys(lean).sort(), ["query", "recall"]);
+  assert.deepEqual(lean.query, full.query);
+  assert.deepEqual(lean.recall, full.recall);
+  assert.equal(lean.recall.messages.length, 2, "the pair is in the outcome");
+  assert.deepEqual(e.recall({ ...req, explain: true }).recall.explain, e.autoRecall({ ...req, explain: true }).recall.explain);
+  // the older messages are never read: a message that throws on any read is no error there
+  const hostile = new Proxy({}, { get() { throw new Error("private text"); }, ownKeys() { throw new Error("private text"); } });
+  const older = [hostile, ...history];
+  assert.deepEqual(e.recall({ ...req, messages: older }).recall, full.recall);
+  // …but one the query needs is an INVALID_INPUT naming it, never an exception through the wasm
+  const newest = [...history, hostile];
+  assert.throws(() => e.recall({ ...req, messages: newest }), (err) => err.code === "INVALID_INPUT" && err.field === `messages[${history.length}]` && !/private/.test(err.message));
+  assert.throws(() => e.recall({ ...req, messages: "no" }), (err) => err.code === "INVALID_INPUT" && err.field === "messages");
+  assert.ok(e.recall(req).recall, "the instance still works");
+  e.free();
+});
+
 test("config snippet round-trips through the parser", () => {
   const e = new engine.Engine({ recallLimit: 9, recallScoreThreshold: 0.3, apiKey: "secret" }, {});
   const snippet = e.configSnippet();

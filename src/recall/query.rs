@@ -103,12 +103,18 @@ pub fn skip_reason(raw: &str) -> (String, Option<SkipReason>) {
     (text, None)
 }
 
+/// How many of the newest user messages [`build_query`] reads with this window (a caller may
+/// hand over only those: `Engine.recall` reads no more of the host's list).
+pub fn user_messages_read(window: usize) -> usize {
+    window.max(1)
+}
+
 /// Builds the recall query from the current input (`prompt`, or the last user message when
 /// the host passes none) and the previous user turns, newest first, `window` turns in all.
 pub fn build_query(prompt: Option<&str>, messages: &[Value], window: usize) -> RecallQuery {
     let window = window.max(1);
     let mut texts: Vec<(String, &'static str)> = Vec::with_capacity(window);
-    let user_texts = messages.iter().rev().filter(|m| role(m) == Some("user")).take(window).map(text_of);
+    let user_texts = messages.iter().rev().filter(|m| role(m) == Some("user")).take(user_messages_read(window)).map(text_of);
     match prompt {
         Some(p) => {
             texts.push((p.to_string(), "prompt"));

@@ -192,7 +192,7 @@ impl<'q> Ranker<'q> {
                 .tokens
                 .iter()
                 .zip(&self.weights)
-                .filter(|(t, _)| hay.contains(t.as_str()))
+                .filter(|(t, _)| crate::text::contains(hay, t))
                 .map(|(_, w)| {
                     matched += 1;
                     *w

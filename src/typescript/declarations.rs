@@ -58,6 +58,7 @@ pub fn exported() -> Vec<Decl> {
         decl::<messages::synthetic::RecalledMemory>(),
         decl::<recall::RecallOutcome>(),
         decl::<auto_recall::AutoRecall>(),
+        decl::<auto_recall::RecallAnswer>(),
         decl::<engine::TurnWrite>(),
         decl::<capture::CaptureReason>(),
         decl::<triggers::Trigger>(),

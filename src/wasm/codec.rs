@@ -38,6 +38,16 @@ extern "C" {
     fn entries_checked(v: &JsValue) -> Result<js_sys::Array, JsValue>;
 }
 
+/// `Array.isArray`, guarded.
+pub fn is_array(v: &JsValue) -> Result<bool, JsValue> {
+    is_array_checked(v)
+}
+
+/// `Object.entries`, guarded; a throw is an `INVALID_INPUT` naming `field`.
+pub fn own_entries(field: &str, v: &JsValue) -> Result<js_sys::Array, EngineError> {
+    entries_checked(v).map_err(|e| EngineError::input(field, format!("cannot be read ({})", js_message(&e))))
+}
+
 fn js_message(e: &JsValue) -> String {
     e.dyn_ref::<Error>().map(|e| String::from(e.message())).unwrap_or_default()
 }

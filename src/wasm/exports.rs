@@ -220,12 +220,31 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "RecallRequest & { explain?: boolean }")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
         let v = decode("(request)", &request).map_err(to_js_error)?;
-        let explain = match v.get("explain") {
-            None | Some(Value::Null) => false,
-            Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(to_js_error(crate::EngineError::input("explain", format!("expected a boolean, got {}", crate::input::describe(other))))),
-        };
+        let explain = explain_flag(&v).map_err(to_js_error)?;
         let req = RecallRequest::from_value(v).map_err(to_js_error)?;
         encode(&crate::auto_recall::auto_recall_with(&self.config, req, explain).map_err(to_js_error)?)
+    }
+
+    /// A turn's recall as the per-turn call needs it: the request as for `autoRecall`, of
+    /// whose `messages` only the newest user turns the query is built from are read; the
+    /// answer is the query and the outcome (the pair is `recall.messages`), nothing echoed.
+    #[wasm_bindgen(unchecked_return_type = "RecallAnswer")]
+    pub fn recall(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "RecallRequest & { explain?: boolean }")] request: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = super::tail::with_newest_user_messages(&request, crate::recall::query::user_messages_read(self.config.assemble_recall_window)).map_err(to_js_error)?;
+        let explain = explain_flag(&v).map_err(to_js_error)?;
+        let req = RecallRequest::from_value(v).map_err(to_js_error)?;
+        encode(&crate::auto_recall::recall_answer(&self.config, req, explain).map_err(to_js_error)?)
+    }
+}
+
+/// A request's optional `explain` flag.
+fn explain_flag(v: &Value) -> Result<bool, crate::EngineError> {
+    match v.get("explain") {
+        None | Some(Value::Null) => Ok(false),
+        Some(Value::Bool(b)) => Ok(*b),
+        Some(other) => Err(crate::EngineError::input("explain", format!("expected a boolean, got {}", crate::input::describe(other)))),
     }
 }

@@ -7,6 +7,7 @@ mod js_host;
 mod lifecycle;
 mod live;
 pub mod exports;
+mod tail;
 mod types;
 pub mod utf8;
 

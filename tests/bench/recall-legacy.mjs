@@ -152,6 +152,11 @@ function wasmRecall(w) {
   return engine.autoRecall(w.request);
 }
 
+/** The lean per-turn call: only the newest user turns read, the query + outcome answered. */
+function wasmLean(w) {
+  return engine.recall(w.request);
+}
+
 async function main() {
 // ---------------------------------------------------------------------------------------------
 // Profile mode: one pipeline in a loop
@@ -204,12 +209,15 @@ for (const n of SIZES) {
     const a = await compareOne(w, false);
     const b = await compareOne(w, true);
     agreementCases.push(a, b);
+    if (JSON.stringify(wasmLean(w)) !== JSON.stringify({ query: wasmRecall(w).query, recall: wasmRecall(w).recall }))
+      throw new Error(`recall and autoRecall disagree at ${n} per scope`);
     if (args["show-diff"]) for (const c of [a, b]) if (!c.sameInjected) diffs.push(c);
   }
   const pipelines = {
     legacyCore: { run: (w) => legacyCore(w), async: false },
     legacyFull: { run: (w) => legacyFull(w), async: true },
     wasm: { run: (w) => wasmRecall(w), async: false },
+    lean: { run: (w) => wasmLean(w), async: false },
   };
   const names = Object.keys(pipelines);
   // warm-up + batch sizes (a batch is a whole number of passes over the turns)
@@ -235,7 +243,8 @@ for (const n of SIZES) {
       p.samples.push(((await timeBatch(p, turns, p.batch, r * p.batch)) / p.batch) * 1000);
     }
   }
-  const bd = await wasmBreakdown(turns, RUNS, instrumented);
+  const bd = await wasmBreakdown(turns, RUNS, instrumented, "autoRecall");
+  const bdLean = await wasmBreakdown(turns, RUNS, instrumented, "recall");
   const reqBytes = Math.round(mean(turns.map((w) => JSON.stringify(w.request).length)));
   const row = {
     perScope: n,
@@ -246,7 +255,9 @@ for (const n of SIZES) {
     wasmUs: median(pipelines.wasm.samples),
     batches: Object.fromEntries(names.map((k) => [k, pipelines[k].batch])),
     samplesUs: Object.fromEntries(names.map((k) => [k, pipelines[k].samples.map(round1)])),
+    leanUs: median(pipelines.lean.samples),
     wasmBreakdown: bd,
+    leanBreakdown: bdLean,
   };
   row.ratioCore = row.legacyCoreUs / row.wasmUs;
   row.ratioFull = row.legacyFullUs / row.wasmUs;
@@ -255,10 +266,14 @@ for (const n of SIZES) {
   const w = pipelines.wasm.samples;
   row.pairedRatioCore = median(pipelines.legacyCore.samples.map((x, i) => x / w[i]));
   row.pairedRatioFull = median(pipelines.legacyFull.samples.map((x, i) => x / w[i]));
+  const l = pipelines.lean.samples;
+  row.pairedLeanCore = median(pipelines.legacyCore.samples.map((x, i) => x / l[i]));
+  row.pairedLeanFull = median(pipelines.legacyFull.samples.map((x, i) => x / l[i]));
   rows.push(row);
   console.log(
     `${String(n).padStart(5)}/scope  legacy core ${fmt(row.legacyCoreUs)} µs  legacy full ${fmt(row.legacyFullUs)} µs  wasm ${fmt(row.wasmUs)} µs  ` +
-      `legacy/wasm ${row.ratioCore.toFixed(2)}× (core) ${row.ratioFull.toFixed(2)}× (full); paired per round ${row.pairedRatioCore.toFixed(2)}× / ${row.pairedRatioFull.toFixed(2)}×`,
+      `legacy/wasm ${row.ratioCore.toFixed(2)}× (core) ${row.ratioFull.toFixed(2)}× (full); paired per round ${row.pairedRatioCore.toFixed(2)}× / ${row.pairedRatioFull.toFixed(2)}×; ` +
+      `lean recall ${fmt(row.leanUs)} µs, legacy/lean paired ${row.pairedLeanCore.toFixed(2)}× / ${row.pairedLeanFull.toFixed(2)}×`,
   );
 }
 
@@ -270,20 +285,20 @@ const pkgChanged = endSha !== wasmSha;
 // Report
 // ---------------------------------------------------------------------------------------------
 const lines = [];
-lines.push(`| candidates per scope (total) | legacy core (µs) | legacy full (µs) | wasm autoRecall (µs) | legacy core / wasm | legacy full / wasm | paired per round: core / full |`);
-lines.push(`|---:|---:|---:|---:|---:|---:|---:|`);
+lines.push(`| candidates per scope (total) | legacy core (µs) | legacy full (µs) | wasm recall, lean (µs) | wasm autoRecall (µs) | legacy core / lean | legacy full / lean | legacy core / autoRecall | (all ratios paired per round) |`);
+lines.push(`|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
 for (const r of rows) {
-  lines.push(`| ${r.perScope} (${r.candidates}) | ${fmt(r.legacyCoreUs)} | ${fmt(r.legacyFullUs)} | ${fmt(r.wasmUs)} | ${r.ratioCore.toFixed(2)} | ${r.ratioFull.toFixed(2)} | ${r.pairedRatioCore.toFixed(2)} / ${r.pairedRatioFull.toFixed(2)} |`);
+  lines.push(`| ${r.perScope} (${r.candidates}) | ${fmt(r.legacyCoreUs)} | ${fmt(r.legacyFullUs)} | ${fmt(r.leanUs)} | ${fmt(r.wasmUs)} | ${r.pairedLeanCore.toFixed(2)} | ${r.pairedLeanFull.toFixed(2)} | ${r.pairedRatioCore.toFixed(2)} | |`);
 }
 lines.push("");
 lines.push(`wasm breakdown (instrumented copy of the same module; medians of ${RUNS} batches, µs per call):`);
 lines.push("");
 lines.push(`| per scope | request JSON | response JSON | total (instr.) | JSON.stringify (request) | copy into wasm (UTF-8) | in wasm (serde in + engine + serde out) | UTF-8 decode out | JSON.parse (result) |`);
 lines.push(`|---:|---:|---:|---:|---:|---:|---:|---:|---:|`);
-for (const r of rows) {
-  const b = r.wasmBreakdown;
+for (const [label, key] of [["autoRecall", "wasmBreakdown"], ["recall (lean)", "leanBreakdown"]]) for (const r of rows) {
+  const b = r[key];
   lines.push(
-    `| ${r.perScope} | ${kb(b.requestBytes)} | ${kb(b.responseBytes)} | ${fmt(b.totalUs)} | ${fmt(b.stringifyUs)} (${pct(b.stringifyUs, b.totalUs)}) | ${fmt(b.copyInUs)} (${pct(b.copyInUs, b.totalUs)}) | ${fmt(b.wasmUs)} (${pct(b.wasmUs, b.totalUs)}) | ${fmt(b.decodeOutUs)} (${pct(b.decodeOutUs, b.totalUs)}) | ${fmt(b.parseUs)} (${pct(b.parseUs, b.totalUs)}) |`,
+    `| ${r.perScope} ${label} | ${kb(b.requestBytes)} | ${kb(b.responseBytes)} | ${fmt(b.totalUs)} | ${fmt(b.stringifyUs)} (${pct(b.stringifyUs, b.totalUs)}) | ${fmt(b.copyInUs)} (${pct(b.copyInUs, b.totalUs)}) | ${fmt(b.wasmUs)} (${pct(b.wasmUs, b.totalUs)}) | ${fmt(b.decodeOutUs)} (${pct(b.decodeOutUs, b.totalUs)}) | ${fmt(b.parseUs)} (${pct(b.parseUs, b.totalUs)}) |`,
   );
 }
 lines.push("");
@@ -372,9 +387,9 @@ function batchSize(oneMs, nTurns) {
  * `__wbg_stringify_*` / `__wbg_parse_*` imports), the string crosses into wasm memory through
  * `__wbindgen_string_get` (a JS byte loop for the ASCII prefix, then TextEncoder.encodeInto).
  */
-async function wasmBreakdown(turns, runs, instrumented) {
+async function wasmBreakdown(turns, runs, instrumented, method) {
   const { eng, acc } = instrumented;
-  const once = (w) => eng.autoRecall(w.request);
+  const once = (w) => eng[method](w.request);
   const batch = batchSize(await warmUp(async (i) => {
     const t0 = performance.now();
     once(turns[i % turns.length]);
@@ -427,7 +442,7 @@ async function initInstrumented() {
         if (typeof r === "string") (acc.stringifyChars += r.length), acc.stringifyCalls++;
         return r;
       };
-    if (/^__wbg___wbindgen_string_get_/.test(name))
+    if (/^__wbg___wbindgen_string_get_|^__wbg_encodeInto_/.test(name))
       return function () {
         acc.calls++;
         const t = performance.now();
