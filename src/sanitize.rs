@@ -32,7 +32,7 @@ pub const RECALL_BLOCK_CLOSE: &str = "</relevant-memories>";
 /// `>` inside its block (`messages::fallback`), so no memory text can close it early.
 /// Returns the text and whether a block was removed; formatting is otherwise kept.
 pub fn strip_recall_blocks(text: &str) -> (std::borrow::Cow<'_, str>, bool) {
-    if !text.contains(RECALL_BLOCK_OPEN) {
+    if !crate::text::contains(text, RECALL_BLOCK_OPEN) {
         return (std::borrow::Cow::Borrowed(text), false);
     }
     let mut out = String::with_capacity(text.len());

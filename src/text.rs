@@ -136,7 +136,7 @@ pub fn contains(hay: &str, needle: &str) -> bool {
 /// engine stores them as U+FFFD REPLACEMENT CHARACTER instead of refusing the turn. Text
 /// without a lone surrogate is returned borrowed, unchanged.
 pub fn replace_lone_surrogate_escapes(json: &str) -> std::borrow::Cow<'_, str> {
-    if !json.contains("\\u") {
+    if !contains(json, "\\u") {
         return std::borrow::Cow::Borrowed(json); // no \u escape at all (the common case)
     }
     let b = json.as_bytes();
