@@ -92,6 +92,7 @@ const points = [];
 for (const n of RECALL_SIZES) {
   const turns = recallTurns(n);
   points.push({ series: "recall", n, unit: "candidates per scope", inputs: turns.length, call: (v, i) => v.engine.autoRecall(turns[i % turns.length].request) });
+  points.push({ series: "lean", n, unit: "candidates per scope", inputs: turns.length, call: (v, i) => v.engine.recall(turns[i % turns.length].request) });
 }
 const transcripts = new Map(TURN_SIZES.map((n) => [n, assembleSession(n)]));
 for (const n of TURN_SIZES) {
@@ -171,7 +172,7 @@ for (const p of points) {
 // Table
 // ---------------------------------------------------------------------------------------------
 const lines = [];
-const what = (p) => (p.series === "recall" ? `${p.n} (${2 * p.n})` : `${p.n} (${p.messages} msgs)`);
+const what = (p) => (p.series === "recall" || p.series === "lean" ? `${p.n} (${2 * p.n})` : `${p.n} (${p.messages} msgs)`);
 const note = (p) => (p.series === "assemble" ? `kept ${p.kept}, trimmed ${p.trimmedRawTurns} raw turns, ${p.estimatedTokens} tokens${p.overBudget ? ", OVER budget" : ""}` : p.series === "tokens" ? `${p.totalTokens} tokens` : "");
 if (variants.length === 1) {
   const [v] = variants;
@@ -280,9 +281,9 @@ function plot(points, variants, subtitle) {
   const Y = (us) => T + ph - ((Math.log10(us) - y0) / (y1 - y0 || 1)) * ph;
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   const timeLabel = (e) => (e < 3 ? `${10 ** e} µs` : e < 6 ? `${10 ** (e - 3)} ms` : `${10 ** (e - 6)} s`);
-  const colors = { recall: "#1f77b4", assemble: "#d62728", tokens: "#2ca02c" };
+  const colors = { recall: "#1f77b4", lean: "#9467bd", assemble: "#d62728", tokens: "#2ca02c" };
   const dashes = ["", "7 4", "2 3", "10 3 2 3"];
-  const names = { recall: "Engine.autoRecall (x: candidates per scope)", assemble: `Engine.assemble (x: turns; budget ${BUDGET} tokens)`, tokens: "estimateMessageTokens (x: turns)" };
+  const names = { recall: "Engine.autoRecall (x: candidates per scope)", lean: "Engine.recall, the lean per-turn call (x: candidates per scope)", assemble: `Engine.assemble (x: turns; budget ${BUDGET} tokens)`, tokens: "estimateMessageTokens (x: turns)" };
   const o = [];
   o.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
   o.push(`<rect width="${W}" height="${H}" fill="#fff"/>`);
