@@ -31,15 +31,34 @@ const MESSAGES = ["We decided to use Postgres 16 for billing.", "What index help
  * real-index.js): same manifest and id, plus timing lines. (A wrapper importing js-glue from
  * outside its own folder would be re-packaged by OpenClaw, which changes what is measured.)
  */
-function tracedPlugin(dir, traceFile) {
+function tracedPlugin(dir, traceFile, ovBaseUrl) {
   const pkg = JSON.parse(fs.readFileSync(path.join(PLUGIN, "package.json"), "utf8"));
   for (const f of pkg.files) fs.cpSync(path.join(PLUGIN, f), path.join(dir, f), { recursive: true });
   fs.copyFileSync(path.join(PLUGIN, "package.json"), path.join(dir, "package.json"));
   fs.renameSync(path.join(dir, "index.js"), path.join(dir, "real-index.js"));
   // no top-level await (OpenClaw may require() the entry): t0 comes from a module evaluated first
-  fs.writeFileSync(path.join(dir, "t0.js"), "export const t0 = performance.now();\n");
+  // t0.js also wraps fetch (evaluated before the real entry): every request to OpenViking is
+  // an interval, and a method's own time is its wall time minus the union of the intervals
+  // inside it (the wait for OpenViking's answer headers: network on loopback + server time)
+  fs.writeFileSync(path.join(dir, "t0.js"), `export const t0 = performance.now();
+export const waits = [];
+const base = ${JSON.stringify(ovBaseUrl)};
+const realFetch = globalThis.fetch;
+globalThis.fetch = async function (input, init) {
+  const url = typeof input === "string" ? input : input?.url ?? String(input);
+  if (!url.startsWith(base)) return realFetch.call(this, input, init);
+  const s = performance.now();
+  try { return await realFetch.call(this, input, init); } finally { waits.push([s, performance.now()]); }
+};
+export function waited(s, e) {
+  const iv = waits.filter(([a, b]) => b > s && a < e).map(([a, b]) => [Math.max(a, s), Math.min(b, e)]).sort((x, y) => x[0] - y[0]);
+  let sum = 0, end = -Infinity;
+  for (const [a, b] of iv) { if (a > end) { sum += b - a; end = b; } else if (b > end) { sum += b - end; end = b; } }
+  return sum;
+}
+`);
   fs.writeFileSync(path.join(dir, "index.js"), `import { appendFileSync } from "node:fs";
-import { t0 } from "./t0.js";
+import { t0, waited } from "./t0.js";
 import real from "./real-index.js";
 const line = (m) => appendFileSync(${JSON.stringify(traceFile)}, JSON.stringify({ pid: process.pid, ...m }) + "\\n");
 line({ span: "module load", ms: performance.now() - t0 });
@@ -51,7 +70,7 @@ export default { ...real, register(api) {
       for (const k of Object.keys(engine)) {
         if (typeof engine[k] !== "function") continue;
         const f = engine[k].bind(engine);
-        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { line({ span: k, ms: performance.now() - s }); } };
+        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e) }); } };
       }
       return engine;
     });
@@ -93,7 +112,7 @@ try {
   const plugins = {
     legacy: null,
     passthrough: { path: passthroughPlugin(path.join(work, "passthrough-plugin")), id: "passthrough" },
-    plugin: { path: tracedPlugin(path.join(work, "traced-plugin"), traceFile), id: "openviking", config: { mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey } },
+    plugin: { path: tracedPlugin(path.join(work, "traced-plugin"), traceFile, ov.env.baseUrl), id: "openviking", config: { mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey } },
   };
   const dirs = {};
   for (const mode of MODES) {
@@ -123,6 +142,8 @@ try {
     t[s.span] = (t[s.span] ?? 0) + s.ms;
     t[`${s.span} calls`] = (t[`${s.span} calls`] ?? 0) + 1;
     t.total = (t.total ?? 0) + (s.span === "register" ? 0 : s.ms); // register's time is inside module load's turn
+    t.ov = (t.ov ?? 0) + (s.ovMs ?? 0);
+    if (s.ovMs !== undefined) t[`${s.span} OpenViking`] = (t[`${s.span} OpenViking`] ?? 0) + s.ovMs;
     perTurn.set(s.pid, t);
   }
   const turns = [...perTurn.values()];
@@ -130,6 +151,11 @@ try {
   console.log(`plugin's own time per turn (median over ${turns.length} turns):`);
   for (const k of keys) console.log(`  ${k.padEnd(12)} ${median(turns.map((t) => t[k] ?? 0)).toFixed(1).padStart(7)} ms  (${median(turns.map((t) => t[`${k} calls`] ?? 0))} calls)`);
   console.log(`  ${"total".padEnd(12)} ${median(turns.map((t) => t.total)).toFixed(1).padStart(7)} ms`);
+  console.log(`of which waiting for OpenViking's answers (per method, median):`);
+  for (const k of keys) if (turns.some((t) => t[`${k} OpenViking`] !== undefined)) console.log(`  ${k.padEnd(12)} ${median(turns.map((t) => t[`${k} OpenViking`] ?? 0)).toFixed(1).padStart(7)} ms`);
+  console.log(`the plugin's own time per turn, OpenViking's time excluded (median): ${median(turns.map((t) => t.total - t.ov)).toFixed(1)} ms (goal ≤ 30 ms)`);
+  const own = (k) => median(turns.map((t) => (t[k] ?? 0) - (t[`${k} OpenViking`] ?? 0))).toFixed(1);
+  console.log(`  by part: ${keys.map((k) => `${k} ${own(k)}`).join(", ")} ms`);
   fs.rmSync(work, { recursive: true, force: true });
 } finally {
   await fm.close();
