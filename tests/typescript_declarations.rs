@@ -364,6 +364,9 @@ fn declared_shapes_are_what_serde_produces() {
     let auto = auto_recall::auto_recall(&config, auto_recall::RecallRequest::from_json(&request).unwrap()).unwrap();
     assert!(auto.recall.as_ref().is_some_and(|r| r.explain.iter().any(|e| e.reason.is_some())), "cut candidates are checked too");
     n += check("autoRecall", &auto);
+    let lean = auto_recall::recall_answer(&config, auto_recall::RecallRequest::from_json(&request).unwrap(), true).unwrap();
+    assert_eq!((&lean.query, &lean.recall), (&auto.query, &auto.recall), "recall answers what autoRecall does, without the messages");
+    n += check("recall", &lean);
     let assembled = assemble_turn::assemble_turn(&config, request).unwrap();
     n += check("assemble", &assembled);
 

@@ -248,6 +248,15 @@ export interface AutoRecall {
   messages: AgentMessage[];
 }
 
+/**
+ * `Engine.recall`'s answer: `AutoRecall` without the message list (the pair is
+ * `recall.messages`; the host places it).
+ */
+export interface RecallAnswer {
+  query: RecallQuery;
+  recall: RecallOutcome | null;
+}
+
 /** One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`). */
 export interface TurnWrite {
   sessionId: string;
