@@ -90,6 +90,9 @@ test("recall reads only the newest user turns and answers what autoRecall does, 
   const newest = [...history, hostile];
   assert.throws(() => e.recall({ ...req, messages: newest }), (err) => err.code === "INVALID_INPUT" && err.field === `messages[${history.length}]` && !/private/.test(err.message));
   assert.throws(() => e.recall({ ...req, messages: "no" }), (err) => err.code === "INVALID_INPUT" && err.field === "messages");
+  // a list claiming 2^32 - 1 messages, none of them a user's, is refused, not walked
+  const endless = new Proxy([], { get: (t, k) => (k === "length" ? 2 ** 32 - 1 : typeof k === "string" && /^\d+$/.test(k) ? { role: "assistant", content: "x" } : Reflect.get(t, k)) });
+  assert.throws(() => e.recall({ ...req, messages: endless }), (err) => err.code === "INVALID_INPUT" && err.field === "messages");
   assert.ok(e.recall(req).recall, "the instance still works");
   e.free();
 });

@@ -37,6 +37,11 @@ fn newest_user_messages(messages: &JsValue, users: usize) -> Result<Array, Engin
     }
     let len = Reflect::get(messages, &"length".into()).ok().and_then(|l| l.as_f64()).unwrap_or(0.0);
     let len = if len.is_finite() && len > 0.0 { len.min(u32::MAX as f64) as u32 } else { 0 };
+    // the walk back is bounded as any decoded list is (a Proxy may claim 2^32 - 1 messages
+    // with no user among them)
+    if len as usize > crate::decode::MAX_ITEMS {
+        return Err(EngineError::input("messages", format!("more than {} items", crate::decode::MAX_ITEMS)));
+    }
     let taken = Array::new();
     let mut i = len;
     while i > 0 && (taken.length() as usize) < users {
