@@ -1,20 +1,114 @@
 // Durable local state for the engine, in the plugin's state dir:
 //   <stateDir>/state/<key>.json    one JSON document per key, replaced atomically
 //                                  (write temp file, fsync, rename, fsync dir)
-//   <stateDir>/outbox/<key>.jsonl  an ordered queue, one JSON entry per line; appends are
-//                                  fsync'd before they resolve; a torn last line (crash
-//                                  mid-append) is ignored on read
-// Writes to one key are chained, so they land in call order. Keys are file-name encoded.
+//   <stateDir>/outbox/<key>.jsonl  an ordered queue, one framed record per line:
+//                                  `#<crc32, 8 hex>:<byte length>:<JSON>\n`; a line whose
+//                                  length or checksum does not match (a torn or corrupt
+//                                  record) is skipped on read, a line without the `#` frame
+//                                  is a plain JSON record from an earlier version
+//   <stateDir>/locks/<name>.lock   a cross-process lock: created with O_EXCL, holds
+//                                  {pid, host, owner, expiresAtMs}; a stale one is broken
+// Acknowledged means durably stored: an append resolves only once every byte is written,
+// fsync'd and read back as a valid record; a failed one (full disk, read-only, short write)
+// is cut back off the file and rejects. Two processes sharing a state dir must hold
+// tryLock(key) around their writes to outbox `key`.
+// Writes to one key are chained, so they land in call order; lock calls on a name share the
+// chain of the outbox with that key. Keys are file-name encoded.
 // The files hold whole turns (private text): every file written here is 0600 and every
 // folder created here 0700, set explicitly after creation so no umask changes them; a state
 // dir left by an older version (0644 files in 0755 folders) is tightened when first opened.
-import { promises as fs, constants } from "node:fs";
+import { promises as nodeFs, constants } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 
 const encodeKey = (key) => encodeURIComponent(key).replace(/\./g, "%2E");
+/** A lock file or breaker this old that cannot be read as a lock is left by a crash. */
+const STALE_UNREADABLE_MS = 10_000;
+
+const CRC_TABLE = Int32Array.from({ length: 256 }, (_, n) => {
+  for (let k = 0; k < 8; k++) n = n & 1 ? 0xedb88320 ^ (n >>> 1) : n >>> 1;
+  return n;
+});
+
+/** CRC-32 (IEEE) of `data`'s bytes (a string counts as its UTF-8 bytes), as an unsigned int. */
+export function crc32(data) {
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+  let c = -1;
+  for (let i = 0; i < bytes.length; i++) c = CRC_TABLE[(c ^ bytes[i]) & 0xff] ^ (c >>> 8);
+  return (c ^ -1) >>> 0;
+}
+
+const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** One outbox record as its line: `#<crc32 hex>:<byte length>:<JSON>\n`. */
+function frameRecord(entry) {
+  const json = JSON.stringify(entry);
+  const crc = crc32(json);
+  return { crc, line: `#${crc.toString(16).padStart(8, "0")}:${Buffer.byteLength(json, "utf8")}:${json}\n` };
+}
+
+/** The valid records of an outbox file's text, each with its checksum (null for a legacy
+ *  plain-JSON line), and how many non-empty lines were skipped as torn or corrupt. */
+function parseRecords(text) {
+  const records = [];
+  let skipped = 0;
+  for (const line of text.split("\n")) {
+    if (!line.trim()) continue;
+    let crc = null;
+    let json = line;
+    if (line.startsWith("#")) {
+      const m = /^#([0-9a-f]{8}):(\d+):/.exec(line);
+      json = m ? line.slice(m[0].length) : "";
+      const bytes = Buffer.from(json, "utf8");
+      crc = m ? parseInt(m[1], 16) : -1;
+      if (!m || bytes.length !== Number(m[2]) || crc32(bytes) !== crc) {
+        skipped++; // torn (a crash or a full disk mid-append) or corrupt: never acknowledged
+        continue;
+      }
+    }
+    let record;
+    try {
+      record = JSON.parse(json);
+    } catch {
+      record = undefined;
+    }
+    if (isObject(record)) records.push({ record, crc });
+    else skipped++;
+  }
+  return { records, skipped };
+}
+
+/** The valid records (objects, in file order) of an outbox file's text, and how many
+ *  non-empty lines were skipped as torn or corrupt. */
+export function parseOutboxText(text) {
+  const { records, skipped } = parseRecords(text);
+  return { records: records.map((r) => r.record), skipped };
+}
+
+/** Write every byte of `buf` at the handle's position (the end, for an append handle): a
+ *  short write is continued, a write of 0 bytes is a failure. */
+async function writeAll(h, buf) {
+  for (let off = 0; off < buf.length; ) {
+    const { bytesWritten } = await h.write(buf, off, buf.length - off);
+    if (!(bytesWritten > 0)) throw new Error(`short write: ${off} of ${buf.length} bytes written`);
+    off += bytesWritten;
+  }
+}
+
+/** Whether process `pid` on this host is alive (EPERM: it is, but not ours to signal). */
+function pidAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return true; // unknown: only its expiry frees it
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code !== "ESRCH";
+  }
+}
 
 /** An error the engine maps to HostErrorKind "local". */
 function localError(op, err) {
@@ -25,7 +119,7 @@ function localError(op, err) {
 
 /** chmod `path` to `want` unless it already has exactly that mode; symlinks and entries of
  *  the wrong type are left alone. Resolves to an error message, or null. */
-async function tighten(path, want, isDir) {
+async function tighten(fs, path, want, isDir) {
   let st;
   try {
     st = await fs.lstat(path);
@@ -42,10 +136,15 @@ async function tighten(path, want, isDir) {
   }
 }
 
-export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {} } = {}) {
+/** `opts.fsImpl` replaces node's fs.promises (tests inject failing writes through it). */
+export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}, fsImpl = nodeFs } = {}) {
+  const fs = fsImpl;
   const chains = new Map();
   const stateDirPath = join(stateDir, "state");
   const outboxDirPath = join(stateDir, "outbox");
+  const locksDirPath = join(stateDir, "locks");
+  // who holds a lock: one id per store instance, so locks are not re-entrant, not even here
+  const owner = randomUUID();
   let opened = null;
   // the first use tightens what an older version left: the folders and every file in them
   const open = () => (opened ??= tightenExisting());
@@ -57,27 +156,37 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
   };
   const stateFile = (key) => join(stateDirPath, `${encodeKey(key)}.json`);
   const outboxFile = (key) => join(outboxDirPath, `${encodeKey(key)}.jsonl`);
+  const lockFile = (name) => join(locksDirPath, `${encodeKey(name)}.lock`);
 
   async function tightenExisting() {
     const problems = [];
     const note = (p) => p && problems.push(p);
-    note(await tighten(stateDir, DIR_MODE, true));
-    for (const dir of [stateDirPath, outboxDirPath]) {
-      note(await tighten(dir, DIR_MODE, true));
+    note(await tighten(fs, stateDir, DIR_MODE, true));
+    for (const dir of [stateDirPath, outboxDirPath, locksDirPath]) {
+      note(await tighten(fs, dir, DIR_MODE, true));
       let names = [];
       try {
         names = await fs.readdir(dir);
       } catch (err) {
         if (err.code !== "ENOENT" && err.code !== "ENOTDIR") note(`${dir}: ${err.code ?? err.message}`);
       }
-      for (const n of names) note(await tighten(join(dir, n), FILE_MODE, false));
+      for (const n of names) note(await tighten(fs, join(dir, n), FILE_MODE, false));
     }
     if (problems.length) warn(`could not make the state dir private (0700 folders, 0600 files): ${problems.slice(0, 3).join("; ")}`);
   }
 
   /** mkdir -p with 0700 for every folder it creates (chmod'ed: the umask may narrow mkdir's mode). */
   async function ensureDir(dir) {
-    const first = await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+    let first;
+    try {
+      first = await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
+    } catch (err) {
+      // node's recursive mkdir says ENOENT for a folder it could not create (a read-only
+      // filesystem, say): a plain mkdir of the last one throws the real cause
+      if (err.code !== "ENOENT") throw err;
+      await fs.mkdir(dir, { mode: DIR_MODE });
+      first = dir; // it could, this time
+    }
     if (first === undefined) return;
     // every folder from `dir` up to the first one this call created
     const top = resolve(first);
@@ -132,24 +241,161 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     await fsyncDir(dir);
   }
 
-  async function readLines(file) {
-    let text;
+  /** The file's bytes, or null when there is none. */
+  async function readIfAny(file) {
     try {
-      text = await fs.readFile(file, "utf8");
+      return await fs.readFile(file);
     } catch (err) {
-      if (err.code === "ENOENT") return [];
+      if (err.code === "ENOENT") return null;
       throw err;
     }
-    const out = [];
-    for (const line of text.split("\n")) {
-      if (!line.trim()) continue;
-      try {
-        out.push(JSON.parse(line));
-      } catch {
-        // a torn last line from a crash mid-append: it was never acknowledged
+  }
+
+  const readOutbox = async (file) => parseRecords((await readIfAny(file))?.toString("utf8") ?? "");
+
+  async function appendRecord(key, entry) {
+    if (!isObject(entry)) throw new Error("an outbox entry must be a JSON object");
+    const file = outboxFile(key);
+    await ensureDir(join(file, ".."));
+    const { crc, line } = frameRecord(entry);
+    const turnId = typeof entry.turnId === "string" ? entry.turnId : null;
+    const h = await openPrivate(file, "a+");
+    let oldSize = -1;
+    try {
+      const before = await h.readFile(); // nothing read or written yet: from offset 0
+      if (turnId !== null && parseRecords(before.toString("utf8")).records.some((r) => r.record.turnId === turnId)) return "present";
+      // a torn tail (crash or full disk mid-append) must not swallow the start of this record
+      const torn = before.length > 0 && before[before.length - 1] !== 0x0a;
+      oldSize = before.length;
+      await writeAll(h, Buffer.from(torn ? `\n${line}` : line, "utf8"));
+      await h.sync();
+    } catch (err) {
+      if (oldSize >= 0) {
+        // cut the partial record back off, so that no torn bytes are left behind
+        await h.truncate(oldSize).then(() => h.sync()).catch(() => {});
       }
+      throw err;
+    } finally {
+      await h.close();
     }
-    return out;
+    // acknowledged only once it reads back as a valid record
+    const { records } = await readOutbox(file);
+    if (!records.some((r) => r.crc === crc && (turnId === null || r.record.turnId === turnId))) {
+      throw new Error(`the appended record did not read back from ${file}`);
+    }
+    const n = records.length;
+    if (n > 0 && n % warnOutboxAt === 0) warn(`outbox ${key} holds ${n} turns waiting for OpenViking`);
+    return "appended";
+  }
+
+  async function dropRecords(key, turnIds) {
+    const file = outboxFile(key);
+    const { records, skipped } = await readOutbox(file);
+    let rest;
+    if (typeof turnIds === "number") rest = records.slice(turnIds); // the older form: a count
+    else if (Array.isArray(turnIds) && turnIds.every((t) => typeof t === "string")) {
+      const drop = new Set(turnIds);
+      rest = records.filter((r) => !drop.has(r.record.turnId));
+    } else throw new Error("turnIds must be an array of turn ids (or a count)");
+    if (rest.length === records.length && skipped === 0) return; // nothing to drop
+    if (rest.length === 0) {
+      await fs.rm(file, { force: true });
+    } else {
+      await replaceFile(file, rest.map((r) => frameRecord(r.record).line).join(""));
+    }
+  }
+
+  /** Create lock `file` with O_EXCL; false when it exists. */
+  async function createLock(file, ttlMs) {
+    await ensureDir(dirname(file));
+    let h;
+    try {
+      h = await openPrivate(file, "wx");
+    } catch (err) {
+      if (err.code === "EEXIST") return false;
+      throw err;
+    }
+    try {
+      const lock = { pid: process.pid, host: hostname(), owner, expiresAtMs: Date.now() + ttlMs };
+      await writeAll(h, Buffer.from(JSON.stringify(lock), "utf8"));
+      await h.sync();
+    } catch (err) {
+      await h.close().catch(() => {});
+      h = null;
+      await fs.rm(file, { force: true }).catch(() => {}); // ours (O_EXCL), and unusable
+      throw err;
+    } finally {
+      await h?.close();
+    }
+    await fsyncDir(dirname(file));
+    return true;
+  }
+
+  /** Whether the holder of a lock file is gone: expired, dead on this host, or an unreadable
+   *  file older than STALE_UNREADABLE_MS (a crash between create and write). */
+  function isStale(bytes, mtimeMs) {
+    let lock;
+    try {
+      lock = JSON.parse(bytes.toString("utf8"));
+    } catch {
+      lock = null;
+    }
+    if (!isObject(lock) || typeof lock.expiresAtMs !== "number") return Date.now() - mtimeMs > STALE_UNREADABLE_MS;
+    if (Date.now() > lock.expiresAtMs) return true;
+    return lock.host === hostname() && !pidAlive(lock.pid);
+  }
+
+  /** Remove lock `file` if it still holds exactly the stale `bytes`, under a breaker file so
+   *  that two breakers cannot both remove it (the second one a fresh lock). False: another
+   *  process is breaking it, give up this attempt. */
+  async function breakLock(file, bytes) {
+    const breaker = `${file}.break`;
+    let b;
+    try {
+      b = await openPrivate(breaker, "wx");
+    } catch (err) {
+      if (err.code !== "EEXIST") throw err;
+      // a breaker left by a crash is cleared, for a later attempt
+      const st = await fs.stat(breaker).catch(() => null);
+      if (st && Date.now() - st.mtimeMs > STALE_UNREADABLE_MS) await fs.rm(breaker, { force: true });
+      return false;
+    }
+    try {
+      await b.close();
+      const now = await readIfAny(file);
+      if (now?.equals(bytes)) await fs.rm(file, { force: true });
+      return true;
+    } finally {
+      await fs.rm(breaker, { force: true });
+    }
+  }
+
+  async function takeLock(name, ttlMs) {
+    if (!(Number.isFinite(ttlMs) && ttlMs > 0)) throw new Error(`ttlMs must be a positive number, not ${ttlMs}`);
+    const file = lockFile(name);
+    if (await createLock(file, ttlMs)) return true;
+    let seen;
+    try {
+      const st = await fs.stat(file);
+      seen = { bytes: await fs.readFile(file), mtimeMs: st.mtimeMs };
+    } catch (err) {
+      if (err.code !== "ENOENT") throw err; // released meanwhile: retry the create
+    }
+    if (seen && !(isStale(seen.bytes, seen.mtimeMs) && (await breakLock(file, seen.bytes)))) return false;
+    return createLock(file, ttlMs);
+  }
+
+  async function releaseLock(name) {
+    const file = lockFile(name);
+    const bytes = await readIfAny(file);
+    let lock = null;
+    try {
+      lock = bytes && JSON.parse(bytes.toString("utf8"));
+    } catch {
+      // unreadable: not ours
+    }
+    if (!isObject(lock) || lock.owner !== owner) return; // gone, or someone else's
+    await fs.rm(file, { force: true });
   }
 
   return {
@@ -182,39 +428,38 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
         throw localError("saveState", err);
       });
     },
+    /** Append `entry`; resolves "appended" once it is durably stored, "present" (writing
+     *  nothing) when a record with its turnId is already queued. */
     outboxAppend(key, entry) {
-      return chain(`o:${key}`, async () => {
-        const file = outboxFile(key);
-        await ensureDir(join(file, ".."));
-        const h = await openPrivate(file, "a");
-        try {
-          await h.write(`${JSON.stringify(entry)}\n`);
-          await h.sync();
-        } finally {
-          await h.close();
-        }
-        const n = (await readLines(file)).length;
-        if (n > 0 && n % warnOutboxAt === 0) warn(`outbox ${key} holds ${n} turns waiting for OpenViking`);
-      }).catch((err) => {
+      return chain(`o:${key}`, () => appendRecord(key, entry)).catch((err) => {
         throw localError("outboxAppend", err);
       });
     },
+    /** The valid records, in file order. */
     outboxRead(key) {
-      return chain(`o:${key}`, () => readLines(outboxFile(key))).catch((err) => {
+      return chain(`o:${key}`, async () => (await readOutbox(outboxFile(key))).records.map((r) => r.record)).catch((err) => {
         throw localError("outboxRead", err);
       });
     },
-    outboxDrop(key, count) {
-      return chain(`o:${key}`, async () => {
-        const file = outboxFile(key);
-        const rest = (await readLines(file)).slice(count);
-        if (rest.length === 0) {
-          await fs.rm(file, { force: true });
-        } else {
-          await replaceFile(file, rest.map((e) => `${JSON.stringify(e)}\n`).join(""));
-        }
-      }).catch((err) => {
+    /** Remove the records with these turnIds (a number n: the first n records) and any torn
+     *  line; the file is rewritten atomically, and removed when nothing is left. */
+    outboxDrop(key, turnIds) {
+      return chain(`o:${key}`, () => dropRecords(key, turnIds)).catch((err) => {
         throw localError("outboxDrop", err);
+      });
+    },
+    /** Take lock `name` for `ttlMs` across processes: true if taken, false while a live
+     *  holder (this instance included: not re-entrant) has it. Runs on the chain of the
+     *  outbox with the same key, after the appends and drops issued before it. */
+    tryLock(name, ttlMs) {
+      return chain(`o:${name}`, () => takeLock(name, ttlMs)).catch((err) => {
+        throw localError("tryLock", err);
+      });
+    },
+    /** Release lock `name` if this instance holds it; someone else's is left alone. */
+    unlock(name) {
+      return chain(`o:${name}`, () => releaseLock(name)).catch((err) => {
+        throw localError("unlock", err);
       });
     },
   };

@@ -100,6 +100,9 @@ pub trait OpenViking {
     async fn live_messages(&self, ov_session_id: &str) -> HostResult<Vec<Value>>;
     async fn commit(&self, ov_session_id: &str, body: Value) -> HostResult<CommitAnswer>;
     async fn task(&self, task_id: &str) -> HostResult<TaskAnswer>;
+    /// `GET /api/v1/sessions`: the ids of the user's sessions (every agent's: the caller
+    /// keeps only its own), newest first.
+    async fn list_sessions(&self) -> HostResult<Vec<String>>;
     /// `GET …/archives/{archive_id}` → `{archive_id, abstract, overview, messages}`.
     async fn archive(&self, ov_session_id: &str, archive_id: &str) -> HostResult<Value>;
     /// Reads a JSON file (e.g. `memory_diff.json`, a checkpoint).
@@ -131,11 +134,19 @@ pub trait Storage {
     async fn save_state(&self, key: &str, value: Value) -> HostResult<()>;
     /// The state keys starting with `prefix`.
     async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>>;
-    /// The outbox: an ordered, durable (fsync'd) queue per key.
+    /// The outbox: an ordered, durable queue per key. An append resolves only once every
+    /// byte is written, synced and readable back; an entry whose `turnId` is already queued
+    /// is not appended twice. Entries torn by a crash or a full disk are never returned.
     async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()>;
     async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>>;
-    /// Removes the first `count` entries.
-    async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()>;
+    /// Removes the entries with these `turnId`s (by identity, never by position).
+    async fn outbox_drop(&self, key: &str, turn_ids: &[String]) -> HostResult<()>;
+    /// Takes the lock `name` shared by every process on this state dir, without waiting:
+    /// `true` when taken. A holder that died, or whose `ttl_ms` ran out, loses it. Not
+    /// re-entrant. An operation on the outbox `name` issued after this settles after it.
+    async fn try_lock(&self, name: &str, ttl_ms: u64) -> HostResult<bool>;
+    /// Gives the lock back (only the holder's own lock is removed).
+    async fn unlock(&self, name: &str) -> HostResult<()>;
 }
 
 /// Time, waiting and the log (the core reads no clock of its own).

@@ -255,6 +255,29 @@ fn tool_output_text(result: &Value) -> String {
     }
 }
 
+/// Gives every message of a turn its identity as OpenViking 0.5 stores it per message: the
+/// engine's `turn_id`, `created_at` (the host's time of the turn, ISO 8601) and
+/// `message_kind` — `user_query` for the user's words, `tool_transport` for an assistant
+/// message that only carries tool calls and results, `assistant_step` for the rest. The
+/// replay finds a turn by its id among the live messages; a second machine reads when it
+/// happened from the messages themselves.
+pub fn stamp_messages(messages: &mut [Value], turn_id: &str, at_ms: u64) {
+    let at = crate::time::iso8601(at_ms);
+    for m in messages.iter_mut() {
+        let user = m.get("role").and_then(Value::as_str) == Some("user");
+        let tools_only = m
+            .get("parts")
+            .and_then(Value::as_array)
+            .is_some_and(|p| !p.is_empty() && p.iter().all(|p| p.get("type").and_then(Value::as_str) == Some("tool")));
+        let kind = if user { "user_query" } else if tools_only { "tool_transport" } else { "assistant_step" };
+        if let Some(o) = m.as_object_mut() {
+            o.insert("turn_id".into(), Value::String(turn_id.to_string()));
+            o.insert("created_at".into(), Value::String(at.clone()));
+            o.insert("message_kind".into(), Value::String(kind.into()));
+        }
+    }
+}
+
 /// The envelope as OpenViking session messages with native parts, in conversation order:
 /// user text → a `user` message; assistant text and tool calls → an `assistant` message whose
 /// `tool` parts carry both the input and, once it arrives, the output of each call; the memory

@@ -102,7 +102,8 @@ fn one_turn_asks_openviking_once_and_a_new_query_or_window_asks_again() {
 fn a_failed_search_is_not_reused_and_a_memory_write_drops_a_good_one() {
     let host = host_with_memories();
     let e = engine(&host, json!({}));
-    host.world().fail_next.extend([HostErrorKind::Unreachable, HostErrorKind::Unreachable]);
+    host.fail("find", HostErrorKind::Unreachable);
+    host.fail("find", HostErrorKind::Unreachable);
     let down = assemble(&e, "s1", "Which editor theme do I prefer?");
     assert!(down.recall_unavailable.is_some());
     assert!(recalled_uris(&down).is_empty());

@@ -49,7 +49,7 @@ fn a_crash_mid_send_is_checked_not_resent_and_the_retry_is_a_duplicate() {
     block_on(e.write_turn(turn_write("s1", Some("k0"), turn(0, "first turn")))).unwrap();
     // the send lands, its answer is lost, and nothing answers the check: the process dies here
     host.world().lose_next_answer = Some(HostErrorKind::Timeout);
-    host.world().fail_next.push_back(HostErrorKind::Unreachable);
+    host.fail("live_messages", HostErrorKind::Unreachable);
     let out = block_on(e.write_turn(turn_write("s1", Some("k1"), turn(1, "second turn, landed unanswered")))).unwrap();
     assert_eq!(out.outbox_len, 1);
     let next = engine(&host, json!({}));

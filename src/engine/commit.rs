@@ -4,6 +4,7 @@
 //! after a CLI turn ended, since the pending task id is durable — and on completion records
 //! a `CompactCheckpoint` (locally and as JSON in OpenViking).
 
+use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS};
 use super::record::outbox_key;
 use super::Engine;
 use crate::checkpoint::{archive_index_from_uri, checkpoint_id, checkpoint_uri, extracted_memory_uris, CompactCheckpoint, TurnRange};
@@ -36,6 +37,25 @@ fn outcome(compacted: bool, reason: impl Into<Option<String>>) -> CommitOutcome 
 }
 
 impl<H: Host> Engine<H> {
+    /// Under the replay lease: `None` when the outbox is not empty (a turn arrived), else the
+    /// commit request's answer.
+    async fn request_commit(&self, ov_id: &str, forced: bool) -> HostResult<Option<HostResult<CommitAnswer>>> {
+        if !self.host.outbox_read(&outbox_key(ov_id)).await?.is_empty() {
+            return Ok(None);
+        }
+        self.ensure_session(ov_id).await?;
+        let now = self.host.now_ms();
+        self.update(ov_id, |rec| {
+            rec.guard.on_commit_requested(now, forced);
+            snapshot_window(&mut rec.state);
+            rec.live_count = None; // the commit archives the live messages
+            rec.unconfirmed = None;
+        })
+        .await?;
+        self.confirmed_live.borrow_mut().remove(ov_id);
+        Ok(Some(self.host.commit(ov_id, json!({"enable_working_memory": true})).await))
+    }
+
     /// Runs a commit for an OpenViking session. `forced` is `compact()` (ignores spacing and
     /// back-off, waits for a commit already in flight); `wait_until_ms` bounds how long the
     /// task is followed (`None`: not at all — it is followed later).
@@ -77,17 +97,19 @@ impl<H: Host> Engine<H> {
                 return Ok(outcome(false, "OpenViking is unreachable; turns are kept in the outbox".to_string()));
             }
         }
-        self.ensure_session(ov_id).await?;
-        let now = self.host.now_ms();
-        self.update(ov_id, |rec| {
-            rec.guard.on_commit_requested(now, forced);
-            snapshot_window(&mut rec.state);
-            rec.live_count = None; // the commit archives the live messages
-            rec.unconfirmed = None;
-        })
-        .await?;
-
-        let answer = self.host.commit(ov_id, json!({"enable_working_memory": true})).await;
+        // The archive is cut under the replay lease, with the outbox seen empty under it: an
+        // entry another process sent but has not dropped yet is never archived behind its back
+        // (its replay finds the turn id among the live messages and drops it).
+        let lease = replay_lease(ov_id);
+        if !self.take_lock(&lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS.min(self.config.timeout_ms)).await? {
+            return Ok(outcome(false, "not started: another process is replaying the outbox; the commit follows with the next turn".to_string()));
+        }
+        let answer = self.request_commit(ov_id, forced).await;
+        self.give_lock(&lease).await;
+        let answer = match answer? {
+            Some(a) => a,
+            None => return Ok(outcome(false, "not started: turns arrived in the outbox; the commit follows with the next turn".to_string())),
+        };
         let now = self.host.now_ms();
         match answer {
             Err(e) => {

@@ -115,6 +115,11 @@ impl<H: Host> Engine<H> {
             }
         };
         input.query.ov_session_id.clone_from(&only);
+        // sessions OpenViking holds that this state dir has not seen are adopted first
+        match &only {
+            Some(id) => drop(self.load_record(id, "").await),
+            None => self.adopt_agent_sessions().await,
+        }
         let chunks = self.own_chunks(only.as_deref()).await?;
         let sessions: std::collections::HashSet<&str> = chunks.iter().map(|c| c.ov_session_id.as_str()).collect();
         let n_sessions = sessions.len();

@@ -24,9 +24,11 @@ mod compact;
 mod confirm;
 mod history;
 mod identity;
+mod locks;
 mod outbox;
 mod outputs;
 mod read;
+mod rebuild;
 mod record;
 mod status;
 mod tools;
@@ -63,6 +65,9 @@ pub struct Engine<H: Host> {
     following: RefCell<HashMap<String, usize>>,
     /// Commit tasks whose checkpoint one follower is recording now (the others wait for it).
     recording: RefCell<std::collections::HashSet<String>>,
+    /// Per session, the live message count on OpenViking that this process's own
+    /// acknowledged writes left (the replay asks for turn ids only when the server's differs).
+    confirmed_live: RefCell<HashMap<String, u64>>,
     /// Calls waiting for a session's running replay to end (`drain`).
     replay_waiters: RefCell<HashMap<String, Vec<std::task::Waker>>>,
     /// Per session, where the turn in progress opens, from its first `afterTurn` checkpoint
@@ -94,6 +99,7 @@ impl<H: Host> Engine<H> {
             warned: RefCell::new(Default::default()),
             flushing: RefCell::new(Default::default()),
             replay_waiters: RefCell::new(HashMap::new()),
+            confirmed_live: RefCell::new(HashMap::new()),
             following: RefCell::new(HashMap::new()),
             recording: RefCell::new(Default::default()),
             turn_openings: RefCell::new(HashMap::new()),

@@ -14,8 +14,10 @@ use super::confirm::Check;
 use super::record::{outbox_key, Unconfirmed};
 use super::Engine;
 use crate::host::{Host, HostError, HostErrorKind, HostResult};
+use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS, WRITE_LOCK_TTL_MS};
 use serde::Serialize;
 use serde_json::Value;
+use std::collections::HashSet;
 
 crate::ts_type! {
 /// What a replay did, and what stayed queued and why.
@@ -41,14 +43,21 @@ pub struct FlushReport {
 /// One outbox entry as the replay needs it.
 struct Entry {
     sequence: Option<u64>,
+    turn_id: String,
     messages: Vec<Value>,
 }
 
 fn entry(v: &Value) -> Entry {
     Entry {
         sequence: v.get("sequence").and_then(Value::as_u64),
+        turn_id: v.get("turnId").and_then(Value::as_str).unwrap_or_default().to_string(),
         messages: v.get("messages").and_then(Value::as_array).cloned().unwrap_or_default(),
     }
+}
+
+/// The turn ids on a list of OpenViking messages (`turn_id`, as the engine sends them).
+fn turn_ids_of(messages: &[Value]) -> HashSet<String> {
+    messages.iter().filter_map(|m| m.get("turn_id").and_then(Value::as_str)).map(str::to_string).collect()
 }
 
 impl<H: Host> Engine<H> {
@@ -60,6 +69,36 @@ impl<H: Host> Engine<H> {
             let queued = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
             return Ok(FlushReport { queued, in_progress: true, ..Default::default() });
         }
+        // one replay per session across the processes on this state dir, too
+        let lease = replay_lease(ov_id);
+        let taken = self.take_lock(&lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS.min(self.config.timeout_ms)).await;
+        if !matches!(taken, Ok(true)) {
+            self.replay_done(ov_id);
+            let queued = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
+            taken?;
+            return Ok(FlushReport { queued, in_progress: true, ..Default::default() });
+        }
+        let out = self.replay_rounds(ov_id).await;
+        self.give_lock(&lease).await;
+        self.replay_done(ov_id);
+        let report = out?;
+        match &report.reason {
+            Some(why) => self.warn_once(ov_id, &format!("OpenViking unavailable ({why}); {} turn(s) kept in the outbox", report.queued)),
+            None => self.outage_over(ov_id),
+        }
+        Ok(report)
+    }
+
+    /// This process's replay of the session is over: the calls waiting for it go on.
+    fn replay_done(&self, ov_id: &str) {
+        self.flushing.borrow_mut().remove(ov_id);
+        for waker in self.replay_waiters.borrow_mut().remove(ov_id).unwrap_or_default() {
+            waker.wake();
+        }
+    }
+
+    /// Replays until the outbox is empty, a send fails, or the bound is reached.
+    async fn replay_rounds(&self, ov_id: &str) -> HostResult<FlushReport> {
         let mut total = FlushReport::default();
         let mut rounds = 0;
         let out = loop {
@@ -80,16 +119,7 @@ impl<H: Host> Engine<H> {
                 Err(e) => break Err(e),
             }
         };
-        self.flushing.borrow_mut().remove(ov_id);
-        for waker in self.replay_waiters.borrow_mut().remove(ov_id).unwrap_or_default() {
-            waker.wake();
-        }
-        let report = out?;
-        match &report.reason {
-            Some(why) => self.warn_once(ov_id, &format!("OpenViking unavailable ({why}); {} turn(s) kept in the outbox", report.queued)),
-            None => self.outage_over(ov_id),
-        }
-        Ok(report)
+        out
     }
 
     /// Resolves once no replay of this session is running.
@@ -127,32 +157,27 @@ impl<H: Host> Engine<H> {
         }
         self.load_record(ov_id, "").await?;
         let mut done = 0;
-        if let (Some(head), Some(last)) = (entries.first().and_then(|e| e.sequence), self.records.borrow().get(ov_id).and_then(|r| r.last_dropped)) {
-            if head <= last {
-                // the host's drop said done but the entry is still there: stop, do not resend
-                report.queued = entries.len();
-                report.queued_sequences = entries.iter().filter_map(|e| e.sequence).collect();
-                report.reason = Some(format!("the outbox still holds turn {head}, already written and dropped; the state dir is not keeping drops"));
-                return Ok(report);
-            }
-        }
-        for e in &entries {
-            match self.replay_one(ov_id, e).await {
-                Ok(()) => {
-                    // one drop per entry: a crash replays at most the entry in hand
-                    self.host.outbox_drop(&okey, 1).await?;
-                    if let Some(seq) = e.sequence {
-                        if let Some(rec) = self.records.borrow_mut().get_mut(ov_id) {
-                            rec.last_dropped = Some(seq);
-                        }
+        // What OpenViking holds already, by turn id: a send whose answer was lost, an entry
+        // another process sent and died before dropping, a turn queued twice.
+        match self.stored_turn_ids(ov_id).await {
+            Ok(mut stored) => {
+                for e in &entries {
+                    let there = !e.turn_id.is_empty() && stored.contains(&e.turn_id);
+                    if there {
+                        self.host.warn(&format!("turn {} of {ov_id} had reached OpenViking unacknowledged; not written again", e.sequence.unwrap_or(0)));
                     }
+                    let sent = if there { Ok(()) } else { self.replay_one(ov_id, e).await };
+                    if let Err(why) = sent {
+                        report.reason = Some(why);
+                        break;
+                    }
+                    stored.insert(e.turn_id.clone());
+                    // one drop per entry: a crash replays at most the entry in hand
+                    self.drop_entry(&okey, &e.turn_id).await?;
                     done += 1;
                 }
-                Err(why) => {
-                    report.reason = Some(why);
-                    break;
-                }
             }
+            Err(why) => report.reason = Some(why),
         }
         report.written = done;
         report.queued_sequences = entries[done..].iter().filter_map(|e| e.sequence).collect();
@@ -163,6 +188,42 @@ impl<H: Host> Engine<H> {
             self.update(ov_id, |rec| rec.unconfirmed = None).await?;
         }
         Ok(report)
+    }
+
+    /// The turn ids among the session's live messages on OpenViking. Not asked when this
+    /// process's own acknowledged writes account for every live message (the live count is
+    /// what they left): nothing else can be there. `Err` says why it is unknown.
+    async fn stored_turn_ids(&self, ov_id: &str) -> Result<HashSet<String>, String> {
+        let why = |e: HostError| format!("no answer while checking which turns OpenViking holds: {}", e.message);
+        let expected = self.confirmed_live.borrow().get(ov_id).copied();
+        let marked = self.records.borrow().get(ov_id).is_some_and(|r| r.unconfirmed.is_some());
+        if let (Some(n), false) = (expected, marked) {
+            match self.host.session_meta(ov_id).await {
+                Ok(Some(meta)) if meta.message_count == n => return Ok(HashSet::new()),
+                Ok(None) => return Ok(HashSet::new()),
+                Ok(Some(_)) => {}
+                Err(e) => return Err(why(e)),
+            }
+        }
+        match self.host.live_messages(ov_id).await {
+            Ok(live) => {
+                self.confirmed_live.borrow_mut().insert(ov_id.to_string(), live.len() as u64);
+                Ok(turn_ids_of(&live))
+            }
+            Err(e) if e.kind == HostErrorKind::NotFound => Ok(HashSet::new()),
+            Err(e) => Err(why(e)),
+        }
+    }
+
+    /// Drops one replayed entry, by its turn id, under the write lock (a drop rewrites the
+    /// outbox: an append by another process must not land in the file it replaces).
+    async fn drop_entry(&self, okey: &str, turn_id: &str) -> HostResult<()> {
+        if !self.take_lock(okey, WRITE_LOCK_TTL_MS, self.config.timeout_ms).await? {
+            return Err(HostError::new(HostErrorKind::Local, format!("another process held the outbox {okey} too long to drop a written turn")));
+        }
+        let r = self.host.outbox_drop(okey, &[turn_id.to_string()]).await;
+        self.give_lock(okey).await;
+        r
     }
 
     /// Brings one entry into OpenViking: found there already (an unacknowledged earlier
@@ -224,6 +285,10 @@ impl<H: Host> Engine<H> {
             Ok(count) => {
                 // the mark stays until the entry is dropped (a crash in between is checked)
                 let live = count.unwrap_or(live_before + n);
+                match count {
+                    Some(c) => self.confirmed_live.borrow_mut().insert(ov_id.to_string(), c),
+                    None => self.confirmed_live.borrow_mut().remove(ov_id),
+                };
                 self.update(ov_id, |rec| rec.live_count = Some(live)).await?;
                 self.outage_over(ov_id);
                 Ok(())
@@ -232,6 +297,7 @@ impl<H: Host> Engine<H> {
                 // retryable: it may have landed (the mark stays, checked before the resend);
                 // refused: it did not
                 let ambiguous = err.retryable();
+                self.confirmed_live.borrow_mut().remove(ov_id);
                 self.update(ov_id, |rec| {
                     if !ambiguous {
                         rec.unconfirmed = None;

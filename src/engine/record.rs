@@ -45,10 +45,16 @@ pub struct SessionRecord {
     /// A turn whose write failed in a way that may still have reached OpenViking (timeout,
     /// reset, 5xx, garbled answer): checked before it is sent again (see `write::flush`).
     pub unconfirmed: Option<Unconfirmed>,
-    /// The sequence of the last outbox entry written and dropped (sequences only grow): an
-    /// entry at or below it still in the outbox means the drop did not take effect.
-    pub last_dropped: Option<u64>,
+    /// OpenViking was asked whether it holds this session already (what another machine or
+    /// an earlier state dir wrote is adopted then, see `rebuild`). A record saved before
+    /// this field existed was made with the session: nothing to adopt.
+    #[serde(default = "yes")]
+    pub openviking_checked: bool,
 }
+}
+
+fn yes() -> bool {
+    true
 }
 
 crate::ts_type! { ts(inline);
@@ -69,6 +75,35 @@ pub fn state_key(ov_session_id: &str) -> String {
 
 pub fn outbox_key(ov_session_id: &str) -> String {
     format!("outbox/{ov_session_id}")
+}
+
+/// The session's turn ledger ([`TurnLedger`]), changed only under the write lock.
+pub fn ledger_key(ov_session_id: &str) -> String {
+    format!("turns/{ov_session_id}")
+}
+
+/// What every process on one state dir agrees on about a session's turns, because it is
+/// only read and changed under the session's write lock (the session record is saved by
+/// each process from its own cache, and the last save wins): the next sequence, and the
+/// newest turn ids and content keys appended — a retry that reaches another process (a
+/// CLI turn after the gateway took it) is recognised here even after the turn was sent and
+/// dropped from the outbox.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct TurnLedger {
+    pub next: u64,
+    pub turn_ids: Vec<String>,
+    pub content_keys: Vec<String>,
+}
+
+impl TurnLedger {
+    pub fn note(&mut self, sequence: u64, turn_id: &str, content_key: Option<&str>) {
+        self.next = self.next.max(sequence + 1);
+        remember(&mut self.turn_ids, turn_id);
+        if let Some(c) = content_key {
+            remember(&mut self.content_keys, c);
+        }
+    }
 }
 
 pub fn session_key_key(agent_id: &str, session_key: &str) -> String {
@@ -146,6 +181,19 @@ impl<H: Host> Engine<H> {
             None => SessionRecord { ov_session_id: ov_session_id.into(), session_id: session_id.into(), ..Default::default() },
         };
         let mut rec = rec;
+        // A session OpenViking holds that this state dir has not seen (a second machine, a
+        // deleted state dir): adopted from the server once (`rebuild`). Asked again by the
+        // next process while OpenViking does not answer.
+        if !rec.openviking_checked {
+            match self.host.session_meta(ov_session_id).await {
+                Ok(Some(meta)) => match self.adopt_session(&mut rec, &meta).await {
+                    Ok(()) => rec.openviking_checked = true,
+                    Err(e) => self.host.warn(&format!("session {ov_session_id} could not be adopted from OpenViking yet ({e})")),
+                },
+                Ok(None) => rec.openviking_checked = true,
+                Err(_) => {}
+            }
+        }
         // The outbox is the reservation: a turn appended by a process that died before its
         // record was saved is known again from its entry (keys, sequence, weight).
         let queued = self.host.outbox_read(&outbox_key(ov_session_id)).await?;

@@ -152,6 +152,7 @@ impl<H: Host> Engine<H> {
 
     /// The checkpoint (in this agent's session records) that extracted `memory_uri`.
     async fn checkpoint_of_memory(&self, memory_uri: &str) -> Option<crate::checkpoint::CompactCheckpoint> {
+        self.adopt_agent_sessions().await;
         let keys = self.host.list_state_keys("session/").await.ok()?;
         for key in keys {
             let ov_id = &key["session/".len()..];

@@ -2,7 +2,8 @@
 //! replayed into OpenViking in order (`outbox`). The turn itself never fails because
 //! OpenViking is down or slow; it fails only when it could not be stored anywhere.
 
-use super::record::{outbox_key, session_key_key};
+use super::locks::WRITE_LOCK_TTL_MS;
+use super::record::{ledger_key, outbox_key, session_key_key, TurnLedger};
 use super::Engine;
 use crate::after_turn::{classify_after_turn, AfterTurn};
 use crate::capture::{capture_decision, CaptureReason};
@@ -13,7 +14,7 @@ use crate::messages::estimate_message_tokens;
 use crate::messages::synthetic::is_synthetic;
 use crate::session_map::ov_session_id;
 use crate::triggers::{allocate_sequence, evaluate, note_recorded, push_window_turn_id, record_turn, Trigger};
-use crate::turn::{build_envelope, to_openviking_messages, TurnMeta};
+use crate::turn::{build_envelope, stamp_messages, to_openviking_messages, TurnMeta};
 use crate::decode::Request;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -112,6 +113,19 @@ pub fn content_key(messages: &[Value]) -> Option<String> {
     Some(format!("{ts}:{h:016x}"))
 }
 
+/// A turn's identity, the same however often the host retries it and unique in its session
+/// across processes and machines: the host's `advancementKey`; else one made from the
+/// content key (both copies of a turn handed to commitTurn and afterTurn share it); else
+/// (no timestamps to identify it) the session, its sequence and the time it was queued.
+/// OpenViking stores it with every message of the turn (`turn_id`).
+pub fn turn_id(req: &TurnWrite, ov_id: &str, ckey: Option<&str>, sequence: u64, now_ms: u64) -> String {
+    match (&req.advancement_key, ckey) {
+        (Some(k), _) => k.clone(),
+        (None, Some(c)) => format!("{ov_id}:c{c}"),
+        (None, None) => format!("{ov_id}:{sequence}:{now_ms}"),
+    }
+}
+
 crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -147,6 +161,10 @@ pub struct WriteOutcome {
     pub previous_ov_session_id: Option<String>,
 }
 }
+
+/// What an append gives the rest of the write: the sequence, the turn id, whether it counts,
+/// its tokens, the capture decision and its history entry.
+type Appended = (u64, String, bool, u64, CaptureReason, crate::history::TurnEntry);
 
 fn host_err(e: HostError) -> EngineError {
     let code = if e.kind == crate::host::HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
@@ -186,12 +204,12 @@ impl<H: Host> Engine<H> {
         let previous = self.track_session_key(&req, &ov_id).await;
         let okey = outbox_key(&ov_id);
 
-        // Reserve the keys and the sequence in memory (no await until the append is
-        // requested), so a concurrent call for the same turn sees them; they become durable
+        // Reserve the keys in memory (no await until the append is requested), so a
+        // concurrent call for the same turn in this process sees them; they become durable
         // with the outbox entry.
         let ckey = content_key(&req.messages);
         let reserved = self.reserve(&ov_id, &req, ckey.as_deref(), now)?;
-        let Some(Some((sequence, checkpoint_id, routing))) = reserved else {
+        let Some(Some((checkpoint_id, routing))) = reserved else {
             let already_stored = reserved.is_some();
             if already_stored {
                 // the trigger state may still take the host's latest budget
@@ -199,31 +217,29 @@ impl<H: Host> Engine<H> {
                     self.update(&ov_id, |rec| rec.state.token_budget = Some(b)).await.map_err(host_err)?;
                 }
             }
-            let outbox_len = self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0);
-            return Ok(WriteOutcome {
-                status: if already_stored { WriteStatus::Committed } else { WriteStatus::Duplicate },
-                already_stored,
-                ov_session_id: ov_id,
-                sequence: None,
-                queued: false,
-                outbox_len,
-                counted: false,
-                capture_reason: None,
-                trigger: None,
-                commit_due: false,
-                previous_ov_session_id: previous,
-            });
+            return Ok(self.settled(&ov_id, &okey, already_stored, previous).await);
         };
-        let turn_id = req.advancement_key.clone().unwrap_or_else(|| format!("{ov_id}:{sequence}"));
-        let prepared = self.prepare(&req, &ov_id, sequence, &turn_id, checkpoint_id, ckey.as_deref(), now);
-        let appended = match prepared {
-            Ok((entry, counts, tokens, reason, indexed)) => self.host.outbox_append(&okey, entry).await.map(|()| (counts, tokens, reason, indexed)).map_err(host_err),
-            Err(e) => Err(e),
+        // The append under the write lock every process on this state dir shares: the
+        // sequence is taken there, and a turn another process (or a late append of this
+        // one) already queued is recognised by its keys instead of queued twice.
+        let appended = match self.take_lock(&okey, WRITE_LOCK_TTL_MS, self.config.timeout_ms).await {
+            Ok(true) => {
+                let r = self.append_locked(&req, &ov_id, &okey, checkpoint_id, ckey.as_deref(), now).await;
+                self.give_lock(&okey).await;
+                r
+            }
+            Ok(false) => Err(EngineError::new(ErrorCode::HostTimeout, format!("another process held the outbox of {ov_id} for {} ms; retry the turn", self.config.timeout_ms))),
+            Err(e) => Err(host_err(e)),
         };
-        let (counts, tokens, capture_reason, indexed) = match appended {
-            Ok(v) => {
+        let (sequence, turn_id, counts, tokens, capture_reason, indexed) = match appended {
+            Ok(Ok(v)) => {
                 self.landed(&req, ckey.as_deref());
                 v
+            }
+            Ok(Err(already_stored)) => {
+                // already queued: durable, so a retry is answered as one
+                self.landed(&req, ckey.as_deref());
+                return Ok(self.settled(&ov_id, &okey, already_stored, previous).await);
             }
             Err(e) => {
                 // Not stored anywhere: give the keys back so the host's retry writes it.
@@ -300,11 +316,80 @@ impl<H: Host> Engine<H> {
         })
     }
 
-    /// The keys check and the sequence, at once in the cached record (not saved yet):
-    /// `None` — a duplicate key; `Some(None)` — the content was already written (the other of
-    /// commitTurn/afterTurn); `Some(Some(..))` — the reserved sequence, the latest checkpoint
-    /// and where the turn goes.
-    fn reserve(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>, now: u64) -> Result<Option<Option<(u64, Option<String>, TurnRouting)>>> {
+    /// The answer for a turn that is durable already: `duplicate` (its key was written or
+    /// queued), or `committed` with `already_stored` (its content came through the other of
+    /// commitTurn/afterTurn).
+    async fn settled(&self, ov_id: &str, okey: &str, already_stored: bool, previous: Option<String>) -> WriteOutcome {
+        let outbox_len = self.host.outbox_read(okey).await.map(|v| v.len()).unwrap_or(0);
+        WriteOutcome {
+            status: if already_stored { WriteStatus::Committed } else { WriteStatus::Duplicate },
+            already_stored,
+            ov_session_id: ov_id.to_string(),
+            sequence: None,
+            queued: false,
+            outbox_len,
+            counted: false,
+            capture_reason: None,
+            trigger: None,
+            commit_due: false,
+            previous_ov_session_id: previous,
+        }
+    }
+
+    /// Under the write lock: `Err(already_stored)` when the turn is queued or was appended
+    /// already (by another process, or by an append of this one that answered too late;
+    /// `true` when it came through the other of commitTurn/afterTurn) — the outbox and the
+    /// session's [`TurnLedger`] say so; else takes the next sequence (past every queued entry
+    /// and the ledger's) and appends the entry.
+    async fn append_locked(
+        &self,
+        req: &TurnWrite,
+        ov_id: &str,
+        okey: &str,
+        checkpoint_id: Option<String>,
+        ckey: Option<&str>,
+        now: u64,
+    ) -> Result<std::result::Result<Appended, bool>> {
+        let queued = self.host.outbox_read(okey).await.map_err(host_err)?;
+        let same = |e: &Value, field: &str, key: Option<&str>| key.is_some() && e.get(field).and_then(Value::as_str) == key;
+        if queued.iter().any(|e| same(e, "advancementKey", req.advancement_key.as_deref())) {
+            return Ok(Err(false));
+        }
+        if queued.iter().any(|e| same(e, "contentKey", ckey)) {
+            return Ok(Err(true));
+        }
+        let mut ledger: TurnLedger = match self.host.load_state(&ledger_key(ov_id)).await.map_err(host_err)? {
+            Some(v) => serde_json::from_value(v).unwrap_or_default(),
+            None => TurnLedger::default(),
+        };
+        if req.advancement_key.as_ref().is_some_and(|k| ledger.turn_ids.contains(k)) {
+            return Ok(Err(false));
+        }
+        if ckey.is_some_and(|c| ledger.content_keys.iter().any(|k| k == c)) {
+            return Ok(Err(true));
+        }
+        let past_queue = queued.iter().filter_map(|e| e.get("sequence").and_then(Value::as_u64)).max().map_or(0, |s| s + 1);
+        let sequence = {
+            let mut records = self.records.borrow_mut();
+            let rec = records.get_mut(ov_id).ok_or_else(|| EngineError::new(ErrorCode::Internal, "session record not loaded"))?;
+            rec.state.next_sequence = rec.state.next_sequence.max(ledger.next).max(past_queue);
+            allocate_sequence(&mut rec.state)
+        };
+        let turn_id = turn_id(req, ov_id, ckey, sequence, now);
+        let (entry, counts, tokens, reason, indexed) = self.prepare(req, ov_id, sequence, &turn_id, checkpoint_id, ckey, now)?;
+        self.host.outbox_append(okey, entry).await.map_err(host_err)?;
+        ledger.note(sequence, &turn_id, ckey);
+        if let Err(e) = self.host.save_state(&ledger_key(ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await {
+            // the queued entry itself keeps the next sequence past it and its keys
+            self.host.warn(&format!("the turn ledger of {ov_id} could not be saved ({e})"));
+        }
+        Ok(Ok((sequence, turn_id, counts, tokens, reason, indexed)))
+    }
+
+    /// The keys check, at once in the cached record (not saved yet): `None` — a duplicate
+    /// key; `Some(None)` — the content was already written (the other of
+    /// commitTurn/afterTurn); `Some(Some(..))` — the latest checkpoint and where the turn goes.
+    fn reserve(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>, now: u64) -> Result<Option<Option<(Option<String>, TurnRouting)>>> {
         let mut records = self.records.borrow_mut();
         let rec = records.entry(ov_id.to_string()).or_insert_with(|| super::SessionRecord { ov_session_id: ov_id.to_string(), ..Default::default() });
         if rec.session_key.is_none() {
@@ -341,8 +426,7 @@ impl<H: Host> Engine<H> {
             rec.remember_key(key);
             self.in_flight.borrow_mut().insert(format!("k:{key}"));
         }
-        let seq = allocate_sequence(&mut rec.state);
-        Ok(Some(Some((seq, rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now)))))
+        Ok(Some(Some((rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now)))))
     }
 
     /// The turn's keys are durable (or given back): no longer in flight.
@@ -390,6 +474,8 @@ impl<H: Host> Engine<H> {
         };
         let env = build_envelope(&req.messages, meta)?;
         let indexed = crate::history::turn_entry(&env, &req.messages, now);
+        let mut messages = to_openviking_messages(&env);
+        stamp_messages(&mut messages, turn_id, indexed.timestamp_ms);
         let decision = capture_decision(&env, self.config.capture_mode, self.config.capture_max_length);
         let counts = decision.counts && !req.is_heartbeat;
         let tokens: u64 = crate::messages::synthetic::without_synthetic(&req.messages).iter().map(|(_, m)| estimate_message_tokens(m) as u64).sum();
@@ -401,7 +487,7 @@ impl<H: Host> Engine<H> {
             "tokens": tokens,
             "counts": counts,
             "queuedAtMs": self.host.now_ms(),
-            "messages": to_openviking_messages(&env),
+            "messages": messages,
         });
         Ok((entry, counts, tokens, decision.reason, indexed))
     }

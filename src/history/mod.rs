@@ -144,6 +144,57 @@ pub fn turn_entry(env: &TurnEnvelope, host_messages: &[Value], now_ms: u64) -> T
     TurnEntry { turn_id: env.turn_id.clone(), sequence: env.sequence, timestamp_ms: host_timestamp(host_messages, now_ms).unwrap_or(now_ms), messages }
 }
 
+/// The turns of a session as OpenViking holds them (archived messages, then the live ones,
+/// oldest first), for a state dir that lacks its index (a second machine, a reinstall): the
+/// messages of one turn share the `turn_id` the engine sent; messages without one (written
+/// by an earlier release) start a turn at each user message. Sequences number the turns
+/// from `first_sequence` in order; the time is the message's `created_at` (the host's time
+/// the engine sent), else `fallback_ms`. Text as [`turn_entry`] keeps it.
+pub fn turns_from_messages(messages: &[Value], first_sequence: u64, fallback_ms: u64) -> Vec<TurnEntry> {
+    let mut out: Vec<TurnEntry> = Vec::new();
+    let mut current: Option<String> = None;
+    let mut left = 0;
+    for (i, m) in messages.iter().enumerate() {
+        let role = match m.get("role").and_then(Value::as_str) {
+            Some("user") => Role::User,
+            Some("assistant") => Role::Assistant,
+            _ => continue,
+        };
+        let id = match m.get("turn_id").and_then(Value::as_str) {
+            Some(t) => t.to_string(),
+            None if role == Role::User || current.is_none() => m.get("id").and_then(Value::as_str).map_or_else(|| format!("message-{i}"), str::to_string),
+            None => current.clone().unwrap_or_default(),
+        };
+        if current.as_deref() != Some(id.as_str()) || out.is_empty() {
+            let at = m.get("created_at").and_then(Value::as_str).and_then(|s| when::parse_iso(&s.trim().to_uppercase())).map_or(fallback_ms, |s| s.start);
+            out.push(TurnEntry { turn_id: id.clone(), sequence: first_sequence + out.len() as u64, timestamp_ms: at, messages: Vec::new() });
+            current = Some(id);
+            left = TURN_TEXT_MAX_CHARS;
+        }
+        let Some(turn) = out.last_mut() else { continue };
+        let parts = m.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        for p in parts {
+            if p.get("type").and_then(Value::as_str) != Some("text") || left == 0 {
+                continue;
+            }
+            let t = p.get("text").and_then(Value::as_str).unwrap_or("").trim();
+            if t.is_empty() {
+                continue;
+            }
+            let t = cut(t, MESSAGE_TEXT_MAX_CHARS.min(left));
+            left -= t.chars().count();
+            match turn.messages.last_mut() {
+                Some(last) if last.role == role => {
+                    last.text.push('\n');
+                    last.text.push_str(t);
+                }
+                _ => turn.messages.push(IndexedMessage { role, text: t.to_string() }),
+            }
+        }
+    }
+    out
+}
+
 /// Adds `entry` to the chunk document (`existing`: what its slot holds now, if anything):
 /// a slot holding an older chunk of the ring is started afresh; a turn already there (same
 /// sequence or turn id, e.g. a replayed write) is replaced, not added twice.
@@ -200,6 +251,29 @@ mod tests {
         let total: usize = e.messages.iter().map(|m| m.text.chars().count()).sum();
         assert!(total <= TURN_TEXT_MAX_CHARS + e.messages.len(), "{total}");
         assert!(e.messages.iter().all(|m| m.text.chars().count() <= MESSAGE_TEXT_MAX_CHARS));
+    }
+
+    #[test]
+    fn turns_are_read_back_from_openvikings_messages() {
+        let at = "2026-11-20T14:30:00.000Z";
+        let msgs = vec![
+            json!({"id": "m1", "role": "user", "turn_id": "k-1", "created_at": at, "message_kind": "user_query", "parts": [{"type": "text", "text": "Where is the vault?"}]}),
+            json!({"id": "m2", "role": "assistant", "turn_id": "k-1", "created_at": at, "parts": [{"type": "tool", "tool_id": "c", "tool_output": "SECRET"}]}),
+            json!({"id": "m3", "role": "assistant", "turn_id": "k-1", "created_at": at, "parts": [{"type": "text", "text": "In the cellar."}]}),
+            json!({"id": "m4", "role": "user", "turn_id": "k-2", "created_at": "2026-11-21T09:00:00+00:00", "parts": [{"type": "text", "text": "Thanks"}]}),
+            // an earlier release's messages: no turn ids, a user message opens a turn
+            json!({"id": "m5", "role": "user", "parts": [{"type": "text", "text": "old question"}]}),
+            json!({"id": "m6", "role": "assistant", "parts": [{"type": "text", "text": "old answer"}]}),
+        ];
+        let turns = turns_from_messages(&msgs, 10, NOW);
+        let ids: Vec<_> = turns.iter().map(|t| (t.turn_id.as_str(), t.sequence)).collect();
+        assert_eq!(ids, [("k-1", 10), ("k-2", 11), ("m5", 12)]);
+        assert_eq!(crate::time::iso8601(turns[0].timestamp_ms), at);
+        assert_eq!(crate::time::iso8601(turns[1].timestamp_ms), "2026-11-21T09:00:00.000Z");
+        assert_eq!(turns[2].timestamp_ms, NOW, "no created_at: the fallback");
+        let text: Vec<_> = turns[0].messages.iter().map(|m| (m.role, m.text.as_str())).collect();
+        assert_eq!(text, [(Role::User, "Where is the vault?"), (Role::Assistant, "In the cellar.")], "tool output is not indexed");
+        assert_eq!(turns[2].messages.len(), 2);
     }
 
     #[test]

@@ -203,6 +203,15 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
         })
     }
 
+    async fn list_sessions(&self) -> HostResult<Vec<String>> {
+        let v = self.call(Call::new(Method::Get, "/api/v1/sessions")).await?;
+        match v {
+            Value::Array(items) => Ok(items.iter().filter_map(|i| i.get("session_id").and_then(Value::as_str)).map(str::to_string).collect()),
+            Value::Null => Ok(Vec::new()),
+            _ => Err(bad("GET /api/v1/sessions", "the result is not a list")),
+        }
+    }
+
     async fn archive(&self, id: &str, archive_id: &str) -> HostResult<Value> {
         let path = format!("{}/archives/{}", sessions(id)?, seg("archive id", archive_id)?);
         let v = self.call(Call::new(Method::Get, path)).await?;
@@ -292,8 +301,14 @@ impl<T: Storage> Storage for OpenVikingHttp<T> {
     async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>> {
         self.transport.outbox_read(key).await
     }
-    async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()> {
-        self.transport.outbox_drop(key, count).await
+    async fn outbox_drop(&self, key: &str, turn_ids: &[String]) -> HostResult<()> {
+        self.transport.outbox_drop(key, turn_ids).await
+    }
+    async fn try_lock(&self, name: &str, ttl_ms: u64) -> HostResult<bool> {
+        self.transport.try_lock(name, ttl_ms).await
+    }
+    async fn unlock(&self, name: &str) -> HostResult<()> {
+        self.transport.unlock(name).await
     }
 }
 

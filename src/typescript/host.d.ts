@@ -31,11 +31,19 @@ export interface HostCallbacks {
   saveState(key: string, value: unknown): Promise<unknown>;
   /** The state keys starting with `prefix`. */
   listStateKeys(prefix: string): Promise<string[]>;
-  /** Appends durably (fsync'd) before it resolves. */
+  /** Appends durably: resolves only once every byte is written, synced and readable back;
+   *  an entry whose `turnId` is already queued is not appended again. */
   outboxAppend(key: string, entry: OutboxEntry): Promise<unknown>;
+  /** The queued entries in order; entries torn by a crash or a full disk are never returned. */
   outboxRead(key: string): Promise<OutboxEntry[]>;
-  /** Removes the first `count` entries. */
-  outboxDrop(key: string, count: number): Promise<unknown>;
+  /** Removes the entries with these `turnId`s. */
+  outboxDrop(key: string, turnIds: string[]): Promise<unknown>;
+  /** Optional (hosts whose state dir two processes may share must have it): takes the lock
+   *  `name` without waiting; a holder that died or outlived `ttlMs` loses it. Not re-entrant.
+   *  Operations on the outbox `name` issued after it settle after it. */
+  tryLock?(name: string, ttlMs: number): Promise<boolean>;
+  /** Gives back this host's own lock `name`. */
+  unlock?(name: string): Promise<unknown>;
   sleep(ms: number): Promise<unknown>;
   nowMs(): number;
   warn(message: string): void;

@@ -64,6 +64,11 @@ impl JsHost {
         settle_within(op, returned, timeout_ms).await
     }
 
+    /// Whether the optional callback `op` is there.
+    fn has(&self, op: &str) -> bool {
+        Reflect::get(&self.callbacks, &JsValue::from_str(op)).map(|f| f.is_function()).unwrap_or(false)
+    }
+
     async fn local(&self, op: &str, args: &[JsValue]) -> HostResult<JsValue> {
         self.call(op, args, self.timeout_ms).await.map_err(|e| HostError { kind: if e.kind == HostErrorKind::Timeout { e.kind } else { HostErrorKind::Local }, ..e })
     }
@@ -206,8 +211,26 @@ impl Storage for JsHost {
             _ => Err(HostError::new(HostErrorKind::Local, "outboxRead: expected an array")),
         }
     }
-    async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()> {
-        self.local("outboxDrop", &[s(key), JsValue::from_f64(count as f64)]).await.map(drop)
+    async fn outbox_drop(&self, key: &str, turn_ids: &[String]) -> HostResult<()> {
+        let ids: Array = turn_ids.iter().map(|t| s(t)).collect();
+        self.local("outboxDrop", &[s(key), ids.into()]).await.map(drop)
+    }
+    /// `tryLock` is optional: a host whose state is not shared between processes (a browser,
+    /// a test's memory) has none, and the engine's in-process order is all there is.
+    async fn try_lock(&self, name: &str, ttl_ms: u64) -> HostResult<bool> {
+        if !self.has("tryLock") {
+            return Ok(true);
+        }
+        match self.local("tryLock", &[s(name), JsValue::from_f64(ttl_ms as f64)]).await?.as_bool() {
+            Some(b) => Ok(b),
+            None => Err(HostError::new(HostErrorKind::Local, "tryLock: expected a boolean")),
+        }
+    }
+    async fn unlock(&self, name: &str) -> HostResult<()> {
+        if !self.has("unlock") {
+            return Ok(());
+        }
+        self.local("unlock", &[s(name)]).await.map(drop)
     }
 }
 

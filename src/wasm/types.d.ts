@@ -398,10 +398,11 @@ export interface SessionRecord {
    */
   unconfirmed: { sequence: number; liveBefore: number; messageCount: number } | null;
   /**
-   * The sequence of the last outbox entry written and dropped (sequences only grow): an
-   * entry at or below it still in the outbox means the drop did not take effect.
+   * OpenViking was asked whether it holds this session already (what another machine or
+   * an earlier state dir wrote is adopted then, see `rebuild`). A record saved before
+   * this field existed was made with the session: nothing to adopt.
    */
-  lastDropped: number | null;
+  openvikingChecked: boolean;
 }
 
 /** `Engine.assemble`'s input: a recall request plus what the composition needs. */
@@ -663,11 +664,19 @@ export interface HostCallbacks {
   saveState(key: string, value: unknown): Promise<unknown>;
   /** The state keys starting with `prefix`. */
   listStateKeys(prefix: string): Promise<string[]>;
-  /** Appends durably (fsync'd) before it resolves. */
+  /** Appends durably: resolves only once every byte is written, synced and readable back;
+   *  an entry whose `turnId` is already queued is not appended again. */
   outboxAppend(key: string, entry: OutboxEntry): Promise<unknown>;
+  /** The queued entries in order; entries torn by a crash or a full disk are never returned. */
   outboxRead(key: string): Promise<OutboxEntry[]>;
-  /** Removes the first `count` entries. */
-  outboxDrop(key: string, count: number): Promise<unknown>;
+  /** Removes the entries with these `turnId`s. */
+  outboxDrop(key: string, turnIds: string[]): Promise<unknown>;
+  /** Optional (hosts whose state dir two processes may share must have it): takes the lock
+   *  `name` without waiting; a holder that died or outlived `ttlMs` loses it. Not re-entrant.
+   *  Operations on the outbox `name` issued after it settle after it. */
+  tryLock?(name: string, ttlMs: number): Promise<boolean>;
+  /** Gives back this host's own lock `name`. */
+  unlock?(name: string): Promise<unknown>;
   sleep(ms: number): Promise<unknown>;
   nowMs(): number;
   warn(message: string): void;

@@ -31,7 +31,7 @@ const host = {
   saveState: async (k, v) => void state.set(k, v),
   outboxAppend: async (k, e) => void outbox.set(k, [...(outbox.get(k) ?? []), e]),
   outboxRead: async (k) => outbox.get(k) ?? [],
-  outboxDrop: async (k, n) => void outbox.set(k, (outbox.get(k) ?? []).slice(n)),
+  outboxDrop: async (k, ids) => void outbox.set(k, (outbox.get(k) ?? []).filter((e) => !ids.includes(e.turnId))),
   sleep: async () => {},
   nowMs: () => Date.now(),
   warn: () => {},

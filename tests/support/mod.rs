@@ -64,6 +64,9 @@ pub struct World {
     pub down: Option<HostErrorKind>,
     /// The next OpenViking calls fail with these, in order.
     pub fail_next: VecDeque<HostErrorKind>,
+    /// The next calls of one operation (`"add_messages"`, `"live_messages"`, …) fail with
+    /// these, in order (before `fail_next` applies).
+    pub fail_op: HashMap<String, VecDeque<HostErrorKind>>,
     /// The next add_messages is stored by the server, but its answer is lost with this error
     /// (before any `fail_next` applies).
     pub lose_next_answer: Option<HostErrorKind>,
@@ -73,6 +76,10 @@ pub struct World {
     pub fail_tasks: bool,
     /// The local disk refuses outbox appends (full, read-only).
     pub fail_append: bool,
+    /// Locks held (name → holder, expiry), shared by every handle on this world.
+    pub locks: HashMap<String, (u64, u64)>,
+    /// Locks whose holder is dead (a SIGKILLed process): the next try takes them.
+    pub dead_holders: Vec<u64>,
     pub warnings: Vec<String>,
     pub calls: Vec<String>,
     pub sleeps: u64,
@@ -94,7 +101,7 @@ pub struct World {
 
 /// A handle on a shared world: two handles are two processes on one machine and server.
 #[derive(Clone, Default)]
-pub struct FakeHost(pub Rc<RefCell<World>>);
+pub struct FakeHost(pub Rc<RefCell<World>>, pub u64);
 
 impl FakeHost {
     pub fn new() -> Self {
@@ -102,6 +109,18 @@ impl FakeHost {
         h.0.borrow_mut().task_polls = 2;
         h.0.borrow_mut().now = 1_764_000_000_000;
         h
+    }
+    /// Another process on the same machine and server (its own lock identity).
+    pub fn second_process(&self) -> Self {
+        FakeHost(self.0.clone(), self.1 + 1)
+    }
+    /// This process dies: the locks it holds are free for the next taker.
+    pub fn die(&self) {
+        self.0.borrow_mut().dead_holders.push(self.1);
+    }
+    /// The next call of `op` fails with `kind`.
+    pub fn fail(&self, op: &str, kind: HostErrorKind) {
+        self.0.borrow_mut().fail_op.entry(op.to_string()).or_default().push_back(kind);
     }
     pub fn world(&self) -> std::cell::RefMut<'_, World> {
         self.0.borrow_mut()
@@ -111,6 +130,9 @@ impl FakeHost {
         w.calls.push(what.to_string());
         if let Some(k) = w.down {
             return Err(HostError::new(k, format!("{what}: fake outage")));
+        }
+        if let Some(k) = w.fail_op.get_mut(what).and_then(VecDeque::pop_front) {
+            return Err(HostError::new(k, format!("{what}: injected failure")));
         }
         if let Some(k) = w.fail_next.pop_front() {
             return Err(HostError::new(k, format!("{what}: injected failure")));
@@ -158,6 +180,10 @@ impl OpenViking for FakeHost {
             return Err(HostError::new(k, "add_messages: applied, answer lost"));
         }
         Ok(Some(s.live.len() as u64))
+    }
+    async fn list_sessions(&self) -> HostResult<Vec<String>> {
+        self.ov("list_sessions")?;
+        Ok(self.0.borrow().sessions.keys().cloned().collect())
     }
     async fn live_messages(&self, id: &str) -> HostResult<Vec<Value>> {
         self.ov("live_messages")?;
@@ -282,13 +308,37 @@ impl Storage for FakeHost {
         if self.0.borrow().fail_append {
             return Err(HostError::new(HostErrorKind::Local, "outbox_append: no space left on device"));
         }
-        self.0.borrow_mut().outbox.entry(key.to_string()).or_default().push(entry);
+        let mut w = self.0.borrow_mut();
+        let queue = w.outbox.entry(key.to_string()).or_default();
+        // as the real store: one entry per turn id
+        if !queue.iter().any(|e| e.get("turnId").is_some() && e.get("turnId") == entry.get("turnId")) {
+            queue.push(entry);
+        }
         Ok(())
     }
     async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>> {
         Ok(self.0.borrow().outbox.get(key).cloned().unwrap_or_default())
     }
-    async fn outbox_drop(&self, key: &str, count: usize) -> HostResult<()> {
+    async fn try_lock(&self, name: &str, ttl_ms: u64) -> HostResult<bool> {
+        let mut w = self.0.borrow_mut();
+        let now = w.now;
+        let free = match w.locks.get(name) {
+            None => true,
+            Some((holder, expires)) => *expires <= now || w.dead_holders.contains(holder),
+        };
+        if free {
+            w.locks.insert(name.to_string(), (self.1, now + ttl_ms));
+        }
+        Ok(free)
+    }
+    async fn unlock(&self, name: &str) -> HostResult<()> {
+        let mut w = self.0.borrow_mut();
+        if w.locks.get(name).is_some_and(|(holder, _)| *holder == self.1) {
+            w.locks.remove(name);
+        }
+        Ok(())
+    }
+    async fn outbox_drop(&self, key: &str, turn_ids: &[String]) -> HostResult<()> {
         let crash = {
             let mut w = self.0.borrow_mut();
             let now = w.crash_at_drop == Some(0);
@@ -300,8 +350,7 @@ impl Storage for FakeHost {
             return Err(HostError::new(HostErrorKind::Local, "outbox_drop: process crashed"));
         }
         if let Some(v) = self.0.borrow_mut().outbox.get_mut(key) {
-            let n = count.min(v.len());
-            v.drain(..n);
+            v.retain(|e| !e.get("turnId").and_then(Value::as_str).is_some_and(|t| turn_ids.iter().any(|x| x == t)));
         }
         Ok(())
     }

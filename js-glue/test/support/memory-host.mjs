@@ -72,13 +72,14 @@ export function memoryHost() {
       state.set(k, structuredClone(v));
     },
     async outboxAppend(k, e) {
-      outbox.set(k, [...(outbox.get(k) ?? []), structuredClone(e)]);
+      const q = outbox.get(k) ?? [];
+      if (!q.some((x) => x.turnId === e.turnId)) outbox.set(k, [...q, structuredClone(e)]);
     },
     async outboxRead(k) {
       return structuredClone(outbox.get(k) ?? []);
     },
-    async outboxDrop(k, n) {
-      outbox.set(k, (outbox.get(k) ?? []).slice(n));
+    async outboxDrop(k, ids) {
+      outbox.set(k, (outbox.get(k) ?? []).filter((e) => !ids.includes(e.turnId)));
     },
     sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
     nowMs: () => Date.now(),

@@ -63,6 +63,7 @@ export function goodHost(rng, { protocol } = {}) {
   const sessions = new Map();
   const state = new Map();
   const outbox = new Map();
+  const locks = new Set();
   const files = new Map();
   const tasks = new Map();
   const warnings = [];
@@ -209,14 +210,26 @@ export function goodHost(rng, { protocol } = {}) {
     },
     async outboxAppend(key, entry) {
       if (!outbox.has(key)) outbox.set(key, []);
-      outbox.get(key).push(clone(entry));
+      if (typeof entry?.turnId !== "string" || entry.turnId === "") violation(`outboxAppend: turnId ${entry?.turnId}`);
+      if (!outbox.get(key).some((e) => e.turnId === entry.turnId)) outbox.get(key).push(clone(entry));
     },
     async outboxRead(key) {
       return clone(outbox.get(key) ?? []);
     },
-    async outboxDrop(key, count) {
-      if (!Number.isInteger(count) || count < 0) violation(`outboxDrop: count ${count}`);
-      outbox.get(key)?.splice(0, count);
+    async outboxDrop(key, turnIds) {
+      if (!Array.isArray(turnIds) || !turnIds.every((t) => typeof t === "string")) violation(`outboxDrop: turnIds ${turnIds}`);
+      const q = outbox.get(key);
+      if (q) outbox.set(key, q.filter((e) => !turnIds.includes(e.turnId)));
+    },
+    // one process: a lock is either free or held by an earlier call of this one
+    async tryLock(name, ttlMs) {
+      if (typeof name !== "string" || !(ttlMs > 0)) violation(`tryLock: ${name} ${ttlMs}`);
+      if (locks.has(name)) return false;
+      locks.add(name);
+      return true;
+    },
+    async unlock(name) {
+      locks.delete(name);
     },
     sleep(ms) {
       if (typeof ms !== "number" || !(ms >= 0)) violation(`sleep: ms ${ms}`);

@@ -1,0 +1,550 @@
+// state-store.test.mjs — the outbox's durability contract: an append that resolves is on disk
+// and reads back; one that fails (a real full or read-only filesystem, a short or failing
+// write) rejects and leaves the file as it was; torn and corrupt records are never read as
+// acknowledged; a turn is queued at most once; and the cross-process locks that let two
+// processes share a state dir (stale ones broken, live ones respected).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import {
+  promises as fsp,
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createStateStore, crc32, parseOutboxText } from "../state-store.js";
+
+const STORE_URL = new URL("../state-store.js", import.meta.url).href;
+const KEY = "outbox/main--s1";
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const turn = (turnId, text = `turn ${turnId}`) => ({ turnId, text });
+const ids = (records) => records.map((r) => r.turnId);
+const outboxPath = (stateDir, key = KEY) => join(stateDir, "outbox", `${encodeURIComponent(key).replace(/\./g, "%2E")}.jsonl`);
+const lockPath = (stateDir, name = KEY) => join(stateDir, "locks", `${encodeURIComponent(name).replace(/\./g, "%2E")}.lock`);
+const isLocal = (op) => (err) => err.kind === "local" && err.message.startsWith(`${op}: `);
+
+/** Run `fn(dir)` in a fresh temp dir, removed after. */
+async function inTempDir(fn) {
+  const dir = mkdtempSync(join(tmpdir(), "ov-store-"));
+  try {
+    return await fn(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A framed record line, as the store writes it. */
+const frame = (entry) => {
+  const json = JSON.stringify(entry);
+  return `#${crc32(json).toString(16).padStart(8, "0")}:${Buffer.byteLength(json)}:${json}\n`;
+};
+
+test("crc32 is the IEEE CRC-32 (check value of '123456789'), over UTF-8 bytes", () => {
+  assert.equal(crc32("123456789"), 0xcbf43926);
+  assert.equal(crc32(Buffer.from("123456789")), 0xcbf43926);
+  assert.equal(crc32(""), 0);
+  assert.equal(crc32("é"), crc32(Buffer.from([0xc3, 0xa9])));
+});
+
+test("framing: records round-trip as `#crc:len:json` lines, in order, unicode included", async () => {
+  await inTempDir(async (dir) => {
+    const store = createStateStore(dir);
+    const entries = [turn("t1"), turn("t2", "ünïcödé ✓ 🧪 and a \n newline"), turn("t3")];
+    for (const e of entries) assert.equal(await store.outboxAppend(KEY, e), "appended");
+    assert.deepEqual(await store.outboxRead(KEY), entries);
+    const text = readFileSync(outboxPath(dir), "utf8");
+    assert.equal(text, entries.map(frame).join(""));
+    for (const line of text.split("\n").filter(Boolean)) assert.match(line, /^#[0-9a-f]{8}:\d+:\{/);
+    assert.deepEqual(parseOutboxText(text), { records: entries, skipped: 0 });
+  });
+});
+
+test("a torn tail is skipped, and the next append is not merged with it", async () => {
+  await inTempDir(async (dir) => {
+    const store = createStateStore(dir);
+    await store.outboxAppend(KEY, turn("t1"));
+    const half = frame(turn("t2", "x".repeat(200)));
+    appendFileSync(outboxPath(dir), half.slice(0, half.length >> 1)); // a crash mid-append
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["t1"]);
+    assert.equal(parseOutboxText(readFileSync(outboxPath(dir), "utf8")).skipped, 1);
+    // t2 was never acknowledged: appending it again is a new append, not "present"
+    assert.equal(await store.outboxAppend(KEY, turn("t2")), "appended");
+    assert.equal(await store.outboxAppend(KEY, turn("t3")), "appended");
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["t1", "t2", "t3"]);
+    const lines = readFileSync(outboxPath(dir), "utf8").split("\n");
+    assert.equal(lines[1], half.slice(0, half.length >> 1), "the torn bytes stay on their own line");
+    assert.equal(`${lines[2]}\n`, frame(turn("t2")));
+  });
+});
+
+test("a record with a flipped byte, a wrong length or a bad frame is skipped", async () => {
+  await inTempDir(async (dir) => {
+    const store = createStateStore(dir);
+    for (const t of ["t1", "t2", "t3"]) await store.outboxAppend(KEY, turn(t, "abcdefgh"));
+    const file = outboxPath(dir);
+    const bytes = readFileSync(file);
+    const lines = bytes.toString().split("\n");
+    const at = lines[0].length + 1 + lines[1].indexOf("abcdefgh") + 3; // inside t2's text
+    bytes[at] ^= 0x01; // "d" -> "e": still valid JSON, still the same length
+    writeFileSync(file, bytes);
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["t1", "t3"]);
+    // the same length, the checksum of other text; a non-numeric length; not an object
+    const wrongLen = frame(turn("t4")).replace(/:(\d+):/, (_, n) => `:${Number(n) + 1}:`);
+    const json = JSON.stringify([1, 2]);
+    const arr = `#${crc32(json).toString(16).padStart(8, "0")}:${json.length}:${json}\n`;
+    appendFileSync(file, `${wrongLen}#zzzzzzzz:3:{}\n${arr}#${frame(turn("t5")).slice(1, 10)}\n`);
+    assert.deepEqual(parseOutboxText(readFileSync(file, "utf8")), { records: [turn("t1", "abcdefgh"), turn("t3", "abcdefgh")], skipped: 5 });
+  });
+});
+
+test("legacy plain-JSON lines from an earlier version still read, mixed with framed ones", async () => {
+  await inTempDir(async (dir) => {
+    mkdirSync(join(dir, "outbox"), { recursive: true });
+    writeFileSync(outboxPath(dir), `${JSON.stringify(turn("old1"))}\n\n${JSON.stringify(turn("old2"))}\n"a string"\n{"torn":`);
+    const store = createStateStore(dir);
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["old1", "old2"]);
+    assert.equal(await store.outboxAppend(KEY, turn("old2")), "present", "a legacy record counts for dedupe");
+    assert.equal(await store.outboxAppend(KEY, turn("new1")), "appended");
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["old1", "old2", "new1"]);
+  });
+});
+
+test("dedupe: the same turnId twice is 'appended' then 'present', and stored once", async () => {
+  await inTempDir(async (dir) => {
+    const store = createStateStore(dir);
+    assert.equal(await store.outboxAppend(KEY, turn("t1", "first")), "appended");
+    const size = readFileSync(outboxPath(dir)).length;
+    assert.equal(await store.outboxAppend(KEY, turn("t1", "a retry")), "present");
+    assert.equal(readFileSync(outboxPath(dir)).length, size, "a present append writes nothing");
+    assert.deepEqual(await store.outboxRead(KEY), [turn("t1", "first")]);
+    // another key is another outbox
+    assert.equal(await store.outboxAppend("outbox/other", turn("t1")), "appended");
+    // a second store instance (another process, in effect) sees it too
+    assert.equal(await createStateStore(dir).outboxAppend(KEY, turn("t1")), "present");
+  });
+});
+
+test("drop by turnIds removes exactly those and torn lines, keeping the rest in order", async () => {
+  await inTempDir(async (dir) => {
+    const store = createStateStore(dir);
+    for (const t of ["t1", "t2", "t3"]) await store.outboxAppend(KEY, turn(t));
+    appendFileSync(outboxPath(dir), "#0000"); // torn
+    for (const t of ["t4", "t5"]) await store.outboxAppend(KEY, turn(t));
+    await store.outboxDrop(KEY, ["t2", "t4", "not-queued"]);
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["t1", "t3", "t5"]);
+    const text = readFileSync(outboxPath(dir), "utf8");
+    assert.equal(text, ["t1", "t3", "t5"].map((t) => frame(turn(t))).join(""), "rewritten without the torn line");
+    assert.deepEqual(readdirSync(join(dir, "outbox")), [outboxPath(dir).split("/").pop()], "no temp file left");
+    // the number form: the first n valid records
+    await store.outboxDrop(KEY, 1);
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["t3", "t5"]);
+    appendFileSync(outboxPath(dir), "#1234abcd:9:{\"turnId\""); // torn again
+    await store.outboxDrop(KEY, []); // drops no record, but the torn line
+    assert.equal(readFileSync(outboxPath(dir), "utf8"), ["t3", "t5"].map((t) => frame(turn(t))).join(""));
+    await store.outboxDrop(KEY, ["t5", "t3"]);
+    assert.equal(existsSync(outboxPath(dir)), false, "an outbox with nothing valid left is removed");
+    assert.deepEqual(await store.outboxRead(KEY), []);
+    await store.outboxDrop(KEY, ["t1"]); // nothing there: fine
+    await assert.rejects(store.outboxDrop(KEY, [1]), isLocal("outboxDrop"));
+  });
+});
+
+/** Mount a `size` tmpfs on a new dir and run `fn(mountDir)`; unmounted after. Root only. */
+async function withTmpfs(size, fn) {
+  assert.ok(
+    process.getuid?.() === 0,
+    "this test mounts a tmpfs to fill a real filesystem and must run as root (CI does); it is not skipped so that it cannot silently stop testing anything",
+  );
+  const dir = mkdtempSync(join(tmpdir(), "ov-tmpfs-"));
+  execFileSync("mount", ["-t", "tmpfs", "-o", `size=${size},mode=0700`, "tmpfs", dir]);
+  try {
+    return await fn(dir);
+  } finally {
+    execFileSync("umount", ["-l", dir]);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Fill the filesystem of `dir` with a file until ENOSPC; returns its path. */
+function fillUp(dir) {
+  const filler = join(dir, "filler");
+  const fd = openSync(filler, "w");
+  const chunk = Buffer.alloc(4096, 0x61);
+  try {
+    for (;;) {
+      try {
+        if (writeSync(fd, chunk) === 0) break;
+      } catch (err) {
+        if (err.code === "ENOSPC") break;
+        throw err;
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return filler;
+}
+
+test("a full disk (a real 64 KiB tmpfs): the append rejects, nothing acknowledged is lost or torn", async () => {
+  await withTmpfs("64k", async (mnt) => {
+    const stateDir = join(mnt, "sd");
+    const store = createStateStore(stateDir);
+    const acked = [];
+    for (let i = 0; i < 3; i++) {
+      const e = turn(`t${i}`, `${"x".repeat(1000)} ${i}`);
+      assert.equal(await store.outboxAppend(KEY, e), "appended");
+      acked.push(e);
+    }
+    const before = readFileSync(outboxPath(stateDir));
+    const filler = fillUp(mnt);
+    // bigger than a page, so it cannot fit in the slack of the outbox file's last page
+    const big = turn("big", "y".repeat(9000));
+    await assert.rejects(store.outboxAppend(KEY, big), (err) => isLocal("outboxAppend")(err) && /ENOSPC/.test(err.message));
+    assert.deepEqual(await store.outboxRead(KEY), acked);
+    assert.deepEqual(readFileSync(outboxPath(stateDir)), before, "the partial record was cut back off");
+    // a drop's rewrite fails too, and leaves the outbox and no temp file behind
+    await assert.rejects(store.outboxDrop(KEY, ["t0"]), isLocal("outboxDrop"));
+    assert.deepEqual(await store.outboxRead(KEY), acked);
+    assert.deepEqual(readdirSync(join(stateDir, "outbox")), [outboxPath(stateDir).split("/").pop()]);
+    // a lock cannot be written either: it rejects, and leaves no empty lock file behind
+    await assert.rejects(store.tryLock(KEY, 60_000), (err) => isLocal("tryLock")(err) && /ENOSPC/.test(err.message));
+    assert.equal(existsSync(lockPath(stateDir)), false);
+
+    rmSync(filler);
+    assert.equal(await store.outboxAppend(KEY, big), "appended");
+    acked.push(big);
+    assert.equal(await store.outboxAppend(KEY, acked[0]), "present");
+    const { records, skipped } = parseOutboxText(readFileSync(outboxPath(stateDir), "utf8"));
+    assert.deepEqual(records, acked, "every acknowledged record, exactly once");
+    assert.equal(skipped, 0);
+    assert.equal(await store.tryLock(KEY, 60_000), true);
+  });
+});
+
+test("a read-only filesystem (remounted ro): appends and locks reject, earlier records still read", async () => {
+  await withTmpfs("1m", async (mnt) => {
+    const stateDir = join(mnt, "sd");
+    const store = createStateStore(stateDir);
+    await store.outboxAppend(KEY, turn("t1"));
+    await store.outboxAppend(KEY, turn("t2"));
+    execFileSync("mount", ["-o", "remount,ro", mnt]);
+    await assert.rejects(store.outboxAppend(KEY, turn("t3")), (err) => isLocal("outboxAppend")(err) && /EROFS/.test(err.message));
+    await assert.rejects(store.tryLock(KEY, 1000), (err) => isLocal("tryLock")(err) && /EROFS/.test(err.message));
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["t1", "t2"]);
+    assert.deepEqual(ids(await createStateStore(stateDir).outboxRead(KEY)), ["t1", "t2"]);
+    execFileSync("mount", ["-o", "remount,rw", mnt]);
+    assert.equal(await store.outboxAppend(KEY, turn("t3")), "appended");
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["t1", "t2", "t3"]);
+  });
+});
+
+/** fs.promises whose file handles' methods named in `overrides` (write, truncate, sync) are
+ *  replaced by `(realHandle, ...args) => ...`, on files in the outbox folder. */
+function faultyFs(overrides) {
+  const wrap = (h) =>
+    new Proxy(h, {
+      get(target, prop) {
+        if (Object.hasOwn(overrides, prop)) return (...args) => overrides[prop](target, ...args);
+        const v = Reflect.get(target, prop);
+        return typeof v === "function" ? v.bind(target) : v;
+      },
+    });
+  return {
+    ...fsp,
+    open: async (path, ...rest) => {
+      const h = await fsp.open(path, ...rest);
+      return String(path).includes("/outbox/") ? wrap(h) : h;
+    },
+  };
+}
+
+const enospc = () => Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC" });
+
+test("a short write then ENOSPC mid-record: rejects, and the file is cut back to what it was", async () => {
+  await inTempDir(async (dir) => {
+    const good = createStateStore(dir);
+    await good.outboxAppend(KEY, turn("t1"));
+    await good.outboxAppend(KEY, turn("t2"));
+    const before = readFileSync(outboxPath(dir));
+    let calls = 0;
+    const store = createStateStore(dir, {
+      fsImpl: faultyFs({
+        // the first write stores half the bytes for real and says so; the next one fails
+        write: (h, buf, off, len) => (calls++ === 0 ? h.write(buf, off, len >> 1) : Promise.reject(enospc())),
+      }),
+    });
+    await assert.rejects(store.outboxAppend(KEY, turn("t3", "z".repeat(500))), (err) => isLocal("outboxAppend")(err) && /ENOSPC/.test(err.message));
+    assert.equal(calls, 2, "the short write was continued");
+    assert.deepEqual(readFileSync(outboxPath(dir)), before, "no torn tail left");
+    assert.deepEqual(ids(await good.outboxRead(KEY)), ["t1", "t2"]);
+    assert.equal(await good.outboxAppend(KEY, turn("t3")), "appended", "t3 was never acknowledged");
+  });
+});
+
+test("a write that stores 0 bytes is a failure, not a loop", async () => {
+  await inTempDir(async (dir) => {
+    await createStateStore(dir).outboxAppend(KEY, turn("t1"));
+    const before = readFileSync(outboxPath(dir));
+    const store = createStateStore(dir, { fsImpl: faultyFs({ write: async () => ({ bytesWritten: 0 }) }) });
+    await assert.rejects(store.outboxAppend(KEY, turn("t2")), (err) => isLocal("outboxAppend")(err) && /short write/.test(err.message));
+    assert.deepEqual(readFileSync(outboxPath(dir)), before);
+  });
+});
+
+test("short writes that do complete are continued to the end, then fsync'd: the record is whole", async () => {
+  await inTempDir(async (dir) => {
+    const events = [];
+    const store = createStateStore(dir, {
+      fsImpl: faultyFs({
+        write: (h, buf, off, len) => (events.push("write"), h.write(buf, off, Math.min(len, 7))),
+        sync: (h) => (events.push("sync"), h.sync()),
+      }),
+    });
+    const e = turn("t1", "ü".repeat(40));
+    assert.equal(await store.outboxAppend(KEY, e), "appended");
+    assert.ok(events.filter((x) => x === "write").length > 10, events.join());
+    assert.equal(events.at(-1), "sync", "fsync'd after the last write, before it resolved");
+    assert.deepEqual(await createStateStore(dir).outboxRead(KEY), [e]);
+    assert.equal(readFileSync(outboxPath(dir), "utf8"), frame(e));
+  });
+});
+
+test("when the cut-back fails too, the torn tail is skipped and the next append stands apart", async () => {
+  await inTempDir(async (dir) => {
+    const good = createStateStore(dir);
+    await good.outboxAppend(KEY, turn("t1"));
+    let calls = 0;
+    const store = createStateStore(dir, {
+      fsImpl: faultyFs({
+        write: (h, buf, off, len) => (calls++ === 0 ? h.write(buf, off, len >> 1) : Promise.reject(enospc())),
+        truncate: () => Promise.reject(Object.assign(new Error("EIO: i/o error"), { code: "EIO" })),
+      }),
+    });
+    await assert.rejects(store.outboxAppend(KEY, turn("t2", "z".repeat(300))), isLocal("outboxAppend"));
+    const torn = readFileSync(outboxPath(dir), "utf8");
+    assert.ok(!torn.endsWith("\n"), "precondition: a torn tail is left");
+    assert.deepEqual(ids(await good.outboxRead(KEY)), ["t1"]);
+    assert.equal(await good.outboxAppend(KEY, turn("t2")), "appended");
+    assert.deepEqual(ids(await good.outboxRead(KEY)), ["t1", "t2"]);
+    assert.equal(parseOutboxText(readFileSync(outboxPath(dir), "utf8")).skipped, 1);
+  });
+});
+
+test("an append whose record does not read back is not acknowledged", async () => {
+  await inTempDir(async (dir) => {
+    // a write that claims success but stores other bytes (a lying device, in effect)
+    const store = createStateStore(dir, {
+      fsImpl: faultyFs({ write: (h, buf, off, len) => h.write(Buffer.from(buf.subarray(off, off + len)).fill(0x20, 20, 30), 0, len) }),
+    });
+    await assert.rejects(store.outboxAppend(KEY, turn("t1", "q".repeat(50))), (err) => isLocal("outboxAppend")(err) && /did not read back/.test(err.message));
+    assert.deepEqual(await createStateStore(dir).outboxRead(KEY), []);
+  });
+});
+
+test("locks: exclusive across instances and not re-entrant; unlock frees; a non-owner's unlock does not", async () => {
+  await inTempDir(async (dir) => {
+    const a = createStateStore(dir);
+    const b = createStateStore(dir);
+    assert.equal(await a.tryLock(KEY, 60_000), true);
+    assert.equal(await a.tryLock(KEY, 60_000), false, "not re-entrant");
+    assert.equal(await b.tryLock(KEY, 60_000), false);
+    assert.equal(await b.tryLock("replay/main--s1", 60_000), true, "another name is another lock");
+    const held = JSON.parse(readFileSync(lockPath(dir), "utf8"));
+    assert.equal(held.pid, process.pid);
+    assert.equal(held.host, hostname());
+    assert.ok(held.expiresAtMs > Date.now() + 50_000);
+    assert.equal(readFileSync(lockPath(dir, "replay/main--s1"), "utf8").includes(held.owner), false, "one owner id per instance");
+    await b.unlock(KEY); // not b's
+    assert.equal(existsSync(lockPath(dir)), true);
+    assert.equal(await b.tryLock(KEY, 60_000), false);
+    await a.unlock(KEY);
+    assert.equal(existsSync(lockPath(dir)), false);
+    await a.unlock(KEY); // not held: fine
+    assert.equal(await b.tryLock(KEY, 60_000), true);
+    assert.equal(await a.tryLock(KEY, 60_000), false);
+  });
+});
+
+test("locks: an expired lock is taken, even from a live holder", async () => {
+  await inTempDir(async (dir) => {
+    const a = createStateStore(dir);
+    const b = createStateStore(dir);
+    assert.equal(await a.tryLock(KEY, 20), true);
+    assert.equal(await b.tryLock(KEY, 60_000), false);
+    await sleep(40);
+    assert.equal(await b.tryLock(KEY, 60_000), true);
+    await a.unlock(KEY); // no longer a's: left alone
+    assert.equal(await a.tryLock(KEY, 60_000), false);
+    // one written by another host, expired
+    mkdirSync(join(dir, "locks"), { recursive: true });
+    writeFileSync(lockPath(dir, "x"), JSON.stringify({ pid: 1, host: "elsewhere", owner: "o", expiresAtMs: Date.now() - 1 }));
+    assert.equal(await a.tryLock("x", 1000), true);
+    assert.equal(JSON.parse(readFileSync(lockPath(dir, "x"), "utf8")).pid, process.pid);
+    // a live holder on another host is trusted until it expires
+    writeFileSync(lockPath(dir, "y"), JSON.stringify({ pid: 999999999, host: "elsewhere", owner: "o", expiresAtMs: Date.now() + 60_000 }));
+    assert.equal(await a.tryLock("y", 1000), false);
+  });
+});
+
+test("locks: an unreadable lock file is stale only once older than 10 s; a stuck breaker is cleared", async () => {
+  await inTempDir(async (dir) => {
+    const store = createStateStore(dir);
+    mkdirSync(join(dir, "locks"), { recursive: true });
+    writeFileSync(lockPath(dir), ""); // a crash between create and write
+    assert.equal(await store.tryLock(KEY, 1000), false);
+    const old = (Date.now() - 20_000) / 1000;
+    utimesSync(lockPath(dir), old, old);
+    // a breaker left by a crashed breaker: this attempt gives up and clears it...
+    writeFileSync(`${lockPath(dir)}.break`, "");
+    utimesSync(`${lockPath(dir)}.break`, old, old);
+    assert.equal(await store.tryLock(KEY, 1000), false);
+    assert.equal(existsSync(`${lockPath(dir)}.break`), false);
+    // ...and the next one breaks the stale lock
+    assert.equal(await store.tryLock(KEY, 1000), true);
+    assert.equal(existsSync(`${lockPath(dir)}.break`), false);
+    // a fresh breaker: someone is breaking it right now, so give up and leave theirs
+    await store.unlock(KEY);
+    writeFileSync(lockPath(dir), JSON.stringify({ pid: 1, host: "elsewhere", owner: "o", expiresAtMs: 0 }));
+    writeFileSync(`${lockPath(dir)}.break`, "");
+    assert.equal(await store.tryLock(KEY, 1000), false);
+    assert.equal(existsSync(`${lockPath(dir)}.break`), true);
+  });
+});
+
+test("locks: errors other than 'held' reject as local errors", async () => {
+  await inTempDir(async (dir) => {
+    writeFileSync(join(dir, "locks"), "not a folder");
+    const store = createStateStore(dir);
+    await assert.rejects(store.tryLock(KEY, 1000), isLocal("tryLock"));
+    await assert.rejects(store.unlock(KEY), isLocal("unlock"));
+    rmSync(join(dir, "locks"));
+    await assert.rejects(store.tryLock(KEY, 0), isLocal("tryLock"));
+    assert.equal(await store.tryLock(KEY, 1000), true);
+  });
+});
+
+/** A child node process running `body` (an async ESM body with `createStateStore` and `dir`
+ *  in scope); resolves once it printed its first line. */
+function child(dir, body) {
+  const src = `import { createStateStore } from ${JSON.stringify(STORE_URL)};
+const dir = ${JSON.stringify(dir)};
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+${body}`;
+  const p = spawn(process.execPath, ["--input-type=module", "-e", src], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  p.stderr.on("data", (d) => (err += d));
+  const exited = new Promise((r) => p.on("exit", (code, signal) => r({ code, signal })));
+  const firstLine = new Promise((res, rej) => {
+    p.stdout.on("data", (d) => {
+      out += d;
+      if (out.includes("\n")) res(out.split("\n")[0]);
+    });
+    exited.then(({ code }) => rej(new Error(`child exited (${code}) before printing: ${err}`)));
+  });
+  return { p, firstLine, exited, stderr: () => err };
+}
+
+const HOLD = `const s = createStateStore(dir);
+console.log(await s.tryLock(${JSON.stringify(KEY)}, 600000));
+setInterval(() => {}, 1e6);`;
+
+test("locks: one held by a process killed with SIGKILL is broken and taken", { timeout: 20_000 }, async () => {
+  await inTempDir(async (dir) => {
+    const c = child(dir, HOLD);
+    try {
+      assert.equal(await c.firstLine, "true");
+      const held = JSON.parse(readFileSync(lockPath(dir), "utf8"));
+      assert.equal(held.pid, c.p.pid);
+      c.p.kill("SIGKILL");
+      assert.equal((await c.exited).signal, "SIGKILL"); // reaped: no zombie to look alive
+      const store = createStateStore(dir);
+      assert.equal(await store.tryLock(KEY, 60_000), true);
+      assert.equal(JSON.parse(readFileSync(lockPath(dir), "utf8")).pid, process.pid);
+      assert.equal(existsSync(`${lockPath(dir)}.break`), false);
+    } finally {
+      c.p.kill("SIGKILL");
+    }
+  });
+});
+
+test("locks: one held by a live other process is not taken", { timeout: 20_000 }, async () => {
+  await inTempDir(async (dir) => {
+    const c = child(dir, HOLD);
+    try {
+      assert.equal(await c.firstLine, "true");
+      const store = createStateStore(dir);
+      assert.equal(await store.tryLock(KEY, 60_000), false);
+      await store.unlock(KEY); // not ours
+      assert.equal(JSON.parse(readFileSync(lockPath(dir), "utf8")).pid, c.p.pid);
+      assert.equal(await store.tryLock(KEY, 60_000), false);
+    } finally {
+      c.p.kill("SIGKILL");
+      await c.exited;
+    }
+  });
+});
+
+test("an unlock issued during an append on the same key runs after that append settled", async () => {
+  await inTempDir(async (dir) => {
+    const events = [];
+    const store = createStateStore(dir, {
+      fsImpl: faultyFs({ write: async (h, ...args) => (await sleep(50), events.push("write"), h.write(...args)) }),
+    });
+    assert.equal(await store.tryLock(KEY, 60_000), true);
+    const append = store.outboxAppend(KEY, turn("t1")).then((r) => events.push(`append ${r}`));
+    const unlock = store.unlock(KEY).then(() => events.push(`unlock, lock file there: ${existsSync(lockPath(dir))}`));
+    await Promise.all([append, unlock]);
+    assert.deepEqual(events, ["write", "append appended", "unlock, lock file there: false"]);
+  });
+});
+
+test("two processes appending 100 turns each under the lock: all 200 stored exactly once, none torn", { timeout: 60_000 }, async () => {
+  await inTempDir(async (dir) => {
+    const writer = (name) =>
+      child(
+        dir,
+        `const s = createStateStore(dir);
+const key = ${JSON.stringify(KEY)};
+console.log("ready");
+for (let i = 0; i < 100; i++) {
+  while (!(await s.tryLock(key, 10000))) await sleep(1 + Math.random() * 4);
+  try {
+    const r = await s.outboxAppend(key, { turnId: "${name}-" + i, text: "${name} ".repeat(1 + (i % 50)) });
+    if (r !== "appended") throw new Error("append " + i + ": " + r);
+  } finally {
+    await s.unlock(key);
+  }
+}
+console.log("done");`,
+      );
+    const ws = [writer("a"), writer("b")];
+    try {
+      const results = await Promise.all(ws.map((w) => w.exited));
+      for (const [i, r] of results.entries()) assert.equal(r.code, 0, `writer ${i}: ${ws[i].stderr()}`);
+      const { records, skipped } = parseOutboxText(readFileSync(outboxPath(dir), "utf8"));
+      assert.equal(skipped, 0, "no torn record");
+      assert.equal(records.length, 200);
+      assert.equal(new Set(ids(records)).size, 200, "each exactly once");
+      for (const name of ["a", "b"]) {
+        const mine = ids(records).filter((t) => t.startsWith(`${name}-`));
+        assert.deepEqual(mine, Array.from({ length: 100 }, (_, i) => `${name}-${i}`), `${name}'s turns in order`);
+      }
+      assert.equal(existsSync(lockPath(dir)), false, "the lock is released");
+    } finally {
+      for (const w of ws) w.p.kill("SIGKILL");
+    }
+  });
+});

@@ -1,0 +1,97 @@
+//! What a state dir does not know, OpenViking does: a session this state dir has no record
+//! of — a second machine on the same OpenViking, a reinstall, a deleted state dir — is
+//! adopted from the server the first time the engine touches it. Every message the engine
+//! sends carries its turn id and the host's time (`turn::stamp_messages`), and every
+//! compaction leaves its checkpoint under the user's resources (`checkpoint::checkpoint_uri`),
+//! so the record (checkpoints with their summaries, the turn count) and the history index
+//! are rebuilt from the archives, the live messages and the checkpoints. The state dir stays
+//! a cache: losing it loses nothing but turns still queued in its outbox.
+
+use super::record::{bound_checkpoints, ledger_key, state_key, SessionRecord, TurnLedger};
+use super::Engine;
+use crate::checkpoint::{checkpoint_uri, CompactCheckpoint};
+use crate::history::{add_to_chunk, chunk_key, chunk_of, turns_from_messages, IndexChunk};
+use crate::host::{Host, HostErrorKind, HostResult, SessionMeta};
+use crate::session_map::{owns_session, parse_ov_session_id};
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// Archives read when a session is adopted (the newest; older turns stay in OpenViking,
+/// reachable through `memory_expand`, but not in this machine's history index).
+pub const ADOPT_ARCHIVES_MAX: u64 = 64;
+/// Sessions adopted by one history search or memory trace (newest first).
+pub const ADOPT_SESSIONS_MAX: usize = 64;
+
+impl<H: Host> Engine<H> {
+    /// Fills `rec` (a session OpenViking holds, `meta`) from OpenViking: its checkpoints, its
+    /// turn count, and its history index (saved as the index's documents).
+    pub(super) async fn adopt_session(&self, rec: &mut SessionRecord, meta: &SessionMeta) -> HostResult<()> {
+        let ov_id = rec.ov_session_id.clone();
+        rec.created = true;
+        if rec.session_id.is_empty() {
+            rec.session_id = parse_ov_session_id(&ov_id).map(|(_, s)| s.to_string()).unwrap_or_default();
+        }
+        let uid = self.resolve_user().await;
+        let first = meta.commit_count.saturating_sub(ADOPT_ARCHIVES_MAX) + 1;
+        let mut messages: Vec<Value> = Vec::new();
+        for n in first..=meta.commit_count {
+            match self.host.archive(&ov_id, &format!("archive_{n:03}")).await {
+                Ok(a) => messages.extend(a.get("messages").and_then(Value::as_array).cloned().unwrap_or_default()),
+                Err(e) if e.kind == HostErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+            let Some(uid) = &uid else { continue };
+            let uri = checkpoint_uri(uid, &self.config.agent_id, &ov_id, u32::try_from(n).unwrap_or(u32::MAX));
+            if let Ok(v) = self.host.read_json(&uri).await {
+                match serde_json::from_value::<CompactCheckpoint>(v) {
+                    Ok(cp) if cp.session_id == ov_id => rec.checkpoints.upsert(cp),
+                    _ => self.host.warn(&format!("the checkpoint {uri} could not be read; its archive is still adopted")),
+                }
+            }
+        }
+        messages.extend(self.host.live_messages(&ov_id).await?);
+        // the first archive read starts where its checkpoint says (older ones were not read)
+        let start = if first > 1 { rec.checkpoints.checkpoints.iter().find(|c| u64::from(c.archive_index) == first).map_or(0, |c| c.source_turn_range.start_sequence) } else { 0 };
+        let turns = turns_from_messages(&messages, start, self.host.now_ms());
+        let next = turns.last().map_or(start, |t| t.sequence + 1);
+        // the ledger knows the adopted turns: a retry of one of them is not written again
+        let mut ledger = TurnLedger::default();
+        for t in &turns {
+            ledger.note(t.sequence, &t.turn_id, None);
+        }
+        rec.state.next_sequence = rec.state.next_sequence.max(next);
+        rec.live_count = Some(meta.message_count);
+        bound_checkpoints(rec);
+        // the history index, one document per chunk
+        let mut chunks: BTreeMap<u64, Option<IndexChunk>> = BTreeMap::new();
+        for t in turns {
+            let c = chunk_of(t.sequence);
+            let doc = chunks.remove(&c).flatten();
+            chunks.insert(c, Some(add_to_chunk(doc, &self.config.agent_id, &ov_id, &rec.session_id, t)));
+        }
+        for (c, doc) in chunks {
+            if let Some(v) = doc.and_then(|d| serde_json::to_value(d).ok()) {
+                self.host.save_state(&chunk_key(&ov_id, c), v).await?;
+            }
+        }
+        ledger.next = ledger.next.max(rec.state.next_sequence);
+        let _ = self.host.save_state(&ledger_key(&ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await;
+        Ok(())
+    }
+
+    /// Adopts this agent's sessions OpenViking holds that this state dir has no record of
+    /// (at most [`ADOPT_SESSIONS_MAX`], newest first). Quiet when OpenViking does not answer:
+    /// the caller works with what the state dir has.
+    pub(super) async fn adopt_agent_sessions(&self) {
+        let Ok(ids) = self.host.list_sessions().await else { return };
+        let known: std::collections::HashSet<String> =
+            self.host.list_state_keys("session/").await.unwrap_or_default().into_iter().filter_map(|k| k.strip_prefix("session/").map(str::to_string)).collect();
+        let mine = ids.into_iter().filter(|id| owns_session(&self.config.agent_id, id) && !known.contains(id) && !self.records.borrow().contains_key(id));
+        for id in mine.take(ADOPT_SESSIONS_MAX) {
+            if let Ok(rec) = self.load_record(&id, "").await {
+                // saved, so the next process finds it without asking OpenViking again
+                let _ = self.host.save_state(&state_key(&id), serde_json::to_value(&rec).unwrap_or(Value::Null)).await;
+            }
+        }
+    }
+}

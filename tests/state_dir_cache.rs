@@ -1,0 +1,137 @@
+//! The state dir is a queue and a cache; OpenViking holds the agent's past. Over the
+//! in-memory OpenViking (`support::FakeHost`): two processes on one state dir (handles with
+//! their own lock identity) never number two turns alike nor store one twice; a turn queued
+//! by an append that answered too late is recognised when the host retries it; and a state
+//! dir that is deleted (or a second machine's, empty) answers the history search and
+//! `memory_expand` from what OpenViking holds, as the first did.
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(all(target_arch = "wasm32", feature = "browser-tests"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod support;
+
+use openviking_context_engine::engine::{Engine, WriteStatus};
+use serde_json::{json, Value};
+use support::{block_on, engine, turn, turn_write, user_texts, FakeHost};
+
+const OV: &str = "main--s1";
+
+fn write(e: &Engine<FakeHost>, key: &str, i: usize, text: &str) -> openviking_context_engine::engine::WriteOutcome {
+    block_on(e.write_turn(turn_write("s1", Some(key), turn(i, text)))).unwrap()
+}
+
+fn run(e: &Engine<FakeHost>, tool: &str, params: Value) -> Value {
+    block_on(e.run_tool(tool, &params)).unwrap_or_else(|err| panic!("{tool} {params}: {err}"))
+}
+
+/// (turn id, archived, session) of each hit.
+fn hits(v: &Value) -> Vec<(String, bool, String)> {
+    let mut out: Vec<_> = v["hits"].as_array().unwrap().iter().map(|h| (h["turnId"].as_str().unwrap().to_string(), h["archived"].as_bool().unwrap(), h["ovSessionId"].as_str().unwrap().to_string())).collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn every_message_carries_the_turns_id_time_and_kind() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    let mut msgs = turn(0, "Where is the pool configured?");
+    let at = host.world().now - 3_600_000; // an hour before the engine's clock
+    msgs[0]["timestamp"] = json!(at);
+    block_on(e.write_turn(turn_write("s1", Some("k-0"), msgs))).unwrap();
+    let stored = host.all_messages(OV);
+    assert!(stored.iter().all(|m| m["turn_id"] == "k-0" && m["created_at"] == stored[0]["created_at"]), "{stored:?}");
+    assert_eq!(stored[0]["created_at"], openviking_context_engine::time::iso8601(at), "the host's time of the turn");
+    let kinds: Vec<&str> = stored.iter().map(|m| m["message_kind"].as_str().unwrap()).collect();
+    assert_eq!(kinds[0], "user_query");
+    assert!(kinds[1..].iter().all(|k| *k == "assistant_step" || *k == "tool_transport"), "{kinds:?}");
+}
+
+#[test]
+fn two_processes_on_one_state_dir_number_and_store_every_turn_once() {
+    let host = FakeHost::new();
+    let other = host.second_process();
+    let (a, b) = (engine(&host, json!({})), engine(&other, json!({})));
+    let mut sequences = Vec::new();
+    for i in 0..8 {
+        let e = if i % 2 == 0 { &a } else { &b };
+        sequences.push(write(e, &format!("k{i}"), i, &format!("turn {i} of two writers")).sequence.unwrap());
+    }
+    assert_eq!(sequences, (0..8).collect::<Vec<u64>>(), "each process's cached record is behind the other's: numbering comes from the shared counter");
+    // the other process retries a turn the first one acknowledged and already sent: its
+    // cached record does not know the key, but the replay finds the turn id in OpenViking
+    write(&b, "k6", 6, "turn 6 of two writers");
+    assert_eq!(user_texts(&host, OV), (0..8).map(|i| format!("turn {i} of two writers")).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_holder_that_died_does_not_wedge_the_outbox_and_a_sent_undropped_turn_is_not_resent() {
+    let host = FakeHost::new();
+    let dying = host.second_process();
+    let a = engine(&host, json!({}));
+    let b = engine(&dying, json!({}));
+    write(&a, "k0", 0, "first turn");
+    // b sends turn 1 and dies before dropping it, holding the replay lease and the write lock
+    dying.world().crash_at_drop = Some(0);
+    assert!(block_on(b.write_turn(turn_write("s1", Some("k1"), turn(1, "second turn, sent by a process that died")))).is_err() || !host.world().outbox[&format!("outbox/{OV}")].is_empty());
+    block_on(openviking_context_engine::host::Storage::try_lock(&dying, &format!("outbox/{OV}"), 60_000)).unwrap();
+    block_on(openviking_context_engine::host::Storage::try_lock(&dying, &format!("replay/{OV}"), 600_000)).unwrap();
+    dying.die();
+    let out = write(&a, "k2", 2, "third turn");
+    assert_eq!((out.status, out.outbox_len), (WriteStatus::Committed, 0), "the dead holder's locks were taken over");
+    assert_eq!(user_texts(&host, OV), ["first turn", "second turn, sent by a process that died", "third turn"], "found by its turn id, not sent again");
+}
+
+#[test]
+fn a_late_append_is_recognised_when_the_host_retries_and_never_wedges_the_head() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    write(&e, "k0", 0, "first turn");
+    // an append that timed out landed after the engine gave up: the entry is in the outbox
+    let okey = format!("outbox/{OV}");
+    let late = json!({"sequence": 1, "turnId": "k1", "advancementKey": "k1", "contentKey": null, "tokens": 10, "counts": true, "queuedAtMs": 0,
+                      "messages": [{"role": "user", "parts": [{"type": "text", "text": "second turn, appended late"}], "turn_id": "k1"}]});
+    host.world().outbox.insert(okey.clone(), vec![late]);
+    let next = engine(&host, json!({}));
+    let retry = block_on(next.write_turn(turn_write("s1", Some("k1"), turn(1, "second turn, appended late")))).unwrap();
+    assert_eq!(retry.status, WriteStatus::Duplicate, "queued already: durable");
+    let third = write(&next, "k2", 2, "third turn");
+    assert_eq!((third.sequence, third.outbox_len), (Some(2), 0), "the late entry went first, nothing wedged");
+    assert_eq!(user_texts(&host, OV), ["first turn", "second turn, appended late", "third turn"]);
+}
+
+#[test]
+fn a_deleted_state_dir_or_a_second_machine_answers_from_openviking_as_the_first_did() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    for i in 0..3 {
+        write(&e, &format!("k{i}"), i, &format!("turn {i}: the vault moved to the cellar"));
+    }
+    assert!(block_on(e.compact("s1", None)).unwrap().compacted);
+    for i in 3..5 {
+        write(&e, &format!("k{i}"), i, &format!("turn {i}: the vault moved to the cellar"));
+    }
+    // another agent of the same user: never part of main's answers
+    let other = engine(&host, json!({"agentId": "other"}));
+    block_on(other.write_turn(turn_write("s9", Some("o0"), turn(0, "the vault of the other agent")))).unwrap();
+    let extracted = "viking://user/alice/memories/events/main--s1-1.md";
+    let first_search = run(&e, "memory_search_history", json!({"query": "vault cellar", "limit": 50}));
+    let first_expand = run(&e, "memory_expand", json!({"summaryOrMemoryUri": extracted, "query": "vault"}));
+    assert_eq!(hits(&first_search).len(), 5);
+    assert_eq!(hits(&first_search).iter().filter(|h| h.1).count(), 3, "three archived");
+
+    // the state dir is gone (or this is another machine): only OpenViking knows the past
+    host.world().state.clear();
+    host.world().outbox.clear();
+    let fresh = engine(&host, json!({}));
+    let search = run(&fresh, "memory_search_history", json!({"query": "vault cellar", "limit": 50}));
+    assert_eq!(hits(&search), hits(&first_search), "the same turns, ids and archive flags");
+    let expand = run(&fresh, "memory_expand", json!({"summaryOrMemoryUri": extracted, "query": "vault"}));
+    assert_eq!(expand["archiveUri"], first_expand["archiveUri"], "{expand}");
+    assert_eq!(expand["excerpts"], first_expand["excerpts"]);
+    // numbering goes on where the first left off
+    assert_eq!(write(&fresh, "k5", 5, "turn 5").sequence, Some(5));
+    assert_eq!(user_texts(&host, OV).len(), 6);
+}
