@@ -114,13 +114,13 @@ pub fn content_key(messages: &[Value]) -> Option<String> {
 }
 
 /// A turn's identity, the same however often the host retries it and unique in its session
-/// across processes and machines: the host's `advancementKey`; else one made from the
+/// across processes and machines: the host's `advancementKey` (when not empty); else one made from the
 /// content key (both copies of a turn handed to commitTurn and afterTurn share it); else
 /// (no timestamps to identify it) the session, its sequence and the time it was queued.
 /// OpenViking stores it with every message of the turn (`turn_id`).
 pub fn turn_id(req: &TurnWrite, ov_id: &str, ckey: Option<&str>, sequence: u64, now_ms: u64) -> String {
-    match (&req.advancement_key, ckey) {
-        (Some(k), _) => k.clone(),
+    match (req.advancement_key.as_deref().filter(|k| !k.is_empty()), ckey) {
+        (Some(k), _) => k.to_string(),
         (None, Some(c)) => format!("{ov_id}:c{c}"),
         (None, None) => format!("{ov_id}:{sequence}:{now_ms}"),
     }

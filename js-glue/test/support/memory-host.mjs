@@ -18,6 +18,9 @@ export function memoryHost() {
     async health() {
       return { status: "ok", healthy: true, version: "0.5.2", auth_mode: "api_key" };
     },
+    async listSessions() {
+      return [...sessions.keys()];
+    },
     async sessionMeta(id) {
       return sessions.has(id) ? { message_count: sessions.get(id).length } : null;
     },

@@ -38,7 +38,7 @@ function run(op, args, shape = ok) {
  *   createSession(id, policy), addMessages(id, messages), liveMessages(id) → messages[],
  *   commit(id, body), task(taskId), archive(id, archiveId), readJson(uri), writeJson(uri, value),
  *   find(targetUri, query, limit), readContent(uri) → text|null, writeText(uri, content, mode,
- *   wait), stat(uri) → object|null, deleteUri(uri), userId() → id|null; health() optional
+ *   wait), stat(uri) → object|null, deleteUri(uri), userId() → id|null; health() and listSessions() → ids optional
  * @returns {(req: {method: string, url: string, body?: string}) => Promise<{status: number, body: string}>}
  */
 export function httpFromOps(ops) {
@@ -85,6 +85,9 @@ export function httpFromOps(ops) {
         return run(ops.stat.bind(ops), [q("uri")], nullIsMissing);
       case "DELETE /api/v1/fs":
         return run(ops.deleteUri.bind(ops), [q("uri")]);
+      case "GET /api/v1/sessions":
+        if (!ops.listSessions) return Promise.resolve(ok([]));
+        return run(ops.listSessions.bind(ops), [], (ids) => ok(Array.isArray(ids) ? ids.map((id) => ({ session_id: id })) : ids));
       default:
         return Promise.resolve(refusal(404, "NOT_FOUND", `no route ${route}`));
     }

@@ -9,8 +9,8 @@ import { Rng } from "./prng.mjs";
 import { httpFromOps } from "../../../js-glue/test/support/ops-over-http.mjs";
 
 export const ASYNC_METHODS = ["sessionMeta", "createSession", "addMessages", "liveMessages", "commit", "task", "archive", "readJson",
-  "writeJson", "find", "readContent", "writeText", "stat", "deleteUri", "userId", "loadState", "saveState", "listStateKeys", "outboxAppend", "outboxRead",
-  "outboxDrop", "sleep"];
+  "writeJson", "find", "readContent", "writeText", "stat", "deleteUri", "userId", "listSessions", "loadState", "saveState", "listStateKeys", "outboxAppend", "outboxRead",
+  "outboxDrop", "tryLock", "unlock", "sleep"];
 export const SYNC_METHODS = ["nowMs", "warn"];
 export const METHODS = [...ASYNC_METHODS, ...SYNC_METHODS];
 /** What the engine itself requires of a host object (the rest are operations behind `request`). */
@@ -85,6 +85,9 @@ export function goodHost(rng, { protocol } = {}) {
     targetUri: undefined,
     /** readContent only of uris find returned (off when a hostile find answers for this store). */
     strictReads: true,
+    async listSessions() {
+      return [...sessions.keys()];
+    },
     async sessionMeta(id) {
       str("sessionMeta", id);
       const s = sessions.get(id);
@@ -388,7 +391,13 @@ export function hostileHost(rng, good, { caseId, onRunaway, plan }) {
       // a good answer the thenable may hand over — or drop (then its rejection must not be
       // reported as the engine's unhandled rejection)
       const answer = () => {
-        const a = good[m](...args);
+        // called from a timer or a thenable: a synchronous throw becomes a rejection there
+        let a;
+        try {
+          a = good[m](...args);
+        } catch (err) {
+          a = Promise.reject(err);
+        }
         a?.catch?.(() => {});
         return a;
       };
@@ -415,7 +424,12 @@ export function hostileHost(rng, good, { caseId, onRunaway, plan }) {
       if (guard()) return never();
       if (!strikes(pReq)) return route(req);
       const answer = () => {
-        const a = route(req);
+        let a;
+        try {
+          a = route(req);
+        } catch (err) {
+          a = Promise.reject(err);
+        }
         a?.catch?.(() => {});
         return a;
       };
