@@ -126,10 +126,12 @@ fn a_deleted_state_dir_or_a_second_machine_answers_from_openviking_as_the_first_
     host.world().state.clear();
     host.world().outbox.clear();
     let fresh = engine(&host, json!({}));
-    let search = run(&fresh, "memory_search_history", json!({"query": "vault cellar", "limit": 50}));
-    assert_eq!(hits(&search), hits(&first_search), "the same turns, ids and archive flags");
+    // the turn's assemble touches the session first: adopted, held in memory, not saved yet
+    block_on(fresh.load_record(OV, "s1")).unwrap();
     let expand = run(&fresh, "memory_expand", json!({"summaryOrMemoryUri": extracted, "query": "vault"}));
     assert_eq!(expand["archiveUri"], first_expand["archiveUri"], "{expand}");
+    let search = run(&fresh, "memory_search_history", json!({"query": "vault cellar", "limit": 50}));
+    assert_eq!(hits(&search), hits(&first_search), "the same turns, ids and archive flags");
     assert_eq!(expand["excerpts"], first_expand["excerpts"]);
     // numbering goes on where the first left off
     assert_eq!(write(&fresh, "k5", 5, "turn 5").sequence, Some(5));

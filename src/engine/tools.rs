@@ -153,9 +153,14 @@ impl<H: Host> Engine<H> {
     /// The checkpoint (in this agent's session records) that extracted `memory_uri`.
     async fn checkpoint_of_memory(&self, memory_uri: &str) -> Option<crate::checkpoint::CompactCheckpoint> {
         self.adopt_agent_sessions().await;
-        let keys = self.host.list_state_keys("session/").await.ok()?;
-        for key in keys {
-            let ov_id = &key["session/".len()..];
+        // the records saved in the state dir, and those this process holds (one adopted from
+        // OpenViking by this turn may not be saved yet)
+        let mut ids: Vec<String> = self.host.list_state_keys("session/").await.ok()?.into_iter().filter_map(|k| k.strip_prefix("session/").map(str::to_string)).collect();
+        ids.extend(self.records.borrow().keys().cloned());
+        ids.sort();
+        ids.dedup();
+        for ov_id in &ids {
+            let ov_id = ov_id.as_str();
             if !owns_session(&self.config.agent_id, ov_id) {
                 continue;
             }
