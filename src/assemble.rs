@@ -21,6 +21,16 @@ use crate::tokens::estimate_tokens;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+/// The user message that opens a recall pair (valid on every provider: the call follows a
+/// user turn), stamped like the call.
+fn opening_of(call: &Value) -> Value {
+    crate::messages::synthetic::recall_opening(call.get("timestamp").and_then(Value::as_u64).unwrap_or(0))
+}
+
+fn opening_tokens(pair: &[Value; 2]) -> u64 {
+    estimate_message_tokens(&opening_of(&pair[0])) as u64
+}
+
 /// Marks the engine's summary message, so a later assemble (or a capture) recognises it.
 pub const SUMMARY_MARKER: &str = "<conversation-summary";
 
@@ -264,7 +274,7 @@ pub fn compose(input: ComposeInput) -> Composition {
     // each part is estimated once, and the context is built once at the end (linear in the
     // history; rebuilding and re-estimating after each removed turn was quadratic).
     let summary_tokens = |older: &[&SummaryRef]| -> u64 { latest.as_ref().map_or(0, |l| tokens(&[summary_message(l, older, now_ms)])) };
-    let recall_tokens = recall.as_ref().map_or(0, |pair| tokens(pair));
+    let recall_tokens = recall.as_ref().map_or(0, |pair| tokens(pair) + opening_tokens(pair));
     let fixed = tokens(&current) + prompt_tokens;
     // Raw turns are estimated newest first, only as far as the budget reaches: once the
     // newest turns and the current one alone overflow it, every older turn is trimmed
@@ -347,6 +357,7 @@ pub fn compose(input: ComposeInput) -> Composition {
         msgs.extend(t.iter().cloned());
     }
     if let Some([call, result]) = &recall {
+        msgs.push(opening_of(call));
         msgs.push(call.clone());
         msgs.push(result.clone());
     }
@@ -446,6 +457,7 @@ mod reference {
                 out.extend(t.iter().cloned());
             }
             if let Some([call, result]) = recall {
+                out.push(opening_of(call));
                 out.push(call.clone());
                 out.push(result.clone());
             }

@@ -40,7 +40,7 @@ fn input(messages: Vec<Value>, budget: Option<u64>) -> ComposeInput {
 }
 
 fn users(msgs: &[Value]) -> Vec<String> {
-    msgs.iter().filter(|m| role(m) == Some("user")).map(text_of).collect()
+    msgs.iter().filter(|m| role(m) == Some("user") && !openviking_context_engine::messages::synthetic::is_synthetic(m)).map(text_of).collect()
 }
 
 #[test]
@@ -59,6 +59,24 @@ fn archived_turns_become_the_summary_but_the_recent_ones_stay_raw() {
     // the recall pair sits at the end, right before the prompt the host appends
     assert_eq!(c.messages[c.messages.len() - 2]["role"], "assistant");
     assert_eq!(c.messages.last().unwrap()["role"], "toolResult");
+}
+
+#[test]
+fn the_recall_pair_follows_a_user_turn_even_in_a_new_session() {
+    use openviking_context_engine::messages::synthetic::{is_synthetic, RECALL_OPENING};
+    // a new session on OpenClaw 2026.9.x: no prior turns, the prompt sent apart — the pair
+    // would be the first message, which Anthropic's and Bedrock's APIs refuse
+    let mut inp = input(Vec::new(), None);
+    inp.next_sequence = 0;
+    let c = compose(inp);
+    let roles: Vec<&str> = c.messages.iter().map(|m| role(m).unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "toolResult"]);
+    assert_eq!(text_of(&c.messages[0]), RECALL_OPENING);
+    assert!(c.messages.iter().all(is_synthetic), "all three are the engine's, stripped on the next assemble");
+    // composed again from its own output: the opening goes with the pair, nothing stacks
+    let mut again = input(c.messages.clone(), None);
+    again.next_sequence = 0;
+    assert_eq!(compose(again).messages, c.messages);
 }
 
 #[test]
@@ -192,8 +210,9 @@ fn the_token_split_adds_up_and_names_each_part() {
     let s = token_split(&c);
     assert_eq!(s.summary + s.raw + s.recall + s.current, c.estimated_tokens);
     assert_eq!(s.summary, estimate_message_tokens(&c.messages[0]) as u64);
-    let pair_tokens: u64 = pair().iter().map(|m| estimate_message_tokens(m) as u64).sum();
-    assert_eq!(s.recall, pair_tokens);
+    let opening = openviking_context_engine::messages::synthetic::recall_opening(0);
+    let pair_tokens: u64 = pair().iter().chain([&opening]).map(|m| estimate_message_tokens(m) as u64).sum();
+    assert_eq!(s.recall, pair_tokens, "the pair and the user message that opens it");
     assert!(s.raw > 0 && s.current > 0, "{s:?}");
     // without a summary or a pair, everything is raw or current
     let mut bare = input(convo(4), None);

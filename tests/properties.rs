@@ -148,8 +148,11 @@ proptest! {
         let once = inject_recall(msgs.clone(), Some(recall_pair(&q, &mem, 1)), separate);
         let twice = inject_recall(once.clone(), Some(recall_pair(&q, &mem, 1)), separate);
         prop_assert_eq!(&once, &twice);
-        prop_assert_eq!(once.len(), msgs.len() + 2);
+        prop_assert_eq!(once.len(), msgs.len() + 3, "the pair and the user message that opens it");
         prop_assert!(calls_have_results(&once));
+        // the synthetic call always follows a user turn (Anthropic, Bedrock, Gemini)
+        let at = once.iter().position(openviking_context_engine::messages::synthetic::is_synthetic).unwrap();
+        prop_assert_eq!(once[at]["role"].as_str(), Some("user"));
         let removed = inject_recall(once, None, separate);
         prop_assert_eq!(removed, msgs);
     }
@@ -181,7 +184,7 @@ proptest! {
 fn every_bounded_key_defaults_inside_its_bounds_and_clamps_to_them() {
     use openviking_context_engine::config::{key_bounds, parse_config, KEYS};
     let bounds = key_bounds();
-    assert_eq!(bounds.len(), 15);
+    assert_eq!(bounds.len(), 14);
     for b in &bounds {
         assert!(KEYS.contains(&b.key.as_str()), "{} is a config key", b.key);
         assert!(b.min <= b.default && b.default <= b.max, "{}: default within bounds", b.key);

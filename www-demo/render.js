@@ -222,7 +222,7 @@ let finalMessages = [];
 export function renderFinal(out) {
   finalMessages = out.messages;
   const summary = out.compactSummaries.length ? 1 : 0;
-  const pair = out.recallIncluded ? 2 : 0;
+  const pair = out.recallIncluded ? 3 : 0; // the opening user message, the call, the result
   const parts = [summary ? "the summary" : null, `${out.messages.length - summary - pair} raw`, pair ? "the synthetic pair" : null].filter(Boolean);
   fill("final-summary", `Final messages (${out.messages.length}: ${parts.join(" + ")}; the current prompt goes apart)`);
   drawFinal();

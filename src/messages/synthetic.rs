@@ -1,6 +1,9 @@
 //! The synthetic `memory_recall_auto` pair that carries automatic recall to the model: an
 //! assistant tool call followed by its tool result, placed right before the current user
-//! turn. The result text is one JSON document — memory text is data inside JSON strings,
+//! turn, and opened by a one-line user message ([`RECALL_OPENING`]) so the call always
+//! follows a user turn: Anthropic's and Bedrock's Messages APIs refuse a conversation that
+//! starts with an assistant message (a new session has nothing before the pair), and Gemini
+//! refuses a function call that follows neither a user turn nor a function response. The result text is one JSON document — memory text is data inside JSON strings,
 //! never loose prompt text — in the same shape the explicit `memory_recall` tool returns.
 //!
 //! Injection is idempotent: every earlier synthetic pair (recognised by the fixed id prefix)
@@ -17,6 +20,23 @@ pub const RECALL_AUTO_TOOL: &str = "memory_recall_auto";
 pub const SYNTHETIC_ID_PREFIX: &str = "ovrecall";
 pub const AUTO_RECALL_SOURCE: &str = "openviking-auto-recall";
 pub const EXPLICIT_RECALL_SOURCE: &str = "openviking-recall";
+/// The text of the user message that opens the pair (recognised as ours by exact text).
+pub const RECALL_OPENING: &str = "[memory_recall_auto: what OpenViking holds for my next message]";
+
+/// The user message that opens the pair.
+pub fn recall_opening(now_ms: u64) -> Value {
+    json!({"role": "user", "content": [{"type": "text", "text": RECALL_OPENING}], "timestamp": now_ms})
+}
+
+fn is_recall_opening(m: &Value) -> bool {
+    match m.get("content") {
+        Some(Value::String(t)) => t == RECALL_OPENING,
+        Some(Value::Array(parts)) => {
+            parts.len() == 1 && parts[0].get("type").and_then(Value::as_str) == Some("text") && parts[0].get("text").and_then(Value::as_str) == Some(RECALL_OPENING)
+        }
+        _ => false,
+    }
+}
 
 crate::ts_type! {
 /// One memory as the model sees it.
@@ -113,10 +133,11 @@ fn is_synthetic_result(m: &Value) -> bool {
     role(m) == Some("toolResult") && is_ours(m.get("toolCallId").and_then(Value::as_str), m.get("toolName").and_then(Value::as_str))
 }
 
-/// Is `m` (part of) a synthetic recall pair?
+/// Is `m` (part of) a synthetic recall pair, or the message that opens one?
 pub fn is_synthetic(m: &Value) -> bool {
     match role(m) {
         Some("toolResult") => is_synthetic_result(m),
+        Some("user") => is_recall_opening(m),
         Some("assistant") => match m.get("content") {
             Some(Value::Array(parts)) => parts.iter().any(is_synthetic_call_part),
             _ => false,
@@ -198,7 +219,13 @@ fn synthetic_plan(messages: &[Value]) -> Vec<Keep> {
                 // a result goes with its call: never orphan a call that stays
                 return if answers_removed || (is_synthetic_result(m) && !answers_kept) { Keep::Drop } else { Keep::Whole };
             }
-            if is_synthetic(m) { Keep::WithoutOurCalls } else { Keep::Whole }
+            if role(m) == Some("user") && is_recall_opening(m) {
+                Keep::Drop
+            } else if is_synthetic(m) {
+                Keep::WithoutOurCalls
+            } else {
+                Keep::Whole
+            }
         })
         .collect()
 }
@@ -208,7 +235,8 @@ fn current_user_index(messages: &[Value]) -> Option<usize> {
     messages.iter().rposition(|m| role(m) == Some("user"))
 }
 
-/// Removes earlier synthetic pairs, then inserts `pair` right before the current user turn.
+/// Removes earlier synthetic pairs, then inserts `pair` (after its opening message) right
+/// before the current user turn.
 /// When the host passes the current input separately (`prompt`, OpenClaw 2026.9.x) the
 /// messages are the prior turns and the pair goes at the end, right before the prompt the
 /// host appends. `None` only removes.
@@ -216,8 +244,10 @@ pub fn inject_recall(messages: Vec<Value>, pair: Option<[Value; 2]>, prompt_is_s
     let mut out = strip_synthetic(messages);
     if let Some([call, result]) = pair {
         let at = if prompt_is_separate { out.len() } else { current_user_index(&out).unwrap_or(out.len()) };
+        let now = call.get("timestamp").and_then(Value::as_u64).unwrap_or(0);
         out.insert(at, result);
         out.insert(at, call);
+        out.insert(at, recall_opening(now));
     }
     out
 }

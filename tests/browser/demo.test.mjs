@@ -143,7 +143,7 @@ test("the page loads and renders results with no console or page errors", T, asy
   assert.match(await page.textContent("#query-text"), /PG_POOL_MAX/);
   assert.match(await page.textContent("#synthetic"), /memory_recall_auto/);
   assert.match(await page.textContent("#budget-summary"), /summary 0/);
-  assert.match(await page.textContent("#final-summary"), /Final messages \(18: 16 raw \+ the synthetic pair; the current prompt goes apart\)/);
+  assert.match(await page.textContent("#final-summary"), /Final messages \(19: 16 raw \+ the synthetic pair; the current prompt goes apart\)/);
   assert.equal(await page.isVisible("#final pre"), false, "collapsed at first");
   await page.click("#final-summary");
   assert.match(await page.textContent("#final pre"), /"toolName": "memory_recall_auto"/);
@@ -222,7 +222,7 @@ test("the compacted sample: a checkpoint summary stands for the older turns", T,
   assert.equal(await page.textContent("#system-addition pre"), out.systemPromptAddition);
   assert.match(out.systemPromptAddition, /Current state: .*pool starvation/);
   assert.match(await page.textContent("#data-source"), /1 checkpoint summary/);
-  assert.match(await page.textContent("#final-summary"), new RegExp(`^Final messages \\(${out.messages.length}: the summary \\+ ${out.messages.length - 3} raw \\+ the synthetic pair;`));
+  assert.match(await page.textContent("#final-summary"), new RegExp(`^Final messages \\(${out.messages.length}: the summary \\+ ${out.messages.length - 4} raw \\+ the synthetic pair;`));
   // the replay timeline: the engine's interval trigger fires on the sixth turn, the last
   // one the bundled checkpoint covers (endSequence 5)
   assert.match(await page.innerText("#trigger-timeline"), /1 compaction over 14 turns/i);
