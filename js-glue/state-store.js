@@ -331,6 +331,16 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     return true;
   }
 
+  /** The owner id written in a lock file's bytes, or null. */
+  function ownedBy(bytes) {
+    try {
+      const lock = JSON.parse(bytes.toString("utf8"));
+      return isObject(lock) ? lock.owner : null;
+    } catch {
+      return null;
+    }
+  }
+
   /** Whether the holder of a lock file is gone: expired, dead on this host, or an unreadable
    *  file older than STALE_UNREADABLE_MS (a crash between create and write). */
   function isStale(bytes, mtimeMs) {
@@ -370,8 +380,24 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     }
   }
 
+  // Locks this instance gave up but could not remove (a disk that turned read-only): they
+  // are removed at the next chance — a later tryLock of any lock, or an unlock — and this
+  // instance may take one back at once, so a released lock never wedges its own holder.
+  const released = new Set();
+
+  async function retryReleases() {
+    for (const name of [...released]) {
+      try {
+        await releaseLock(name);
+      } catch {
+        // still refused: kept for the next chance
+      }
+    }
+  }
+
   async function takeLock(name, ttlMs) {
     if (!(Number.isFinite(ttlMs) && ttlMs > 0)) throw new Error(`ttlMs must be a positive number, not ${ttlMs}`);
+    await retryReleases();
     const file = lockFile(name);
     if (await createLock(file, ttlMs)) return true;
     let seen;
@@ -381,7 +407,10 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     } catch (err) {
       if (err.code !== "ENOENT") throw err; // released meanwhile: retry the create
     }
-    if (seen && !(isStale(seen.bytes, seen.mtimeMs) && (await breakLock(file, seen.bytes)))) return false;
+    // a lock this instance released but could not remove is free for it
+    const mine = seen && released.has(name) && ownedBy(seen.bytes) === owner;
+    if (seen && !((mine || isStale(seen.bytes, seen.mtimeMs)) && (await breakLock(file, seen.bytes)))) return false;
+    released.delete(name);
     return createLock(file, ttlMs);
   }
 
@@ -394,8 +423,17 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     } catch {
       // unreadable: not ours
     }
-    if (!isObject(lock) || lock.owner !== owner) return; // gone, or someone else's
-    await fs.rm(file, { force: true });
+    if (!isObject(lock) || lock.owner !== owner) {
+      released.delete(name);
+      return; // gone, or someone else's
+    }
+    try {
+      await fs.rm(file, { force: true });
+      released.delete(name);
+    } catch (err) {
+      released.add(name);
+      throw err;
+    }
   }
 
   return {

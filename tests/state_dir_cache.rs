@@ -137,3 +137,27 @@ fn a_deleted_state_dir_or_a_second_machine_answers_from_openviking_as_the_first_
     assert_eq!(write(&fresh, "k5", 5, "turn 5").sequence, Some(5));
     assert_eq!(user_texts(&host, OV).len(), 6);
 }
+
+#[test]
+fn a_turn_this_process_sent_that_comes_back_into_the_outbox_is_not_sent_again() {
+    // P sends; Q queues k1 while OpenViking is away and dies before its ledger is saved; P
+    // replays k1 and drops it; R (OpenViking away again) retries k1 — neither the outbox nor
+    // the ledger knows it — and appends it again; P's next replay must not send it twice
+    let host = FakeHost::new();
+    let (q_host, r_host) = (host.second_process(), host.second_process().second_process());
+    let p = engine(&host, json!({}));
+    write(&p, "k0", 0, "first turn");
+    host.world().down = Some(openviking_context_engine::host::HostErrorKind::Unreachable);
+    let q = engine(&q_host, json!({}));
+    write(&q, "k1", 1, "second turn");
+    host.world().state.remove(&format!("turns/{OV}")); // the ledger save was lost with Q
+    host.world().down = None;
+    assert_eq!(block_on(p.flush(OV)).unwrap().written, 1);
+    host.world().down = Some(openviking_context_engine::host::HostErrorKind::Unreachable);
+    let r = engine(&r_host, json!({}));
+    block_on(r.write_turn(turn_write("s1", Some("k1"), turn(1, "second turn")))).unwrap();
+    host.world().down = None;
+    let report = block_on(p.flush(OV)).unwrap();
+    assert_eq!((report.queued, report.reason), (0, None));
+    assert_eq!(user_texts(&host, OV), ["first turn", "second turn"]);
+}

@@ -250,6 +250,28 @@ test("a read-only filesystem (remounted ro): appends and locks reject, earlier r
   });
 });
 
+test("a lock whose release the disk refused (read-only) does not wedge: its holder takes it back, and frees it at the next chance", async () => {
+  await withTmpfs("1m", async (mnt) => {
+    const stateDir = join(mnt, "sd");
+    const store = createStateStore(stateDir);
+    const other = createStateStore(stateDir);
+    assert.equal(await store.tryLock(KEY, 60_000), true);
+    assert.equal(await store.tryLock("replay/x", 60_000), true);
+    execFileSync("mount", ["-o", "remount,ro", mnt]);
+    await assert.rejects(store.unlock(KEY), isLocal("unlock"));
+    await assert.rejects(store.unlock("replay/x"), isLocal("unlock"));
+    execFileSync("mount", ["-o", "remount,rw", mnt]);
+    // still on disk with a live holder: another process must wait (not expired, pid alive)
+    assert.equal(await other.tryLock(KEY, 60_000), false);
+    // the holder released it: it takes it back at once
+    assert.equal(await store.tryLock(KEY, 60_000), true);
+    await store.unlock(KEY);
+    // ... and that call removed the other stuck lock too
+    assert.equal(await other.tryLock("replay/x", 60_000), true);
+    assert.equal(await other.tryLock(KEY, 60_000), true);
+  });
+});
+
 /** fs.promises whose file handles' methods named in `overrides` (write, truncate, sync) are
  *  replaced by `(realHandle, ...args) => ...`, on files in the outbox folder. */
 function faultyFs(overrides) {

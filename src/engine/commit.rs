@@ -52,7 +52,7 @@ impl<H: Host> Engine<H> {
             rec.unconfirmed = None;
         })
         .await?;
-        self.confirmed_live.borrow_mut().remove(ov_id);
+        self.live_known.borrow_mut().remove(ov_id);
         Ok(Some(self.host.commit(ov_id, json!({"enable_working_memory": true})).await))
     }
 

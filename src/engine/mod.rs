@@ -65,9 +65,10 @@ pub struct Engine<H: Host> {
     following: RefCell<HashMap<String, usize>>,
     /// Commit tasks whose checkpoint one follower is recording now (the others wait for it).
     recording: RefCell<std::collections::HashSet<String>>,
-    /// Per session, the live message count on OpenViking that this process's own
-    /// acknowledged writes left (the replay asks for turn ids only when the server's differs).
-    confirmed_live: RefCell<HashMap<String, u64>>,
+    /// Per session, what this process knows of the live messages on OpenViking: their
+    /// count and turn ids as last read, plus its own sends since (the replay asks OpenViking
+    /// again only when the server's count differs).
+    live_known: RefCell<HashMap<String, LiveKnown>>,
     /// Calls waiting for a session's running replay to end (`drain`).
     replay_waiters: RefCell<HashMap<String, Vec<std::task::Waker>>>,
     /// Per session, where the turn in progress opens, from its first `afterTurn` checkpoint
@@ -89,6 +90,13 @@ pub struct Engine<H: Host> {
     kept_outputs: RefCell<Option<std::collections::HashSet<String>>>,
 }
 
+/// See `Engine::live_known`.
+#[derive(Debug, Clone, Default)]
+struct LiveKnown {
+    count: u64,
+    turn_ids: std::collections::HashSet<String>,
+}
+
 impl<H: Host> Engine<H> {
     pub fn new(config: Config, host: H) -> Self {
         Engine {
@@ -99,7 +107,7 @@ impl<H: Host> Engine<H> {
             warned: RefCell::new(Default::default()),
             flushing: RefCell::new(Default::default()),
             replay_waiters: RefCell::new(HashMap::new()),
-            confirmed_live: RefCell::new(HashMap::new()),
+            live_known: RefCell::new(HashMap::new()),
             following: RefCell::new(HashMap::new()),
             recording: RefCell::new(Default::default()),
             turn_openings: RefCell::new(HashMap::new()),

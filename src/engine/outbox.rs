@@ -190,16 +190,18 @@ impl<H: Host> Engine<H> {
         Ok(report)
     }
 
-    /// The turn ids among the session's live messages on OpenViking. Not asked when this
-    /// process's own acknowledged writes account for every live message (the live count is
-    /// what they left): nothing else can be there. `Err` says why it is unknown.
+    /// The turn ids among the session's live messages on OpenViking. Asked for, unless the
+    /// live count is what this process last saw plus its own sends since: then the ids it
+    /// knows are all there is (a turn this process sent may still come back into the outbox —
+    /// a retry another process appended again — and is found among them). `Err` says why it
+    /// is unknown.
     async fn stored_turn_ids(&self, ov_id: &str) -> Result<HashSet<String>, String> {
         let why = |e: HostError| format!("no answer while checking which turns OpenViking holds: {}", e.message);
-        let expected = self.confirmed_live.borrow().get(ov_id).copied();
+        let known = self.live_known.borrow().get(ov_id).cloned();
         let marked = self.records.borrow().get(ov_id).is_some_and(|r| r.unconfirmed.is_some());
-        if let (Some(n), false) = (expected, marked) {
+        if let (Some(k), false) = (known, marked) {
             match self.host.session_meta(ov_id).await {
-                Ok(Some(meta)) if meta.message_count == n => return Ok(HashSet::new()),
+                Ok(Some(meta)) if meta.message_count == k.count => return Ok(k.turn_ids),
                 Ok(None) => return Ok(HashSet::new()),
                 Ok(Some(_)) => {}
                 Err(e) => return Err(why(e)),
@@ -207,8 +209,9 @@ impl<H: Host> Engine<H> {
         }
         match self.host.live_messages(ov_id).await {
             Ok(live) => {
-                self.confirmed_live.borrow_mut().insert(ov_id.to_string(), live.len() as u64);
-                Ok(turn_ids_of(&live))
+                let turn_ids = turn_ids_of(&live);
+                self.live_known.borrow_mut().insert(ov_id.to_string(), super::LiveKnown { count: live.len() as u64, turn_ids: turn_ids.clone() });
+                Ok(turn_ids)
             }
             Err(e) if e.kind == HostErrorKind::NotFound => Ok(HashSet::new()),
             Err(e) => Err(why(e)),
@@ -285,10 +288,18 @@ impl<H: Host> Engine<H> {
             Ok(count) => {
                 // the mark stays until the entry is dropped (a crash in between is checked)
                 let live = count.unwrap_or(live_before + n);
-                match count {
-                    Some(c) => self.confirmed_live.borrow_mut().insert(ov_id.to_string(), c),
-                    None => self.confirmed_live.borrow_mut().remove(ov_id),
-                };
+                // what this process knows is live now: what it saw, plus this turn
+                let mut known = self.live_known.borrow_mut();
+                match (count, known.get_mut(ov_id)) {
+                    (Some(c), Some(k)) => {
+                        k.count = c;
+                        k.turn_ids.insert(e.turn_id.clone());
+                    }
+                    _ => {
+                        known.remove(ov_id);
+                    }
+                }
+                drop(known);
                 self.update(ov_id, |rec| rec.live_count = Some(live)).await?;
                 self.outage_over(ov_id);
                 Ok(())
@@ -297,7 +308,7 @@ impl<H: Host> Engine<H> {
                 // retryable: it may have landed (the mark stays, checked before the resend);
                 // refused: it did not
                 let ambiguous = err.retryable();
-                self.confirmed_live.borrow_mut().remove(ov_id);
+                self.live_known.borrow_mut().remove(ov_id);
                 self.update(ov_id, |rec| {
                     if !ambiguous {
                         rec.unconfirmed = None;

@@ -14,11 +14,53 @@
 //   FLUSH / FLUSHED <n>   around engine.flush (n: turns written by it; number or object)
 //   OUTBOX <n>            outbox length at the end (after flush)
 //   DONE
-import { pathToFileURL } from "node:url";
+// With `announceStore: true` in the args (two-writers.test.mjs), also the state store's
+// outbox and lock calls, each before it starts (and a lock's answer):
+//   HOST APPEND <key> <turnId> / HOST DROP <key> <turnIds> / HOST LOCK <name> / HOST LOCKED <name> <bool>
+// Exports for the drivers: crashText, prng (a seeded mulberry32), spawnWriter.
+import { spawn } from "node:child_process";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { makeEngine } from "./engine-host.mjs";
 
 export const crashText = (i) => `crash-kill turn ${i} (k-${i}): step ${i} of the migration runs after backup ${i % 7}`;
 const line = (s) => process.stdout.write(`${s}\n`);
+
+/** mulberry32: small, seeded, good enough to pick plans and delays. */
+export function prng(seed) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const between = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
+  const pick = (weights) => {
+    const total = Object.values(weights).reduce((s, w) => s + w, 0);
+    let r = next() * total;
+    for (const [k, w] of Object.entries(weights)) if ((r -= w) < 0) return k;
+    return Object.keys(weights)[0];
+  };
+  return { next, between, pick, chance: (p) => next() < p };
+}
+
+/** Starts one writer process with `args`; onLine(line) gets each stdout line as it comes.
+ *  Resolves `exited` to {code, signal, stderr} (the last 4000 characters of stderr). */
+export function spawnWriter(args, onLine) {
+  const child = spawn(process.execPath, [fileURLToPath(import.meta.url)], { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CRASH_WRITER_ARGS: JSON.stringify(args) } });
+  let buf = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (d) => {
+    buf += d;
+    for (let nl; (nl = buf.indexOf("\n")) >= 0; buf = buf.slice(nl + 1)) onLine(buf.slice(0, nl));
+  });
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (d) => (stderr = (stderr + d).slice(-4000)));
+  const exited = new Promise((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stderr })));
+  return { child, exited };
+}
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   // the arguments (with the API key) come in the environment, not argv: argv is visible to every user
@@ -31,6 +73,18 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
     return realFetch(input, init);
   };
   const { engine, store } = await makeEngine(args);
+  if (args.announceStore) {
+    // the host calls the store's methods by name at each call: wrapping them here is seen
+    const [append, drop, tryLock] = [store.outboxAppend, store.outboxDrop, store.tryLock];
+    store.outboxAppend = (key, entry) => (line(`HOST APPEND ${key} ${entry?.turnId}`), append(key, entry));
+    store.outboxDrop = (key, ids) => (line(`HOST DROP ${key} ${[ids].flat().join(",")}`), drop(key, ids));
+    store.tryLock = async (name, ttl) => {
+      line(`HOST LOCK ${name}`);
+      const got = await tryLock(name, ttl);
+      line(`HOST LOCKED ${name} ${got}`);
+      return got;
+    };
+  }
   const ovId = `main--${args.sessionId}`;
   line("READY");
   let ok = true;
