@@ -42,7 +42,7 @@ mod reference {
             (0.0, 0)
         } else {
             let hay = item.haystack();
-            let matched: Vec<&String> = q.tokens.iter().filter(|t| hay.contains(t.as_str())).collect();
+            let matched: Vec<&String> = q.tokens.iter().filter(|t| openviking_context_engine::recall::rank::token_matches(&hay, t)).collect();
             let matched_weight: f64 = matched.iter().map(|t| token_weight(t)).sum();
             let total_weight: f64 = q.tokens.iter().map(|t| token_weight(t)).sum();
             ((matched_weight / total_weight.min(4.0) * 0.2).min(0.2), matched.len())
