@@ -1,17 +1,27 @@
 //! The plugin configuration (`plugins.entries.openviking.config`): every legacy key of the
 //! 2026-03 plugin plus the context-engine keys, with defaults, bounds and env resolution.
 //!
-//! Rules (documented in the README's configuration table):
-//! - an unknown key, or a value of the wrong JSON type, is an error naming the key;
-//! - an enum value outside its set (`mode`, `captureMode`) is an error naming the key;
-//! - a number outside its bounds is clamped to the nearest bound, with a warning — this is the
-//!   one way out-of-range values are handled;
-//! - `ingestReplyAssist*` keys are accepted and ignored, with a warning;
-//! - `${VAR}` in `configPath`, `apiKey`, `baseUrl`, `stateDir` is resolved from the environment
-//!   handed in (an unset variable is an error naming the key, never the value); `~` in paths
-//!   is expanded from `HOME` when known.
+//! The configuration fails soft: OpenClaw hands the plugin whatever the user wrote (the
+//! manifest's schema only describes the keys, it refuses nothing — a refusal there would
+//! drop the whole OpenClaw config, the plugin and its `doctor` with it), and the engine
+//! checks it here, naming each bad key, its value, the bound and the fix
+//! ([`ConfigProblem`]). Two kinds of problem (documented in the README's configuration table):
+//! - a **warning**: the engine runs, with the value the warning names —
+//!   a number outside its bounds is clamped to the nearest bound; a number, boolean or
+//!   `captureMode` of the wrong type or outside its set reads as the default; an unknown key
+//!   is ignored (with the known key it most likely meant); `ingestReplyAssist*` keys are
+//!   ignored; `baseUrl` is ignored in local mode;
+//! - an **error**: the engine does not run until it is fixed, because no value can stand in
+//!   for it without sending turns or the key somewhere the user did not say — `mode`,
+//!   `baseUrl` (remote mode), `port`, `agentId`, `targetUri`, a `${VAR}` that is not set, a
+//!   string key of the wrong type, a config that is not an object (and, checked by the plugin
+//!   on disk, an unusable `stateDir`: [`state_dir_problem`]).
 //!
-//! `apiKey` never appears in `Debug` output, warnings or errors.
+//! `${VAR}` in `configPath`, `apiKey`, `baseUrl`, `stateDir` is resolved from the environment
+//! handed in (an unset variable is an error naming the key and the variable, never a value);
+//! `~` in paths is expanded from `HOME` when known.
+//!
+//! `apiKey` never appears in `Debug` output, problems, warnings or errors.
 
 use crate::error::{EngineError, Result};
 use crate::input::describe;
@@ -91,11 +101,56 @@ impl fmt::Debug for Config {
 }
 
 crate::ts_type! {
-/// A parsed configuration and the warnings parsing produced (clamped values, ignored keys).
+/// One problem with the plugin configuration: the key, the value given, what the engine does
+/// about it, and what to change.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfigProblem {
+    /// The key (`(config)` for the object itself).
+    pub key: String,
+    /// `error`: the engine does not run until it is fixed; `warning`: it runs with the value
+    /// the message names.
+    pub severity: &'static str => r#""error" | "warning""#,
+    /// The value as given (`null` for `apiKey`, whose value is never shown).
+    pub value: Value => "unknown",
+    /// What is wrong and what the engine does instead, e.g. `recallLimit=500 is above the
+    /// maximum 100; using 100`.
+    pub message: String,
+    /// What to change, e.g. `set recallLimit to a whole number from 1 to 100 (default 6)`.
+    pub fix: String,
+}
+}
+
+impl ConfigProblem {
+    pub fn is_error(&self) -> bool {
+        self.severity == "error"
+    }
+
+    /// One line: the message and the fix.
+    pub fn line(&self) -> String {
+        format!("{} — fix: {}", self.message, self.fix)
+    }
+}
+
+crate::ts_type! {
+/// A parsed configuration and the warnings parsing produced (clamped values, defaults used,
+/// ignored keys), as lines and as problems.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParsedConfig {
     pub config: Config,
+    /// Each warning as one line: what was wrong, the value used, the fix.
     pub warnings: Vec<String>,
+    pub problems: Vec<ConfigProblem>,
+}
+}
+
+crate::ts_type! {
+/// `checkConfig`: every problem of a configuration at once (never thrown), and the
+/// configuration the engine runs with — `null` when a problem is an error.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConfigCheck {
+    pub config: Option<Config>,
+    pub problems: Vec<ConfigProblem>,
 }
 }
 
@@ -122,7 +177,11 @@ pub const KEYS: &[&str] = &[
     "compactMaxIntervalMinutes", "largeToolResultTokens", "hookFallback", "stateDir",
 ];
 
-const PORT: Bounds = b(1933.0, 1.0, 65535.0);
+/// Keys of `plugins.entries.openviking` (one level up) that users put inside `config`.
+const ENTRY_KEYS: &[&str] = &["enabled", "hooks", "config", "apiKeys"];
+
+/// The local server's port: not clamped (port 1 or 65535 is never what was meant).
+pub const PORT_DEFAULT: u16 = 1933;
 const TIMEOUT_MS: Bounds = b(15000.0, 1000.0, 600_000.0);
 const RECALL_LIMIT: Bounds = b(6.0, 1.0, 100.0);
 const RECALL_SCORE_THRESHOLD: Bounds = b(0.15, 0.0, 1.0);
@@ -152,33 +211,71 @@ pub struct KeyBounds {
 }
 }
 
-/// Every numeric key's default and bounds, in documentation order (what the tuning page's
-/// controls offer; the page holds none of its own).
+const BOUNDED: [(&str, &Bounds, bool); 14] = [
+    ("timeoutMs", &TIMEOUT_MS, true),
+    ("recallLimit", &RECALL_LIMIT, true),
+    ("recallScoreThreshold", &RECALL_SCORE_THRESHOLD, false),
+    ("recallMaxContentChars", &RECALL_MAX_CONTENT_CHARS, true),
+    ("recallTokenBudget", &RECALL_TOKEN_BUDGET, true),
+    ("captureMaxLength", &CAPTURE_MAX_LENGTH, true),
+    ("recentRawTurnCount", &RECENT_RAW_TURN_COUNT, true),
+    ("assembleRecallWindow", &ASSEMBLE_RECALL_WINDOW, true),
+    ("compactCommitThreshold", &COMPACT_COMMIT_THRESHOLD, false),
+    ("memoryExpandMaxResults", &MEMORY_EXPAND_MAX_RESULTS, true),
+    ("compactTokensAddedThreshold", &COMPACT_TOKENS_ADDED_THRESHOLD, true),
+    ("compactTurnThreshold", &COMPACT_TURN_THRESHOLD, true),
+    ("compactMaxIntervalMinutes", &COMPACT_MAX_INTERVAL_MINUTES, true),
+    ("largeToolResultTokens", &LARGE_TOOL_RESULT_TOKENS, true),
+];
+
+/// Every clamped numeric key's default and bounds, in documentation order (what the tuning
+/// page's controls offer; the page holds none of its own). `port` is not one: an invalid
+/// port is an error.
 pub fn key_bounds() -> Vec<KeyBounds> {
-    let table: [(&str, &Bounds, bool); 15] = [
-        ("port", &PORT, true),
-        ("timeoutMs", &TIMEOUT_MS, true),
-        ("recallLimit", &RECALL_LIMIT, true),
-        ("recallScoreThreshold", &RECALL_SCORE_THRESHOLD, false),
-        ("recallMaxContentChars", &RECALL_MAX_CONTENT_CHARS, true),
-        ("recallTokenBudget", &RECALL_TOKEN_BUDGET, true),
-        ("captureMaxLength", &CAPTURE_MAX_LENGTH, true),
-        ("recentRawTurnCount", &RECENT_RAW_TURN_COUNT, true),
-        ("assembleRecallWindow", &ASSEMBLE_RECALL_WINDOW, true),
-        ("compactCommitThreshold", &COMPACT_COMMIT_THRESHOLD, false),
-        ("memoryExpandMaxResults", &MEMORY_EXPAND_MAX_RESULTS, true),
-        ("compactTokensAddedThreshold", &COMPACT_TOKENS_ADDED_THRESHOLD, true),
-        ("compactTurnThreshold", &COMPACT_TURN_THRESHOLD, true),
-        ("compactMaxIntervalMinutes", &COMPACT_MAX_INTERVAL_MINUTES, true),
-        ("largeToolResultTokens", &LARGE_TOOL_RESULT_TOKENS, true),
-    ];
-    table.iter().map(|(key, b, integer)| KeyBounds { key: key.to_string(), default: b.default, min: b.min, max: b.max, integer: *integer }).collect()
+    BOUNDED.iter().map(|(key, b, integer)| KeyBounds { key: key.to_string(), default: b.default, min: b.min, max: b.max, integer: *integer }).collect()
+}
+
+/// A number as a person writes it (`100`, `0.15`, `1e21`).
+fn num(v: f64) -> String {
+    format!("{v}")
+}
+
+/// A value as given, short enough for a log line.
+fn shown(v: &Value) -> String {
+    let t = v.to_string();
+    if t.chars().count() <= 80 {
+        t
+    } else {
+        format!("{}…", t.chars().take(80).collect::<String>())
+    }
+}
+
+/// Edit distance (case-insensitive), for "did you mean".
+fn distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.to_lowercase().chars().collect();
+    let b: Vec<char> = b.to_lowercase().chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev[j] + usize::from(ca != cb);
+            cur.push(sub.min(prev[j + 1] + 1).min(cur[j] + 1));
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The known key an unknown one most likely meant.
+fn closest_key(key: &str) -> Option<&'static str> {
+    let (best, d) = KEYS.iter().map(|k| (*k, distance(key, k))).min_by_key(|(_, d)| *d)?;
+    (d <= 2 || (d <= 3 && key.len() >= 12)).then_some(best)
 }
 
 struct Reader<'a> {
     map: &'a Map<String, Value>,
     env: &'a Env,
-    warnings: Vec<String>,
+    problems: Vec<ConfigProblem>,
 }
 
 impl<'a> Reader<'a> {
@@ -189,82 +286,121 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn wrong(key: &str, expected: &str, got: &Value) -> EngineError {
-        EngineError::config(key, format!("expected {expected}, got {}", describe(got)))
+    fn problem(&mut self, severity: &'static str, key: &str, message: String, fix: String) {
+        let value = if key == "apiKey" { Value::Null } else { self.map.get(key).cloned().unwrap_or(Value::Null) };
+        self.problems.push(ConfigProblem { key: key.to_string(), severity, value, message, fix });
     }
 
-    fn bool(&self, key: &str, default: bool) -> Result<bool> {
-        match self.get(key) {
-            None => Ok(default),
-            Some(Value::Bool(v)) => Ok(*v),
-            Some(other) => Err(Self::wrong(key, "a boolean", other)),
+    fn warn(&mut self, key: &str, message: String, fix: String) {
+        self.problem("warning", key, message, fix);
+    }
+
+    fn error(&mut self, key: &str, message: String, fix: String) {
+        self.problem("error", key, message, fix);
+    }
+
+    /// `key=<value>`, the value left out for apiKey.
+    fn given(&self, key: &str) -> String {
+        match self.map.get(key) {
+            Some(_) if key == "apiKey" => "apiKey".to_string(),
+            Some(v) => format!("{key}={}", shown(v)),
+            None => key.to_string(),
         }
     }
 
-    fn string(&self, key: &str) -> Result<Option<&'a str>> {
+    fn bool(&mut self, key: &str, default: bool) -> bool {
         match self.get(key) {
-            None => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s.as_str())),
-            Some(other) => Err(Self::wrong(key, "a string", other)),
-        }
-    }
-
-    fn number(&mut self, key: &str, bounds: &Bounds, integer: bool) -> Result<f64> {
-        let v = match self.get(key) {
-            None => return Ok(bounds.default),
-            Some(Value::Number(n)) => n.as_f64().unwrap_or(bounds.default),
+            None => default,
+            Some(Value::Bool(v)) => *v,
             Some(other) => {
-                let what = if integer { "an integer" } else { "a number" };
-                return Err(Self::wrong(key, what, other));
+                let what = describe(other);
+                self.warn(key, format!("{} is {what}, not true or false; using the default {default}", self.given(key)), format!("set {key} to true or false"));
+                default
+            }
+        }
+    }
+
+    /// A string key whose value nothing can stand in for: another type is an error.
+    fn string(&mut self, key: &str, fix: &str) -> Option<&'a str> {
+        match self.get(key) {
+            None => None,
+            Some(Value::String(s)) => Some(s.as_str()),
+            Some(other) => {
+                let what = describe(other);
+                self.error(key, format!("{} is {what}, not a string", self.given(key)), fix.to_string());
+                None
+            }
+        }
+    }
+
+    fn number(&mut self, key: &str, bounds: &Bounds, integer: bool) -> f64 {
+        let kind = if integer { "a whole number" } else { "a number" };
+        let fix = format!("set {key} to {kind} from {} to {} (default {})", num(bounds.min), num(bounds.max), num(bounds.default));
+        let v = match self.get(key) {
+            None => return bounds.default,
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(v) if v.is_finite() => v,
+                _ => bounds.default,
+            },
+            Some(other) => {
+                let what = describe(other);
+                self.warn(key, format!("{} is {what}, not {kind}; using the default {}", self.given(key), num(bounds.default)), fix);
+                return bounds.default;
             }
         };
         if integer && v.fract() != 0.0 {
-            return Err(EngineError::config(key, format!("expected an integer, got {v}")));
+            self.warn(key, format!("{key}={} is not a whole number; using the default {}", num(v), num(bounds.default)), fix);
+            return bounds.default;
         }
         if v < bounds.min {
-            self.warnings.push(format!("{key}={v} is below the minimum {}; using {}", bounds.min, bounds.min));
-            return Ok(bounds.min);
+            self.warn(key, format!("{key}={} is below the minimum {}; using {}", num(v), num(bounds.min), num(bounds.min)), fix);
+            return bounds.min;
         }
         if v > bounds.max {
-            self.warnings.push(format!("{key}={v} is above the maximum {}; using {}", bounds.max, bounds.max));
-            return Ok(bounds.max);
+            self.warn(key, format!("{key}={} is above the maximum {}; using {}", num(v), num(bounds.max), num(bounds.max)), fix);
+            return bounds.max;
         }
-        Ok(v)
+        v
     }
 
-    fn int(&mut self, key: &str, bounds: &Bounds) -> Result<u64> {
-        Ok(self.number(key, bounds, true)? as u64)
+    fn int(&mut self, key: &str, bounds: &Bounds) -> u64 {
+        self.number(key, bounds, true) as u64
     }
 
     /// Resolves `${VAR}` references from the environment; an unset variable is an error that
-    /// names the key and the variable, never the value.
-    fn resolve_env(&self, key: &str, raw: &str) -> Result<String> {
+    /// names the key and the variable, never the value. `None` after an error.
+    fn resolve_env(&mut self, key: &str, raw: &str) -> Option<String> {
         let mut out = String::with_capacity(raw.len());
         let mut rest = raw;
         while let Some(start) = rest.find("${") {
             out.push_str(&rest[..start]);
             let after = &rest[start + 2..];
-            let end = after
-                .find('}')
-                .ok_or_else(|| EngineError::config(key, "has an unterminated ${…} reference"))?;
+            let Some(end) = after.find('}') else {
+                self.error(key, format!("{key} has an unterminated ${{…}} reference"), format!("close it: ${{NAME}}, or write {key} without one"));
+                return None;
+            };
             let name = &after[..end];
             let valid = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !valid {
-                return Err(EngineError::config(key, format!("has an invalid variable name in ${{{name}}}")));
+                let shown_name: String = name.chars().take(40).collect();
+                self.error(key, format!("{key} has an invalid variable name in ${{{shown_name}}}"), "use letters, digits and _ in ${NAME}".to_string());
+                return None;
             }
             match self.env.get(name) {
                 Some(v) => out.push_str(v),
                 None => {
-                    return Err(EngineError::config(
+                    self.error(
                         key,
-                        format!("refers to environment variable {name}, which is not set"),
-                    ))
+                        format!("{key} refers to ${{{name}}}, which is not set in this process's environment"),
+                        format!("export {name} where OpenClaw (or its gateway) starts, or write {key} without the reference"),
+                    );
+                    return None;
                 }
             }
             rest = &after[end + 1..];
         }
         out.push_str(rest);
-        Ok(out)
+        Some(out)
     }
 
     fn expand_home(&self, path: String) -> String {
@@ -274,143 +410,263 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn path(&self, key: &str) -> Result<Option<String>> {
-        match self.string(key)? {
-            None => Ok(None),
-            Some(raw) => Ok(Some(self.expand_home(self.resolve_env(key, raw)?))),
+    fn path(&mut self, key: &str, fix: &str) -> Option<String> {
+        let raw = self.string(key, fix)?;
+        let resolved = self.resolve_env(key, raw)?;
+        Some(self.expand_home(resolved))
+    }
+
+    fn env_first(&self, names: &[&str]) -> Option<(&'static str, String)> {
+        const KNOWN: &[&str] = &["OPENVIKING_BASE_URL", "OPENVIKING_URL", "OPENVIKING_API_KEY"];
+        names.iter().filter_map(|n| Some((KNOWN.iter().find(|k| *k == n)?, self.env.get(*n)?))).find(|(_, v)| !v.trim().is_empty()).map(|(n, v)| (*n, v.clone()))
+    }
+}
+
+fn agent_id_ok(id: &str) -> bool {
+    !id.is_empty() && id.len() <= 128 && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+}
+
+/// Why a server URL cannot be used, and the fix; `None` when it is an http(s) URL with a host.
+fn base_url_problem(url: &str) -> Option<(String, String)> {
+    let t = url.trim();
+    let rest = t.strip_prefix("http://").or_else(|| t.strip_prefix("https://"));
+    let Some(rest) = rest else {
+        if let Some((scheme, _)) = t.split_once("://") {
+            return Some((format!("has the scheme {scheme}://, not http:// or https://"), "set baseUrl to the OpenViking server's http:// or https:// URL".into()));
+        }
+        let suggestion = if t.is_empty() { "http://127.0.0.1:1933".to_string() } else { format!("http://{t}") };
+        return Some(("has no http:// or https:// in front".into(), format!("set baseUrl to \"{suggestion}\" (the scheme, then the host and port)")));
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority.rsplit('@').next().unwrap_or("");
+    if host.is_empty() || host.starts_with(':') {
+        return Some(("names no host".into(), "set baseUrl to the OpenViking server's URL, e.g. \"http://127.0.0.1:1933\"".into()));
+    }
+    if t.chars().any(char::is_whitespace) {
+        return Some(("contains whitespace".into(), "remove the spaces from baseUrl".into()));
+    }
+    if let Some((_, port)) = host.rsplit_once(':').filter(|_| !host.ends_with(']')) {
+        if port.parse::<u16>().map_or(true, |p| p == 0) {
+            return Some((format!("has the port {port:?}, which is not a TCP port"), "give baseUrl a port from 1 to 65535 (OpenViking's default is 1933)".into()));
         }
     }
-
-    fn env_first(&self, names: &[&str]) -> Option<String> {
-        names.iter().filter_map(|n| self.env.get(*n)).find(|v| !v.trim().is_empty()).cloned()
-    }
+    None
 }
 
-fn check_agent_id(id: &str) -> Result<()> {
-    let ok = !id.is_empty()
-        && id.len() <= 128
-        && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-    if ok {
-        Ok(())
+/// The problem of a state dir the plugin could not use: `path` as resolved, `code` the
+/// system's error code (`ENOTDIR`, `EACCES`, `EROFS`, …), `configured` whether `stateDir`
+/// set it. Always an error: no turn can be acknowledged without the outbox.
+pub fn state_dir_problem(path: &str, code: &str, detail: &str, configured: bool) -> ConfigProblem {
+    let why = match code {
+        "ENOTDIR" | "EEXIST" => "a file is in the way (it is not a folder)".to_string(),
+        "EACCES" | "EPERM" => "this user may not write there".to_string(),
+        "EROFS" => "it is on a read-only filesystem".to_string(),
+        "ENOSPC" => "the disk is full".to_string(),
+        _ => format!("it cannot be written ({})", crate::openviking::answer::quote_within(if detail.is_empty() { code } else { detail }, 160)),
+    };
+    let fix = if configured {
+        "set stateDir to a folder this user can write (or remove it: the default is <OpenClaw state dir>/plugins/openviking)"
     } else {
-        Err(EngineError::config(
-            "agentId",
-            "must be 1–128 characters of letters, digits, '_', '-' or '.' (it names the agent's sessions)",
-        ))
+        "make that folder writable by this user, or set stateDir to one that is"
+    };
+    let what = if configured { "stateDir" } else { "the state dir (stateDir unset: OpenClaw's plugin state dir)" };
+    ConfigProblem {
+        key: "stateDir".into(),
+        severity: "error",
+        value: Value::String(path.to_string()),
+        message: format!("{what} {path:?} cannot hold the plugin's outbox and state: {why}; no turn is stored until it can"),
+        fix: fix.to_string(),
     }
 }
 
-fn check_base_url(url: &str) -> Result<()> {
-    if url.starts_with("http://") || url.starts_with("https://") {
-        Ok(())
-    } else {
-        Err(EngineError::config("baseUrl", "must start with http:// or https://"))
-    }
-}
-
-/// Parses a raw configuration object. `raw` may be `null` (all defaults).
-pub fn parse_config(raw: &Value, env: &Env) -> Result<ParsedConfig> {
+/// Checks a raw configuration: every problem at once, and the configuration the engine runs
+/// with (`None` when one of them is an error). `raw` may be `null` (all defaults).
+pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
     let empty = Map::new();
     let map = match raw {
         Value::Null => &empty,
         Value::Object(m) => m,
         other => {
-            return Err(EngineError::config("(config)", format!("expected an object, got {}", describe(other))))
+            let problem = ConfigProblem {
+                key: "(config)".into(),
+                severity: "error",
+                value: Value::Null,
+                message: format!("the plugin config is {}, not an object", describe(other)),
+                fix: "make plugins.entries.openviking.config an object of keys, e.g. { \"mode\": \"remote\", \"baseUrl\": \"http://127.0.0.1:1933\" }".into(),
+            };
+            return ConfigCheck { config: None, problems: vec![problem] };
         }
     };
-    let mut r = Reader { map, env, warnings: Vec::new() };
+    let mut r = Reader { map, env, problems: Vec::new() };
 
-    let mut unknown: Vec<&str> = Vec::new();
     for key in map.keys() {
         if key.starts_with("ingestReplyAssist") {
-            r.warnings.push(format!("{key} is no longer used and is ignored"));
+            r.warn(key, format!("{key} is no longer used and is ignored"), format!("remove {key}"));
+        } else if ENTRY_KEYS.contains(&key.as_str()) {
+            r.warn(key, format!("{key} is not a key of the plugin's config; it is ignored here"), format!("move {key} up one level, to plugins.entries.openviking.{key}"));
         } else if !KEYS.contains(&key.as_str()) {
-            unknown.push(key);
+            let fix = match closest_key(key) {
+                Some(k) => format!("rename it to {k}"),
+                None => "remove it (every key is in the README's Configuration table)".to_string(),
+            };
+            let hint = closest_key(key).map(|k| format!(" (did you mean {k}?)")).unwrap_or_default();
+            r.warn(key, format!("{key} is not a key of this plugin{hint}; it is ignored"), fix);
         }
-    }
-    if !unknown.is_empty() {
-        let first = unknown[0].to_string();
-        return Err(EngineError::config(first, format!("config has unknown keys: {}", unknown.join(", "))));
     }
 
-    let mode = match r.string("mode")? {
-        None | Some("local") => Mode::Local,
+    let mut failed = false;
+    let mode = match r.string("mode", "set mode to \"local\" or \"remote\"") {
+        None => Mode::Local,
+        Some("local") => Mode::Local,
         Some("remote") => Mode::Remote,
-        Some(other) => return Err(EngineError::config("mode", format!("must be \"local\" or \"remote\", got {other:?}"))),
-    };
-    let capture_mode = match r.string("captureMode")? {
-        None | Some("semantic") => CaptureMode::Semantic,
-        Some("keyword") => CaptureMode::Keyword,
         Some(other) => {
-            return Err(EngineError::config("captureMode", format!("must be \"semantic\" or \"keyword\", got {other:?}")))
+            r.error("mode", format!("mode={other:?} is neither \"local\" nor \"remote\""), "set mode to \"remote\" (with baseUrl) or \"local\" (a server on 127.0.0.1:port)".into());
+            failed = true;
+            Mode::Local
         }
     };
-    let port = r.int("port", &PORT)? as u16;
-    let config_path = match r.path("configPath")? {
-        Some(p) => p,
-        None => r.expand_home("~/.openviking/ov.conf".to_string()),
+    let capture_mode = match r.get("captureMode") {
+        None => CaptureMode::Semantic,
+        Some(Value::String(s)) if s == "semantic" => CaptureMode::Semantic,
+        Some(Value::String(s)) if s == "keyword" => CaptureMode::Keyword,
+        Some(_) => {
+            let given = r.given("captureMode");
+            r.warn("captureMode", format!("{given} is neither \"semantic\" nor \"keyword\"; using the default \"semantic\""), "set captureMode to \"semantic\" or \"keyword\"".into());
+            CaptureMode::Semantic
+        }
     };
+    let port = match r.get("port") {
+        None => PORT_DEFAULT,
+        Some(Value::Number(n)) if n.as_f64().is_some_and(|p| p.fract() == 0.0 && (1.0..=65535.0).contains(&p)) => n.as_f64().map_or(PORT_DEFAULT, |p| p as u16),
+        Some(_) => {
+            let given = r.given("port");
+            r.error("port", format!("{given} is not a TCP port (a whole number from 1 to 65535)"), format!("set port to the port of the local openviking-server (default {PORT_DEFAULT})"));
+            failed = true;
+            PORT_DEFAULT
+        }
+    };
+    let config_path = r.path("configPath", "set configPath to the path of the local server's ov.conf");
+    let config_path = config_path.unwrap_or_else(|| r.expand_home("~/.openviking/ov.conf".to_string()));
     let base_url = match mode {
-        Mode::Local => format!("http://127.0.0.1:{port}"),
-        Mode::Remote => match r.string("baseUrl")? {
-            Some(raw) => r.resolve_env("baseUrl", raw)?,
-            None => r
-                .env_first(&["OPENVIKING_BASE_URL", "OPENVIKING_URL"])
-                .unwrap_or_else(|| "http://127.0.0.1:1933".to_string()),
-        },
-    };
-    if mode == Mode::Local {
-        // Still type-check it so a typo does not pass silently.
-        if r.string("baseUrl")?.is_some() {
-            r.warnings.push("baseUrl is ignored in local mode (the local server's port decides)".into());
+        Mode::Local => {
+            if r.get("baseUrl").is_some() {
+                r.warn("baseUrl", "baseUrl is ignored in local mode (the local server's port decides)".into(), "remove baseUrl, or set mode to \"remote\" to use it".into());
+            }
+            Some(format!("http://127.0.0.1:{port}"))
         }
-    }
-    let base_url = base_url.trim_end_matches('/').to_string();
-    check_base_url(&base_url)?;
-    let api_key = match r.string("apiKey")? {
-        Some(raw) => r.resolve_env("apiKey", raw)?,
-        None => r.env_first(&["OPENVIKING_API_KEY"]).unwrap_or_default(),
+        Mode::Remote => {
+            let given = match r.string("baseUrl", "set baseUrl to the OpenViking server's URL, e.g. \"http://127.0.0.1:1933\"") {
+                Some(raw) => r.resolve_env("baseUrl", raw).map(|u| (u, None)),
+                None if r.get("baseUrl").is_some() => None,
+                None => Some(match r.env_first(&["OPENVIKING_BASE_URL", "OPENVIKING_URL"]) {
+                    Some((var, u)) => (u, Some(var)),
+                    None => ("http://127.0.0.1:1933".to_string(), None),
+                }),
+            };
+            match given {
+                None => {
+                    failed = true;
+                    None
+                }
+                Some((url, from)) => match base_url_problem(&url) {
+                    None => Some(url.trim().trim_end_matches('/').to_string()),
+                    Some((why, fix)) => {
+                        let what = match from {
+                            Some(var) => format!("baseUrl (from ${var}) {:?}", url.trim()),
+                            None => format!("baseUrl {:?}", url.trim()),
+                        };
+                        r.error("baseUrl", format!("{what} {why}: OpenViking cannot be reached at it"), fix);
+                        failed = true;
+                        None
+                    }
+                },
+            }
+        }
     };
-    let agent_id = r.string("agentId")?.unwrap_or("default").to_string();
-    check_agent_id(&agent_id)?;
-    let target_uri = match r.string("targetUri")? {
-        None => None,
-        Some(u) if u.trim_end_matches('/') == LEGACY_USER_MEMORIES => None,
-        Some(u) if u.starts_with("viking://") => Some(u.trim_end_matches('/').to_string()),
-        Some(_) => return Err(EngineError::config("targetUri", "must be a viking:// URI")),
+    let api_key = match r.string("apiKey", "set apiKey to the user key as a string, or to \"${OPENVIKING_API_KEY}\"") {
+        Some(raw) => r.resolve_env("apiKey", raw),
+        None if r.get("apiKey").is_some() => None,
+        None => Some(r.env_first(&["OPENVIKING_API_KEY"]).map(|(_, k)| k).unwrap_or_default()),
     };
-    let state_dir = r.path("stateDir")?;
+    let agent_id = match r.string("agentId", "set agentId to a name of letters, digits, '_', '-' or '.'") {
+        None => Some("default".to_string()),
+        Some(id) if agent_id_ok(id) => Some(id.to_string()),
+        Some(_) => {
+            let given = r.given("agentId");
+            r.error("agentId", format!("{given} cannot name the agent's sessions"), "set agentId to 1–128 letters, digits, '_', '-' or '.' (or remove it: each OpenClaw agent is then its own)".into());
+            None
+        }
+    };
+    let target_uri = match r.string("targetUri", "set targetUri to a viking:// URI, or remove it") {
+        None => Some(None),
+        Some(u) if u.trim_end_matches('/') == LEGACY_USER_MEMORIES => Some(None),
+        Some(u) if u.starts_with("viking://") => Some(Some(u.trim_end_matches('/').to_string())),
+        Some(_) => {
+            let given = r.given("targetUri");
+            r.error("targetUri", format!("{given} is not a viking:// URI"), "set targetUri to a viking:// URI of your memories, or remove it (default: your own user memories)".into());
+            None
+        }
+    };
+    let state_dir = match r.get("stateDir") {
+        None => Some(None),
+        Some(_) => r.path("stateDir", "set stateDir to a folder path, or remove it").map(Some),
+    };
 
     let config = Config {
         mode,
         config_path,
         port,
-        base_url,
-        api_key,
-        agent_id,
-        timeout_ms: r.int("timeoutMs", &TIMEOUT_MS)?,
-        auto_recall: r.bool("autoRecall", true)?,
-        auto_capture: r.bool("autoCapture", true)?,
-        recall_limit: r.int("recallLimit", &RECALL_LIMIT)? as usize,
-        recall_score_threshold: r.number("recallScoreThreshold", &RECALL_SCORE_THRESHOLD, false)?,
-        recall_max_content_chars: r.int("recallMaxContentChars", &RECALL_MAX_CONTENT_CHARS)? as usize,
-        recall_prefer_abstract: r.bool("recallPreferAbstract", true)?,
-        recall_token_budget: r.int("recallTokenBudget", &RECALL_TOKEN_BUDGET)? as usize,
-        target_uri,
+        base_url: base_url.unwrap_or_default(),
+        api_key: api_key.clone().unwrap_or_default(),
+        agent_id: agent_id.clone().unwrap_or_default(),
+        timeout_ms: r.int("timeoutMs", &TIMEOUT_MS),
+        auto_recall: r.bool("autoRecall", true),
+        auto_capture: r.bool("autoCapture", true),
+        recall_limit: r.int("recallLimit", &RECALL_LIMIT) as usize,
+        recall_score_threshold: r.number("recallScoreThreshold", &RECALL_SCORE_THRESHOLD, false),
+        recall_max_content_chars: r.int("recallMaxContentChars", &RECALL_MAX_CONTENT_CHARS) as usize,
+        recall_prefer_abstract: r.bool("recallPreferAbstract", true),
+        recall_token_budget: r.int("recallTokenBudget", &RECALL_TOKEN_BUDGET) as usize,
+        target_uri: target_uri.clone().flatten(),
         capture_mode,
-        capture_max_length: r.int("captureMaxLength", &CAPTURE_MAX_LENGTH)? as usize,
-        recent_raw_turn_count: r.int("recentRawTurnCount", &RECENT_RAW_TURN_COUNT)? as usize,
-        assemble_recall_window: r.int("assembleRecallWindow", &ASSEMBLE_RECALL_WINDOW)? as usize,
-        compact_commit_threshold: r.number("compactCommitThreshold", &COMPACT_COMMIT_THRESHOLD, false)?,
-        memory_expand_max_results: r.int("memoryExpandMaxResults", &MEMORY_EXPAND_MAX_RESULTS)? as usize,
-        compact_tokens_added_threshold: r.int("compactTokensAddedThreshold", &COMPACT_TOKENS_ADDED_THRESHOLD)?,
-        compact_turn_threshold: r.int("compactTurnThreshold", &COMPACT_TURN_THRESHOLD)?,
-        compact_max_interval_minutes: r.int("compactMaxIntervalMinutes", &COMPACT_MAX_INTERVAL_MINUTES)?,
-        large_tool_result_tokens: r.int("largeToolResultTokens", &LARGE_TOOL_RESULT_TOKENS)?,
-        hook_fallback: r.bool("hookFallback", true)?,
-        state_dir,
+        capture_max_length: r.int("captureMaxLength", &CAPTURE_MAX_LENGTH) as usize,
+        recent_raw_turn_count: r.int("recentRawTurnCount", &RECENT_RAW_TURN_COUNT) as usize,
+        assemble_recall_window: r.int("assembleRecallWindow", &ASSEMBLE_RECALL_WINDOW) as usize,
+        compact_commit_threshold: r.number("compactCommitThreshold", &COMPACT_COMMIT_THRESHOLD, false),
+        memory_expand_max_results: r.int("memoryExpandMaxResults", &MEMORY_EXPAND_MAX_RESULTS) as usize,
+        compact_tokens_added_threshold: r.int("compactTokensAddedThreshold", &COMPACT_TOKENS_ADDED_THRESHOLD),
+        compact_turn_threshold: r.int("compactTurnThreshold", &COMPACT_TURN_THRESHOLD),
+        compact_max_interval_minutes: r.int("compactMaxIntervalMinutes", &COMPACT_MAX_INTERVAL_MINUTES),
+        large_tool_result_tokens: r.int("largeToolResultTokens", &LARGE_TOOL_RESULT_TOKENS),
+        hook_fallback: r.bool("hookFallback", true),
+        state_dir: state_dir.clone().flatten(),
     };
-    Ok(ParsedConfig { config, warnings: r.warnings })
+    let failed = failed || r.problems.iter().any(ConfigProblem::is_error) || api_key.is_none() || agent_id.is_none() || target_uri.is_none() || state_dir.is_none();
+    ConfigCheck { config: (!failed).then_some(config), problems: r.problems }
+}
+
+/// The error a configuration with error problems is refused with: `INVALID_CONFIG`, the
+/// first bad key as its field, every error in the message.
+pub fn config_error(problems: &[ConfigProblem]) -> EngineError {
+    let errors: Vec<&ConfigProblem> = problems.iter().filter(|p| p.is_error()).collect();
+    let Some(first) = errors.first() else {
+        return EngineError::config("(config)", "the configuration was refused");
+    };
+    let mut message = first.line();
+    for more in &errors[1..] {
+        message.push_str(&format!("; {}", more.line()));
+    }
+    EngineError { code: crate::error::ErrorCode::InvalidConfig, field: Some(first.key.clone()), message }
+}
+
+/// Parses a raw configuration, `raw` may be `null` (all defaults): the configuration and its
+/// warnings, or `INVALID_CONFIG` naming the first key whose problem is an error.
+pub fn parse_config(raw: &Value, env: &Env) -> Result<ParsedConfig> {
+    let check = check_config(raw, env);
+    match check.config {
+        Some(config) => Ok(ParsedConfig { config, warnings: check.problems.iter().map(ConfigProblem::line).collect(), problems: check.problems }),
+        None => Err(config_error(&check.problems)),
+    }
 }
 
 impl Default for Config {

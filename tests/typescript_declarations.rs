@@ -11,7 +11,7 @@
 //!   wrongly typed value is refused naming it), required keys are required, and the parser's
 //!   source names no key that is not declared.
 
-use openviking_context_engine::config::{parse_config, Config, Env, KEYS};
+use openviking_context_engine::config::{check_config, parse_config, Config, Env, KEYS};
 use openviking_context_engine::engine::{AssembleCall, TurnWrite};
 use openviking_context_engine::typescript::{declarations, exported, plugin_config, Decl, Field, Kind, TsType};
 use openviking_context_engine::{EngineError, ErrorCode};
@@ -469,17 +469,31 @@ fn plugin_config_keys_are_the_parser_keys() {
     assert_eq!(parsed.warnings, Vec::<String>::new());
     assert_eq!(serde_json::to_value(&parsed.config).unwrap(), full, "every key read back as given");
 
-    // a wrongly typed value is refused, naming the key
+    // a wrongly typed value is named: an error (the engine does not run) for the keys no
+    // default can stand in for, a warning (the default used) for the others
+    const HARD: &[&str] = &["mode", "configPath", "port", "baseUrl", "apiKey", "agentId", "targetUri", "stateDir"];
     for f in fields.iter().filter(|f| !f.name.starts_with('[')) {
         let wrong = if f.ts == "string" || f.ts.starts_with('"') { json!(5) } else { json!("5") };
-        let err = parse_config(&json!({ (f.name.clone()): wrong }), &env).expect_err(&f.name);
-        assert_eq!(err.field.as_deref(), Some(f.name.as_str()), "{err:?}");
+        let mut raw = json!({ "mode": "remote" });
+        raw[f.name.as_str()] = wrong;
+        let check = check_config(&raw, &env);
+        let named: Vec<_> = check.problems.iter().filter(|p| p.key == f.name).collect();
+        assert_eq!(named.len(), 1, "{}: {:?}", f.name, check.problems);
+        let hard = HARD.contains(&f.name.as_str());
+        assert_eq!(named[0].is_error(), hard, "{}: {:?}", f.name, named[0]);
+        assert_eq!(check.config.is_none(), hard, "{}", f.name);
+        if hard {
+            let err = parse_config(&raw, &env).expect_err(&f.name);
+            assert_eq!(err.field.as_deref(), Some(f.name.as_str()), "{err:?}");
+        }
     }
     // the retired keys the index signature declares are accepted
     let parsed = parse_config(&json!({"ingestReplyAssistMinChars": 3}), &env).unwrap();
     assert_eq!(parsed.warnings.len(), 1);
-    // and nothing else is
-    assert_eq!(parse_config(&json!({"recallLimits": 3}), &env).unwrap_err().field.as_deref(), Some("recallLimits"));
+    // and anything else is named, with the key it most likely meant
+    let parsed = parse_config(&json!({"recallLimits": 3}), &env).unwrap();
+    assert_eq!(parsed.problems.iter().map(|p| (p.key.as_str(), p.severity)).collect::<Vec<_>>(), [("recallLimits", "warning")]);
+    assert!(parsed.warnings[0].contains("did you mean recallLimit?"), "{:?}", parsed.warnings);
 }
 
 /// A value of the declared type (the simplest one).

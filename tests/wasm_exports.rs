@@ -33,14 +33,31 @@ fn config_garbage_is_an_error_with_code_and_field() {
     let cases: Vec<(JsValue, &str)> = vec![
         (JsValue::from_f64(5.0), "(config)"),
         (JsValue::from_str("recallLimit=5"), "(config)"),
-        (obj(&[("recallLimit", JsValue::from_str("5"))]), "recallLimit"),
-        (obj(&[("nope", JsValue::TRUE)]), "nope"),
+        (obj(&[("agentId", JsValue::from_str("a/b"))]), "agentId"),
+        (obj(&[("mode", JsValue::from_f64(5.0))]), "mode"),
     ];
     for (raw, field) in cases {
         let err = Engine::new(raw.clone(), JsValue::UNDEFINED).err().expect("must fail");
         assert_eq!(code_and_field(err), ("INVALID_CONFIG".to_string(), Some(field.to_string())));
         let err = parse_config_js(raw, JsValue::UNDEFINED).err().expect("must fail");
         assert_eq!(code_and_field(err).0, "INVALID_CONFIG");
+    }
+}
+
+#[test]
+fn a_soft_problem_is_a_warning_and_check_config_never_throws() {
+    use openviking_context_engine::wasm::exports::check_config_js;
+    // a wrong type or an unknown key: the engine runs, the warning names the key
+    let e = Engine::new(obj(&[("recallLimit", JsValue::from_str("5")), ("nope", JsValue::TRUE)]), JsValue::UNDEFINED).expect("constructs");
+    let warnings = e.warnings();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.starts_with("nope is not a key of this plugin")));
+    assert!(warnings.iter().any(|w| w.starts_with("recallLimit=\"5\" is a string, not a whole number; using the default 6")));
+    // checkConfig answers even for what cannot be a config
+    for raw in [JsValue::from_f64(5.0), BigInt::from(5u32).into(), obj(&[("mode", JsValue::from_str("cloud"))])] {
+        let check = check_config_js(raw, JsValue::UNDEFINED).expect("never throws");
+        let config = Reflect::get(&check, &"config".into()).unwrap();
+        assert!(config.is_null());
     }
 }
 

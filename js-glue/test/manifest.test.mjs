@@ -1,6 +1,8 @@
 // openclaw.plugin.json and package.json against the engine: every config key the engine
-// accepts is in the schema (and nothing else), with the engine's default and bounds;
-// contracts.tools lists exactly the tools the plugin registers.
+// accepts is in the schema (and nothing else), with the engine's default; the schema refuses
+// nothing (OpenClaw drops the whole config for one refusal — the engine checks the keys and
+// says what to fix), and its descriptions carry the engine's bounds; contracts.tools lists
+// exactly the tools the plugin registers.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -8,7 +10,7 @@ import { loadEngine } from "../wasm.js";
 
 const manifest = JSON.parse(readFileSync(new URL("../openclaw.plugin.json", import.meta.url), "utf8"));
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const { parseConfig } = await loadEngine();
+const { parseConfig, configBounds } = await loadEngine();
 const props = manifest.configSchema.properties;
 
 test("manifest identity and packaging", () => {
@@ -18,24 +20,41 @@ test("manifest identity and packaging", () => {
   assert.deepEqual(pkg.openclaw.extensions, ["./index.js"]);
 });
 
-test("the schema has every engine key with the engine's default and bounds", () => {
+test("the schema has every engine key with the engine's default, and the engine's bounds in words", () => {
   const defaults = parseConfig(null, {}).config;
   const engineKeys = Object.keys(defaults).sort();
   assert.deepEqual(Object.keys(props).sort(), engineKeys);
   for (const [key, spec] of Object.entries(props)) {
     assert.ok(spec.description, `${key} has a description`);
     if ("default" in spec && !["configPath"].includes(key)) assert.deepEqual(defaults[key], spec.default, `${key} default`);
-    if ("minimum" in spec) {
-      const below = parseConfig({ [key]: spec.minimum - (spec.type === "integer" ? 1 : 0.01) }, {});
-      assert.equal(below.config[key], spec.minimum, `${key} clamps to its minimum`);
-      assert.equal(below.warnings.length, 1);
-    }
-    if ("maximum" in spec) {
-      assert.equal(parseConfig({ [key]: spec.maximum + 1 }, {}).config[key], spec.maximum, `${key} clamps to its maximum`);
-    }
-    if (spec.enum) for (const v of spec.enum) assert.equal(parseConfig({ [key]: v }, {}).config[key], v);
   }
-  assert.ok(manifest.configSchema.patternProperties["^ingestReplyAssist"], "legacy ingestReplyAssist* keys validate");
+  for (const b of configBounds()) {
+    assert.ok(props[b.key].description.includes(`${b.min}–${b.max}; outside, the nearest bound is used (with a warning)`), `${b.key}: ${props[b.key].description}`);
+    // what the description promises, the engine does
+    assert.equal(parseConfig({ [b.key]: b.max * 2 + 1 }, {}).config[b.key], b.max, `${b.key} clamps to its maximum`);
+    const below = parseConfig({ [b.key]: b.min - 1 }, {});
+    assert.equal(below.config[b.key], b.min, `${b.key} clamps to its minimum`);
+    assert.equal(below.warnings.length, 1);
+  }
+  assert.ok(manifest.configSchema.patternProperties["^ingestReplyAssist"], "legacy ingestReplyAssist* keys are described");
+});
+
+test("the schema refuses nothing the engine reports itself: no type, bound, enum or pattern on a key, unknown keys allowed", () => {
+  // OpenClaw 2026.9.6 validates plugins.entries.<id>.config against this schema and, on any
+  // failure, rejects the WHOLE OpenClaw config (every command exits 1, the plugin and its
+  // doctor disappear). So nothing here may fail: the engine checks each key (checkConfig).
+  const schema = manifest.configSchema;
+  assert.equal(schema.type, "object");
+  assert.notEqual(schema.additionalProperties, false);
+  const constraints = ["type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "enum", "const", "pattern", "format", "minLength", "maxLength", "multipleOf", "required", "not", "anyOf", "oneOf", "allOf", "$ref"];
+  for (const [key, spec] of [...Object.entries(props), ...Object.entries(schema.patternProperties)]) {
+    for (const c of constraints) assert.ok(!(c in spec), `${key} has no "${c}": a value it refuses would drop the whole OpenClaw config`);
+  }
+  assert.ok(!("required" in schema));
+  // and what OpenClaw would have refused, the engine takes with a warning (or refuses itself,
+  // naming the key, while the plugin stays loaded)
+  const soft = parseConfig({ recallLimit: 500, recalLimit: 3, timeoutMs: "ten", autoRecall: "yes" }, {});
+  assert.deepEqual(soft.problems.map((p) => [p.key, p.severity]), [["recalLimit", "warning"], ["timeoutMs", "warning"], ["autoRecall", "warning"], ["recallLimit", "warning"]]);
 });
 
 test("contracts.tools lists exactly the registered tools", async () => {
@@ -51,10 +70,14 @@ test("contracts.tools lists exactly the registered tools", async () => {
   assert.deepEqual(tools.sort(), [...manifest.contracts.tools].sort());
 });
 
-test("a bad plugin config fails at load, naming the key", async () => {
+test("a bad plugin config: a soft mistake loads with a warning naming the key, one nothing can stand in for fails the load naming it", async () => {
   const { default: plugin } = await import("../index.js");
+  const warned = [];
+  const quiet = { warn: (m) => warned.push(m), info() {} };
+  assert.doesNotThrow(() => plugin.register({ pluginConfig: { recallLimit: "many", stateDir: "/tmp/ov-bad-soft" }, logger: quiet, registerContextEngine() {}, registerTool() {}, on() {}, registerService() {} }));
+  assert.ok(warned.some((w) => /recallLimit="many" is a string, not a whole number; using the default 6 — fix: set recallLimit to a whole number from 1 to 100/.test(w)), warned.join("\n"));
   assert.throws(
-    () => plugin.register({ pluginConfig: { recallLimit: "many", stateDir: "/tmp/ov-bad" }, logger: console, registerContextEngine() {}, registerTool() {} }),
-    (err) => err.code === "INVALID_CONFIG" && err.field === "recallLimit",
+    () => plugin.register({ pluginConfig: { mode: "cloud", stateDir: "/tmp/ov-bad-hard" }, logger: quiet, registerContextEngine() {}, registerTool() {} }),
+    (err) => err.code === "INVALID_CONFIG" && err.field === "mode",
   );
 });

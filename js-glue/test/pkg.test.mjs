@@ -20,7 +20,7 @@ test("the declarations have no `any` outside wasm-bindgen's InitOutput table", (
 });
 
 test("errors are Error instances with code and field", () => {
-  assert.throws(() => new engine.Engine({ recallLimit: "6" }), (e) => e instanceof Error && e.code === "INVALID_CONFIG" && e.field === "recallLimit");
+  assert.throws(() => new engine.Engine({ agentId: "a/b" }), (e) => e instanceof Error && e.code === "INVALID_CONFIG" && e.field === "agentId");
   const e = new engine.Engine({}, {});
   assert.throws(() => e.autoRecall({ search: { agent: 3 } }), (err) => err.code === "INVALID_INPUT" && err.field === "search.agent");
 });

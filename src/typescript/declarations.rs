@@ -45,7 +45,9 @@ pub fn exported() -> Vec<Decl> {
     vec![
         plugin_config(),
         decl::<config::Config>(),
+        decl::<config::ConfigProblem>(),
         decl::<config::ParsedConfig>(),
+        decl::<config::ConfigCheck>(),
         decl::<config::KeyBounds>(),
         decl::<auto_recall::RecallRequest>(),
         decl::<recall::query::SkipReason>(),

@@ -58,6 +58,38 @@ pub fn parse_config_js(
     encode(&parse_config(&raw, &read_env(&env)?).map_err(to_js_error)?)
 }
 
+/// Checks a plugin configuration without throwing: every problem (key, value, what the engine
+/// does, the fix; errors and warnings) and the configuration the engine runs with, or `null`
+/// when a problem is an error. What the plugin and `doctor` read a user's config with.
+#[wasm_bindgen(js_name = checkConfig, unchecked_return_type = "ConfigCheck")]
+pub fn check_config_js(
+    #[wasm_bindgen(unchecked_param_type = "unknown")] raw: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, string | undefined> | undefined")] env: JsValue,
+) -> Result<JsValue, JsValue> {
+    let env = read_env(&env).unwrap_or_default();
+    let check = match decode("(config)", &raw) {
+        Ok(raw) => crate::config::check_config(&raw, &env),
+        Err(e) => crate::config::check_config(&Value::String(e.message), &env),
+    };
+    encode(&check)
+}
+
+/// The problem of a state dir the plugin could not create or write (`{path, code, message?,
+/// configured}`: the resolved path, the system's error code, its message, whether `stateDir`
+/// set it): always an error naming `stateDir`, with its fix.
+#[wasm_bindgen(js_name = stateDirProblem, unchecked_return_type = "ConfigProblem")]
+pub fn state_dir_problem_js(
+    #[wasm_bindgen(unchecked_param_type = "{ path: string; code?: string; message?: string; configured?: boolean }")] facts: JsValue,
+) -> Result<JsValue, JsValue> {
+    let v = decode("facts", &facts).map_err(to_js_error)?;
+    let o = as_object("", &v).map_err(to_js_error)?;
+    let path = o.req_str("path").map_err(to_js_error)?;
+    let code = o.opt_str("code").map_err(to_js_error)?.unwrap_or("EIO");
+    let message = o.opt_str("message").map_err(to_js_error)?.unwrap_or("");
+    let configured = matches!(v.get("configured"), Some(Value::Bool(true)));
+    encode(&crate::config::state_dir_problem(path, code, message, configured))
+}
+
 /// `text` with every secret (and its percent-encoded form) replaced by `[redacted]`; secrets
 /// under 4 characters are not searched for. The operator commands pass their output through it.
 #[wasm_bindgen(js_name = redactSecrets)]

@@ -112,10 +112,47 @@ export interface ResolvedConfig {
   stateDir: string | null;
 }
 
-/** A parsed configuration and the warnings parsing produced (clamped values, ignored keys). */
+/**
+ * One problem with the plugin configuration: the key, the value given, what the engine does
+ * about it, and what to change.
+ */
+export interface ConfigProblem {
+  /** The key (`(config)` for the object itself). */
+  key: string;
+  /**
+   * `error`: the engine does not run until it is fixed; `warning`: it runs with the value
+   * the message names.
+   */
+  severity: "error" | "warning";
+  /** The value as given (`null` for `apiKey`, whose value is never shown). */
+  value: unknown;
+  /**
+   * What is wrong and what the engine does instead, e.g. `recallLimit=500 is above the
+   * maximum 100; using 100`.
+   */
+  message: string;
+  /** What to change, e.g. `set recallLimit to a whole number from 1 to 100 (default 6)`. */
+  fix: string;
+}
+
+/**
+ * A parsed configuration and the warnings parsing produced (clamped values, defaults used,
+ * ignored keys), as lines and as problems.
+ */
 export interface ParsedConfig {
   config: ResolvedConfig;
+  /** Each warning as one line: what was wrong, the value used, the fix. */
   warnings: string[];
+  problems: ConfigProblem[];
+}
+
+/**
+ * `checkConfig`: every problem of a configuration at once (never thrown), and the
+ * configuration the engine runs with — `null` when a problem is an error.
+ */
+export interface ConfigCheck {
+  config: ResolvedConfig | null;
+  problems: ConfigProblem[];
 }
 
 /** A numeric plugin key's default and bounds (a value outside them is clamped, with a warning). */
