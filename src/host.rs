@@ -22,7 +22,10 @@ pub enum HostErrorKind {
     NotFound,
     /// 409 / ALREADY_EXISTS or CONFLICT.
     Conflict,
-    /// Any other 4xx: the request was refused (permission, invalid argument).
+    /// The server refused the API key: HTTP 401/403 with an error code, `UNAUTHENTICATED`,
+    /// `PERMISSION_DENIED`, `FORBIDDEN` (a wrong, missing or root key).
+    Denied,
+    /// Any other 4xx: the request was refused (invalid argument, bad URI).
     Rejected,
     /// Local state (files in the state dir) could not be read or written.
     Local,

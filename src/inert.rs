@@ -6,6 +6,8 @@
 //! turn without calling `assemble`) and names the cause and the fix.
 
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashSet;
 
 /// The engine's id in OpenClaw's `plugins.slots.contextEngine`.
 pub const ENGINE_ID: &str = "openviking";
@@ -74,6 +76,24 @@ pub fn diagnose_host(f: &HostFacts) -> Option<Inert> {
     }
 }
 
+thread_local! {
+    /// The causes already reported in this process (one wasm instance serves every agent's
+    /// engine of a process: the plugin keeps one runtime per state dir, on `globalThis`).
+    static REPORTED: RefCell<HashSet<String>> = RefCell::new(HashSet::new());
+}
+
+/// True the first time this cause is reported in this process: "the context engine is not
+/// in use" is said once per process and cause, however many agents, engines, turns and
+/// registrations see it.
+pub fn first_report(d: &Inert) -> bool {
+    REPORTED.with(|r| r.borrow_mut().insert(format!("{}\0{}", d.code, d.cause)))
+}
+
+/// The log line of a diagnosis.
+pub fn warning(d: &Inert) -> String {
+    format!("the context engine is not in use: {}; fix: {}", d.cause, d.fix)
+}
+
 /// A turn ran without the engine assembling it (its recall came through the prompt hook).
 pub fn diagnose_unassembled_turn(f: &HostFacts) -> Inert {
     diagnose_host(f).unwrap_or_else(|| {
@@ -110,5 +130,15 @@ mod tests {
         assert_eq!(diagnose_host(&facts(None, Some("nonsense"))), None, "an unreadable version is not a diagnosis");
         assert_eq!(diagnose_unassembled_turn(&facts(Some("openviking"), Some("2026.9.6"))).code, "not_called");
         assert_eq!(diagnose_unassembled_turn(&facts(Some("legacy"), None)).code, "not_in_slot");
+    }
+
+    #[test]
+    fn each_cause_is_reported_once_per_process() {
+        let d = diagnose_host(&facts(Some("legacy-once-test"), Some("2026.9.6"))).unwrap();
+        assert!(first_report(&d));
+        assert!(!first_report(&d), "the same cause again");
+        assert!(!first_report(&diagnose_unassembled_turn(&facts(Some("legacy-once-test"), None))), "the same cause, seen by a turn");
+        let other = diagnose_host(&facts(Some("other-once-test"), None)).unwrap();
+        assert!(first_report(&other), "another cause is reported");
     }
 }

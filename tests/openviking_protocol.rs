@@ -11,6 +11,8 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 mod support;
 
 use openviking_context_engine::host::{CommitAnswer, HostErrorKind, OpenViking, TaskAnswer};
+use openviking_context_engine::config::parse_config;
+use openviking_context_engine::openviking::probe::{classify, LocalServerFacts};
 use openviking_context_engine::openviking::{probe::probe, HttpRequest, HttpResponse, OpenVikingHttp, Server, Transport, TransportFailure};
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -149,8 +151,8 @@ fn every_failure_has_its_class_and_only_transient_ones_are_retryable() {
         (error(200, "CONFLICT", "resource is busy"), HostErrorKind::Conflict),
         (error(409, "ABORTED", "race"), HostErrorKind::Conflict),
         (error(400, "INVALID_URI", "bad uri"), HostErrorKind::Rejected),
-        (error(401, "UNAUTHENTICATED", "Invalid API Key"), HostErrorKind::Rejected),
-        (error(403, "PERMISSION_DENIED", "root key"), HostErrorKind::Rejected),
+        (error(401, "UNAUTHENTICATED", "Invalid API Key"), HostErrorKind::Denied),
+        (error(403, "PERMISSION_DENIED", "root key"), HostErrorKind::Denied),
     ];
     for (answer, kind) in cases {
         let shown = format!("{answer:?}");
@@ -261,7 +263,10 @@ fn the_probe_reports_each_check_and_health_goes_without_the_key() {
         ok(json!({ "user": "alice" })),
         ok(json!({ "memories": [{ "uri": "viking://user/alice/memories/x.md" }] })),
     ]);
-    let p = block_on(probe(&c, None, 800));
+    let remote = parse_config(&json!({ "mode": "remote", "baseUrl": "http://127.0.0.1:1933", "apiKey": "k-12345" }), &Default::default()).unwrap().config;
+    let facts = LocalServerFacts::default();
+    let p = block_on(probe(&c, &remote, &facts, 800));
+    assert_eq!((p.verdict.state.as_str(), p.verdict.message.as_str()), ("ok", "the key is accepted: user alice"));
     assert!(p.health.reachable && p.health.version.as_deref() == Some("0.5.2") && p.health.latency_ms.is_some());
     assert_eq!(p.auth.user_id.as_deref(), Some("alice"));
     assert_eq!((p.find.ran, p.find.hits, p.find.scope.as_deref()), (true, 1, Some("viking://user/alice/memories")));
@@ -270,9 +275,49 @@ fn the_probe_reports_each_check_and_health_goes_without_the_key() {
     assert!(s.iter().all(|r| r.timeout_ms == 800));
 
     let c = client(vec![Err(TransportFailure::Unreachable("ECONNREFUSED".into())), error(401, "UNAUTHENTICATED", &format!("bad key {KEY}"))]);
-    let p = block_on(probe(&c, None, 800));
+    let p = block_on(probe(&c, &remote, &facts, 800));
+    assert_eq!(p.verdict.state, "unreachable");
+    assert!(p.verdict.fix.as_deref().unwrap().contains("check baseUrl (http://127.0.0.1:1933)"));
     assert!(!p.health.reachable && p.health.error.as_deref().unwrap().contains("ECONNREFUSED"));
     assert!(p.auth.denied && p.auth.user_id.is_none() && !p.auth.error.as_deref().unwrap().contains("Secret"));
     assert!(!p.find.ran, "no search without a user");
     assert_eq!(sent(&c).len(), 2);
+}
+
+#[test]
+fn the_probe_verdict_tells_a_refused_key_a_starting_server_and_dev_mode_apart() {
+    let env = Default::default();
+    let remote = parse_config(&json!({ "mode": "remote", "baseUrl": "http://127.0.0.1:1933", "apiKey": "k-12345" }), &env).unwrap().config;
+    let none = LocalServerFacts::default();
+    // a server that is up and refuses the key: not "reachable, identity unknown"
+    let c = client(vec![http(200, r#"{"status":"ok","healthy":true,"version":"0.5.2"}"#), error(401, "UNAUTHENTICATED", "Invalid API Key")]);
+    let p = block_on(probe(&c, &remote, &none, 800));
+    assert!(p.health.reachable && p.auth.denied);
+    assert_eq!(p.verdict.state, "key_refused");
+    assert_eq!(p.verdict.message, "OpenViking refused the API key (OpenViking answered GET /api/v1/system/status with HTTP 401 UNAUTHENTICATED: Invalid API Key)");
+    assert!(p.verdict.fix.as_deref().unwrap().starts_with("set apiKey under plugins.entries.openviking.config"), "{:?}", p.verdict.fix);
+    assert!(!p.verdict.usable());
+
+    // local mode, nothing answers: still starting (the plugin saw a start under way) or down
+    let local = parse_config(&json!({ "port": 19444 }), &env).unwrap().config;
+    let starting = LocalServerFacts { starting: true, failed: None, log_path: Some("/s/openviking-server.log".into()) };
+    let c = client(vec![Err(TransportFailure::Unreachable("ECONNREFUSED".into())), Err(TransportFailure::Unreachable("ECONNREFUSED".into()))]);
+    let p = block_on(probe(&c, &local, &starting, 800));
+    assert_eq!(p.verdict.state, "server_starting");
+    assert_eq!(p.verdict.message, "the local OpenViking server on 127.0.0.1:19444 is still starting (nothing answers its /health yet)");
+    assert_eq!(p.verdict.fix.as_deref(), Some("nothing to do: recall and the queued turns resume once it answers; if it never does, see /s/openviking-server.log"));
+    let failed = LocalServerFacts { starting: false, failed: Some("openviking-server not found: set OPENVIKING_SERVER_BIN or put it on PATH".into()), log_path: None };
+    let r = classify(HostErrorKind::Unreachable, "OpenViking unreachable at http://127.0.0.1:19444 (ECONNREFUSED)", &local, &failed);
+    assert_eq!(r.state, "unreachable");
+    assert!(r.message.starts_with("the local OpenViking server could not be started: openviking-server not found"), "{}", r.message);
+    assert!(r.fix.as_deref().unwrap().contains("check that configPath"), "{:?}", r.fix);
+
+    // local mode without a key, a dev-mode server: accepted, and it says so honestly
+    let c = client(vec![http(200, r#"{"status":"ok","healthy":true,"version":"0.5.2"}"#), ok(json!({ "user": "default" })), ok(json!([]))]);
+    let p = block_on(probe(&c, &local, &none, 800));
+    assert_eq!((p.verdict.state.as_str(), p.verdict.message.as_str()), ("ok", "no API key is set and the server answers without one (dev mode): user default"));
+    let c = client(vec![http(200, r#"{"status":"ok","healthy":true,"version":"0.5.2"}"#), ok(json!({ "initialized": true }))]);
+    let p = block_on(probe(&c, &local, &none, 800));
+    assert_eq!(p.verdict.state, "no_user");
+    assert!(p.verdict.usable());
 }

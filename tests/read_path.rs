@@ -299,6 +299,15 @@ fn status_and_trace_show_what_the_engine_did() {
     let turns = st.triggers.iter().find(|t| t.kind == "turns").unwrap();
     assert_eq!((turns.current, turns.threshold), (1, Some(3)));
     assert!(st.last_assembled_at_ms.is_some());
+    // never committed: the counts run from the first turn, and the status says so
+    assert_eq!(st.last_commit_at_ms, None);
+    assert_eq!(turns.unit, "turns since the first turn (no commit yet)");
+    host.world().now += 33 * 60_000;
+    let st = block_on(e.status("main--s1")).unwrap();
+    let next = st.next_trigger.unwrap();
+    assert!(next.starts_with("33 min since the first turn (no commit yet) ≥ 30"), "{next}");
+    assert!(next.ends_with("; it starts when the next turn is written"), "{next}");
+    assert!(!next.contains("last commit"), "{next}");
 
     // the next process (a CLI runs one per turn) still finds the trace, kept by the write
     let e2 = engine(&host, json!({}));
@@ -333,6 +342,12 @@ fn a_turn_the_engine_did_not_assemble_makes_it_say_why_once() {
     let said: Vec<String> = host.world().warnings.iter().filter(|w| w.contains("not in use")).cloned().collect();
     assert_eq!(said.len(), 1, "once per process: {said:?}");
     assert!(said[0].contains("fix:"));
+    // another agent's engine in the same process sees the same cause: not said again
+    let other = engine(&host, json!({"agentId": "ops"}));
+    other.note_host(HostFacts { slot: Some("openviking".into()), host_version: Some("2026.9.6".into()) });
+    block_on(other.hook_fallback(Some("s10"), Some(prompt.into()), msgs.clone())).unwrap();
+    assert_eq!(other.inert().unwrap().code, "not_called");
+    assert_eq!(host.world().warnings.iter().filter(|w| w.contains("not in use")).count(), 1, "once per process and cause, not per engine");
     assemble(&e, "s9", prompt);
     assert_eq!(e.inert(), None, "the host calls the engine again");
 
@@ -358,4 +373,57 @@ fn a_commit_finished_since_the_last_turn_reaches_this_turns_context() {
     let out = assemble(&next, "s1", "And what about production?");
     assert_eq!(out.result.composition.compact_summaries.len(), 1, "the summary reaches this turn");
     assert!(out.result.split.summary > 0);
+}
+
+#[test]
+fn a_refused_key_a_starting_server_a_skipped_recall_and_found_nothing_are_four_answers() {
+    use openviking_context_engine::openviking::probe::LocalServerFacts;
+    let prompt = "Which editor theme do I prefer?";
+    let status = |out: &Assembled| (out.recall_status.state.clone(), out.recall_status.reason.as_ref().map(|r| r.state.clone()));
+
+    // searched, found nothing: both scopes answered, empty
+    let empty = FakeHost::new();
+    let e = engine(&empty, json!({}));
+    let out = assemble(&e, "s1", prompt);
+    assert_eq!(status(&out), ("searched".into(), None));
+    assert_eq!(out.recall_status.line, "searched user and agent memories: nothing found");
+    assert_eq!(block_on(e.trace("main--s1")).unwrap().recall_status.unwrap().state, "searched", "the trace says it");
+
+    // the key refused: skipped, with the key's fix, said once in the log
+    let host = host_with_memories();
+    let e = engine(&host, json!({"mode": "remote", "baseUrl": "http://127.0.0.1:1933", "apiKey": "k-wrong-123"}));
+    host.world().down = Some(HostErrorKind::Denied);
+    let out = assemble(&e, "s1", prompt);
+    assert_eq!(status(&out), ("skipped".into(), Some("key_refused".into())));
+    assert!(out.recall_status.line.starts_with("recall skipped: OpenViking refused the API key"), "{}", out.recall_status.line);
+    assemble(&e, "s2", "Which font do I prefer in editors?");
+    let said: Vec<String> = host.world().warnings.iter().filter(|w| w.contains("recall skipped")).cloned().collect();
+    assert_eq!(said.len(), 1, "once per outage: {said:?}");
+    assert!(said[0].contains("OpenViking refused the API key") && said[0].contains("fix: set apiKey"), "{}", said[0]);
+
+    // a local server still starting: skipped, nothing to fix; then down for good: another cause, said again
+    let host = host_with_memories();
+    let e = engine(&host, json!({"port": 19555}));
+    e.note_local_server(LocalServerFacts { starting: true, failed: None, log_path: Some("/s/openviking-server.log".into()) });
+    host.world().down = Some(HostErrorKind::Unreachable);
+    let out = assemble(&e, "s1", prompt);
+    assert_eq!(status(&out), ("skipped".into(), Some("server_starting".into())));
+    assert_eq!(out.recall_status.line, "recall skipped: the local OpenViking server on 127.0.0.1:19555 is still starting (nothing answers its /health yet)");
+    e.note_local_server(LocalServerFacts::default());
+    let out = assemble(&e, "s2", "Which font do I prefer in editors?");
+    assert_eq!(status(&out), ("skipped".into(), Some("unreachable".into())));
+    let said: Vec<String> = host.world().warnings.iter().filter(|w| w.contains("recall skipped")).cloned().collect();
+    assert_eq!(said.len(), 2, "{said:?}");
+    assert!(said[0].contains("still starting") && said[1].contains("fix: the plugin starts openviking-server on 127.0.0.1:19555"), "{said:?}");
+    // back up: searched, and a later outage warns again
+    host.world().down = None;
+    let out = assemble(&e, "s3", "Which colour scheme do I like?");
+    assert_eq!(out.recall_status.state, "searched");
+    assert!(out.recall_status.found > 0 && out.recall_status.line.contains("found"), "{}", out.recall_status.line);
+
+    // recall off, and nothing to search for
+    let e = engine(&host, json!({"autoRecall": false}));
+    assert_eq!(assemble(&e, "s1", prompt).recall_status.state, "off");
+    let e = engine(&host, json!({}));
+    assert_eq!(assemble(&e, "s1", "ok").recall_status.state, "no_query");
 }

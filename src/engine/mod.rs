@@ -39,7 +39,7 @@ pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT
 pub use history::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};
 pub use outbox::FlushReport;
-pub use read::{AssembleCall, Assembled, LastAssembled, RecallToolAnswer, Search, SEARCH_REUSE_MS};
+pub use read::{AssembleCall, Assembled, LastAssembled, RecallStatus, RecallToolAnswer, Search, SEARCH_REUSE_MS};
 pub use record::SessionRecord;
 pub use status::{SessionStatus, Trace};
 pub use write::{content_key, TurnWrite, WriteOutcome, WriteStatus};
@@ -86,6 +86,8 @@ pub struct Engine<H: Host> {
     /// What the plugin sees of the host (slot, version), and why the engine is not in use.
     host_facts: RefCell<crate::inert::HostFacts>,
     inert: RefCell<Option<crate::inert::Inert>>,
+    /// What the plugin sees of its local server (local mode), for the reachability verdict.
+    local_server: RefCell<crate::openviking::probe::LocalServerFacts>,
     /// References of the tool outputs kept in the state dir (`outputs`), once listed.
     kept_outputs: RefCell<Option<std::collections::HashSet<String>>>,
 }
@@ -117,8 +119,18 @@ impl<H: Host> Engine<H> {
             last_assembled: RefCell::new(HashMap::new()),
             host_facts: RefCell::new(Default::default()),
             inert: RefCell::new(None),
+            local_server: RefCell::new(Default::default()),
             kept_outputs: RefCell::new(None),
         }
+    }
+
+    /// What the plugin sees of its local server now.
+    pub fn note_local_server(&self, facts: crate::openviking::probe::LocalServerFacts) {
+        *self.local_server.borrow_mut() = facts;
+    }
+
+    pub fn local_server(&self) -> crate::openviking::probe::LocalServerFacts {
+        self.local_server.borrow().clone()
     }
 
     pub fn set_user_id(&self, user_id: &str) {
@@ -144,10 +156,13 @@ impl<H: Host> Engine<H> {
         self.inert.borrow().clone()
     }
 
-    /// The host ran a turn without the engine: remember why, and say so once per process.
+    /// The host ran a turn without the engine: remember why, and say so once per process
+    /// and cause (`inert::first_report`: every agent's engine and the plugin's load share it).
     fn note_unassembled_turn(&self) {
         let d = crate::inert::diagnose_unassembled_turn(&self.host_facts.borrow());
-        self.warn_once("inert", &format!("the context engine is not in use: {}; fix: {}", d.cause, d.fix));
+        if crate::inert::first_report(&d) {
+            self.host.warn(&crate::inert::warning(&d));
+        }
         *self.inert.borrow_mut() = Some(d);
     }
 

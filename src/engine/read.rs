@@ -25,6 +25,7 @@ use crate::auto_recall::{auto_recall_with, AutoRecall, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::host::{Host, HostErrorKind};
+use crate::openviking::probe::{classify, Reachability};
 use crate::messages::synthetic::RecalledMemory;
 use crate::recall::RecallSettings;
 use crate::scopes::{memory_scopes, profile_uri, MemoryScopes};
@@ -51,6 +52,43 @@ pub struct Search {
     pub agent: Value,
     /// Why a scope failed, one line each.
     pub failed: Vec<String>,
+    /// What the first failure says about reaching OpenViking (the key refused, a local
+    /// server still starting, unreachable, failing).
+    pub problem: Option<Reachability>,
+}
+
+crate::ts_type! {
+/// What recall did for one assembled turn, in one word, with a line a person reads:
+/// `searched` (both scopes, or one, answered: `found` candidates, `injected` of them reached
+/// the model — 0 and 0 is "searched, found nothing"), `skipped` (OpenViking could not be
+/// searched: `reason` says why and how to fix it), `off` (`autoRecall: false`), `no_query`
+/// (every user turn in the window was skipped, so nothing was searched).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallStatus {
+    pub state: String => r#""searched" | "skipped" | "off" | "no_query""#,
+    pub found: usize,
+    pub injected: usize,
+    /// Why recall was skipped, or why one of the two scopes failed.
+    pub reason: Option<Reachability>,
+    pub line: String,
+}
+}
+
+impl RecallStatus {
+    fn of(state: &str, found: usize, injected: usize, reason: Option<Reachability>) -> Self {
+        let line = match state {
+            "off" => "recall off (autoRecall is false)".to_string(),
+            "no_query" => "nothing searched: every user turn in the recall window was skipped (greetings, /commands, too short)".to_string(),
+            "skipped" => format!("recall skipped: {}", reason.as_ref().map_or("OpenViking could not be searched", |r| r.message.as_str())),
+            _ => {
+                let what = if found == 0 { "nothing found".to_string() } else { format!("{found} found, {injected} injected") };
+                let partial = reason.as_ref().map(|r| format!(" (one scope failed: {})", r.message)).unwrap_or_default();
+                format!("searched user and agent memories: {what}{partial}")
+            }
+        };
+        RecallStatus { state: state.to_string(), found, injected, reason, line }
+    }
 }
 
 pub(super) struct LastSearch {
@@ -68,6 +106,7 @@ pub struct LastAssembled {
     pub used_uris: Vec<String>,
     pub scopes: Option<MemoryScopes>,
     pub result: AssembleResult,
+    pub recall_status: RecallStatus,
 }
 
 /// `assemble({sessionId, sessionKey?, prompt?, messages, tokenBudget?, explain?})`.
@@ -148,6 +187,8 @@ pub struct Assembled {
     pub result: AssembleResult,
     /// Why the memories could not be searched this turn (both scopes failed), if so.
     pub recall_unavailable: Option<String>,
+    /// What recall did this turn (searched, skipped and why, off, nothing to search for).
+    pub recall_status: RecallStatus,
 }
 }
 
@@ -188,22 +229,34 @@ impl<H: Host> Engine<H> {
         let readable = |path: &str, r: crate::host::HostResult<Value>| match r {
             Ok(v) => match crate::recall::candidate::check_search_result(path, Some(&v)) {
                 Ok(_) => Ok(v),
-                Err(e) => Err(e.message),
+                Err(e) => Err((HostErrorKind::BadResponse, e.message.clone(), e.message)),
             },
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err((e.kind, e.to_string(), e.message)),
         };
-        match readable("search.user", user) {
-            Ok(v) => search.user = v,
-            Err(e) => search.failed.push(format!("user memories: {e}")),
+        let local = self.local_server();
+        for (path, what, answer) in [("search.user", "user memories", user), ("search.agent", "agent memories", agent)] {
+            match readable(path, answer) {
+                Ok(v) if path == "search.user" => search.user = v,
+                Ok(v) => search.agent = v,
+                Err((kind, shown, message)) => {
+                    if search.problem.is_none() {
+                        search.problem = Some(classify(kind, &message, &self.config, &local));
+                    }
+                    search.failed.push(format!("{what}: {shown}"));
+                }
+            }
         }
-        match readable("search.agent", agent) {
-            Ok(v) => search.agent = v,
-            Err(e) => search.failed.push(format!("agent memories: {e}")),
-        }
-        if search.failed.len() == 2 {
-            self.warn_once("recall", &format!("OpenViking unavailable, recall skipped: {}", search.failed[0]));
-        } else {
-            self.outage_over("recall");
+        // one warning per outage and cause (a key refused, then a server down, warns twice)
+        const CAUSES: [&str; 4] = ["key_refused", "server_starting", "unreachable", "server_error"];
+        match (&search.problem, search.failed.len()) {
+            (Some(p), 2) => {
+                for c in CAUSES.iter().filter(|c| **c != p.state) {
+                    self.outage_over(&format!("recall:{c}"));
+                }
+                let fix = p.fix.as_deref().map(|f| format!(" — fix: {f}")).unwrap_or_default();
+                self.warn_once(&format!("recall:{}", p.state), &format!("recall skipped: {}{fix}", p.message));
+            }
+            _ => CAUSES.iter().for_each(|c| self.outage_over(&format!("recall:{c}"))),
         }
         *self.last_search.borrow_mut() = if search.failed.is_empty() { Some(LastSearch { key, at_ms: now, search: search.clone() }) } else { None };
         search
@@ -251,7 +304,6 @@ impl<H: Host> Engine<H> {
         let ov_id = ov_session_id(&self.config.agent_id, &call.session_id);
         if self.inert.borrow().as_ref().is_some_and(|d| d.code == "not_called") {
             *self.inert.borrow_mut() = None; // the host calls the engine again
-            self.outage_over("inert");
         }
         let now_ms = self.host.now_ms();
         let record = self.load_record(&ov_id, &call.session_id).await.ok();
@@ -306,10 +358,13 @@ impl<H: Host> Engine<H> {
         };
         let mut unavailable = None;
         let mut scopes = None;
+        let mut problem = None;
+        let searched = found.is_some();
         if let Some((search, profile, s)) = found {
             if search.failed.len() == 2 {
                 unavailable = Some(search.failed.join("; "));
             }
+            problem = search.problem;
             req.user = search.user;
             req.agent = search.agent;
             req.profile = profile;
@@ -329,9 +384,27 @@ impl<H: Host> Engine<H> {
             Some(r) if result.composition.recall_included => r.memories.iter().map(|m| m.uri.clone()).collect(),
             _ => Vec::new(),
         };
+        let recall_status = if !self.config.auto_recall {
+            RecallStatus::of("off", 0, 0, None)
+        } else if !searched {
+            RecallStatus::of("no_query", 0, 0, None)
+        } else if unavailable.is_some() {
+            RecallStatus::of("skipped", 0, 0, problem)
+        } else {
+            let found = result.recall.as_ref().map_or(0, |r| r.explain.len());
+            RecallStatus::of("searched", found, used_uris.len(), problem)
+        };
         self.keep_assembled(
             &ov_id,
-            LastAssembled { at_ms: now_ms, token_budget: call.token_budget, estimated_tokens: result.composition.estimated_tokens, used_uris, scopes, result: result.clone() },
+            LastAssembled {
+                at_ms: now_ms,
+                token_budget: call.token_budget,
+                estimated_tokens: result.composition.estimated_tokens,
+                used_uris,
+                scopes,
+                result: result.clone(),
+                recall_status: recall_status.clone(),
+            },
         );
         let addition = result.composition.system_prompt_addition.take();
         result.composition.system_prompt_addition = Some(match addition {
@@ -344,7 +417,7 @@ impl<H: Host> Engine<H> {
                 r.explain.clear();
             }
         }
-        Ok(Assembled { result, recall_unavailable: unavailable })
+        Ok(Assembled { result, recall_unavailable: unavailable, recall_status })
     }
 
     fn keep_assembled(&self, ov_id: &str, last: LastAssembled) {

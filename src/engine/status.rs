@@ -4,6 +4,7 @@
 //! engine for the last turn — and the [`Trace`] of the last turn it assembled (what was
 //! searched, what was injected or cut and why, the token split).
 
+use super::read::RecallStatus;
 use super::record::outbox_key;
 use super::Engine;
 use crate::commit_guard::CommitPhase;
@@ -29,6 +30,9 @@ pub struct TriggerProgress {
     pub current: u64,
     /// `None` for the budget trigger while the host has sent no budget.
     pub threshold: Option<u64>,
+    /// What `current` counts, e.g. `turns since the last commit`, `min since the first turn
+    /// (no commit yet)`.
+    pub unit: String,
 }
 }
 
@@ -66,7 +70,8 @@ pub struct SessionStatus {
     pub checkpoints: usize,
     pub last_checkpoint: Option<CheckpointBrief>,
     pub triggers: Vec<TriggerProgress>,
-    /// What would fire now, if anything (a reason a person can read).
+    /// What would fire now, if anything (a reason a person can read, and when the commit
+    /// runs: a trigger is evaluated when a turn is written).
     pub next_trigger: Option<String>,
     /// When the interval trigger fires at the latest (it needs a counted turn).
     pub interval_due_at_ms: Option<u64>,
@@ -86,6 +91,11 @@ pub struct Trace {
     pub scopes: Option<MemoryScopes>,
     /// Memories injected and every candidate's explain record (`RecallOutcome`).
     pub recall: Value => "RecallOutcome | null",
+    /// What recall did: searched (and found nothing, or something), skipped and why (the key
+    /// refused, a local server still starting, unreachable), off, nothing to search for.
+    /// `null` in a trace kept by an earlier release.
+    #[serde(default)]
+    pub recall_status: Option<RecallStatus>,
     pub token_budget: Option<u64>,
     pub estimated_tokens: u64,
     /// The token split of the composed context.
@@ -115,18 +125,23 @@ impl<H: Host> Engine<H> {
         let oldest = outbox.first().and_then(|e| e.get("queuedAtMs")).and_then(Value::as_u64).map(|t| now.saturating_sub(t));
         let st = &rec.state;
         let c = &self.config;
+        // before the first commit the counts run from the first turn: say so, not "since the
+        // last commit" beside "last commit: never"
+        let since = if st.last_commit_at_ms.is_some() { "since the last commit" } else { "since the first turn (no commit yet)" };
         let triggers = vec![
             TriggerProgress {
                 kind: "budget",
                 current: st.context_tokens,
                 threshold: st.token_budget.filter(|b| *b > 0).map(|b| (b as f64 * c.compact_commit_threshold).floor() as u64),
+                unit: "tokens in context".into(),
             },
-            TriggerProgress { kind: "tokens_added", current: st.tokens_added(), threshold: Some(c.compact_tokens_added_threshold) },
-            TriggerProgress { kind: "turns", current: st.counted_turns_since_commit, threshold: Some(c.compact_turn_threshold) },
+            TriggerProgress { kind: "tokens_added", current: st.tokens_added(), threshold: Some(c.compact_tokens_added_threshold), unit: format!("tokens added {since}") },
+            TriggerProgress { kind: "turns", current: st.counted_turns_since_commit, threshold: Some(c.compact_turn_threshold), unit: format!("turns {since}") },
             TriggerProgress {
                 kind: "interval",
                 current: st.last_commit_at_ms.or(st.first_turn_at_ms).map_or(0, |t| now.saturating_sub(t) / MINUTE_MS),
                 threshold: Some(c.compact_max_interval_minutes),
+                unit: format!("min {since}"),
             },
         ];
         let last_checkpoint = rec.checkpoints.latest().map(|cp| CheckpointBrief {
@@ -153,7 +168,11 @@ impl<H: Host> Engine<H> {
             checkpoints: rec.checkpoints.checkpoints.len(),
             last_checkpoint,
             triggers,
-            next_trigger: evaluate(st, c, now).map(|t| t.reason()),
+            next_trigger: evaluate(st, c, now).map(|t| {
+                let reason = if st.last_commit_at_ms.is_some() { t.reason() } else { t.reason().replace("since the last commit", "since the first turn (no commit yet)") };
+                let when = if matches!(rec.guard.phase, CommitPhase::Idle) { "it starts when the next turn is written" } else { "a commit is running" };
+                format!("{reason}; {when}")
+            }),
             interval_due_at_ms: st.last_commit_at_ms.or(st.first_turn_at_ms).map(|t| t.saturating_add(c.compact_max_interval_minutes.saturating_mul(MINUTE_MS))),
             last_assembled_at_ms: self.last_assembled(ov_id).map(|l| l.at_ms),
         })
@@ -185,6 +204,7 @@ impl<H: Host> Engine<H> {
             query: serde_json::to_value(&last.result.query).unwrap_or(Value::Null),
             scopes: last.scopes.clone(),
             recall: serde_json::to_value(&last.result.recall).unwrap_or(Value::Null),
+            recall_status: Some(last.recall_status.clone()),
             token_budget: last.token_budget,
             estimated_tokens: comp.estimated_tokens,
             split: TokenSplit {

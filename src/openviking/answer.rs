@@ -11,7 +11,8 @@
 //! | a body that is not a JSON object; a transport answer without status and body text; 3xx/4xx without an error code; 2xx without the envelope | `BadResponse` |
 //! | `NOT_FOUND` | `NotFound` |
 //! | `ALREADY_EXISTS`, `CONFLICT`, or HTTP 409 with a code | `Conflict` |
-//! | any other error code (`INVALID_URI`, `PERMISSION_DENIED`, `UNAUTHENTICATED`, …) | `Rejected` |
+//! | HTTP 401/403 with an error code; `UNAUTHENTICATED`, `PERMISSION_DENIED`, `FORBIDDEN` (the key refused) | `Denied` |
+//! | any other error code (`INVALID_URI`, `INVALID_ARGUMENT`, …) | `Rejected` |
 
 use super::server::Server;
 use super::transport::{HttpResponse, TransportFailure};
@@ -62,6 +63,8 @@ fn code_class(code: &str, status: u16) -> HostErrorKind {
         "NOT_FOUND" => HostErrorKind::NotFound,
         "ALREADY_EXISTS" | "CONFLICT" => HostErrorKind::Conflict,
         "RESOURCE_EXHAUSTED" | "UNAVAILABLE" | "DEADLINE_EXCEEDED" => HostErrorKind::ServerError,
+        "UNAUTHENTICATED" | "PERMISSION_DENIED" | "FORBIDDEN" => HostErrorKind::Denied,
+        _ if status == 401 || status == 403 => HostErrorKind::Denied,
         _ if status == 409 => HostErrorKind::Conflict,
         _ if status == 429 => HostErrorKind::ServerError,
         _ => HostErrorKind::Rejected,

@@ -76,6 +76,7 @@ pub fn exported() -> Vec<Decl> {
         decl::<engine::CompactAnswer>(),
         decl::<tools::ToolDef>(),
         decl::<engine::SessionStatus>(),
+        decl::<engine::RecallStatus>(),
         decl::<engine::Trace>(),
         decl::<inert::HostFacts>(),
         decl::<inert::Inert>(),
@@ -89,6 +90,8 @@ pub fn exported() -> Vec<Decl> {
         decl::<openviking::probe::HealthProbe>(),
         decl::<openviking::probe::AuthProbe>(),
         decl::<openviking::probe::FindProbe>(),
+        decl::<openviking::probe::LocalServerFacts>(),
+        decl::<openviking::probe::Reachability>(),
         decl::<openviking::probe::Probe>(),
     ]
 }

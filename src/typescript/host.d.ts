@@ -49,7 +49,7 @@ export interface HostCallbacks {
   warn(message: string): void;
 }
 
-export type HostErrorKind = "unreachable" | "timeout" | "server_error" | "bad_response" | "not_found" | "conflict" | "rejected" | "local";
+export type HostErrorKind = "unreachable" | "timeout" | "server_error" | "bad_response" | "not_found" | "conflict" | "denied" | "rejected" | "local";
 
 /** A message as OpenViking stores it: native parts. */
 export interface OpenVikingMessage {

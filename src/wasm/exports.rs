@@ -122,6 +122,22 @@ pub fn diagnose_host_js(#[wasm_bindgen(unchecked_param_type = "HostFacts")] fact
     encode(&crate::inert::diagnose_host(&facts))
 }
 
+/// The diagnosis of `diagnoseHost`, only the first time its cause is seen in this process
+/// (then null): what the plugin logs at load, once per process and cause, as the engine does
+/// when a turn runs without it. `line` is the warning to log.
+#[wasm_bindgen(js_name = reportHost, unchecked_return_type = "(Inert & { line: string }) | null")]
+pub fn report_host_js(#[wasm_bindgen(unchecked_param_type = "HostFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
+    let facts: crate::inert::HostFacts = super::codec::decode_request("facts", &facts).map_err(to_js_error)?;
+    match crate::inert::diagnose_host(&facts).filter(crate::inert::first_report) {
+        None => Ok(JsValue::NULL),
+        Some(d) => {
+            let mut v = serde_json::to_value(&d).unwrap_or(Value::Null);
+            v["line"] = Value::String(crate::inert::warning(&d));
+            encode(&v)
+        }
+    }
+}
+
 /// The engine, holding one parsed configuration.
 #[wasm_bindgen]
 pub struct Engine {

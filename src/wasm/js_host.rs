@@ -134,9 +134,11 @@ fn host_error(op: &str, err: JsValue) -> HostError {
         Some("bad_response" | "OV_BAD_RESPONSE") => HostErrorKind::BadResponse,
         Some("not_found" | "NOT_FOUND") => HostErrorKind::NotFound,
         Some("conflict" | "ALREADY_EXISTS" | "CONFLICT") => HostErrorKind::Conflict,
+        Some("denied" | "UNAUTHENTICATED" | "PERMISSION_DENIED" | "FORBIDDEN") => HostErrorKind::Denied,
         Some("rejected") => HostErrorKind::Rejected,
         Some("local" | "LOCAL_STATE") => HostErrorKind::Local,
         _ if status >= 500.0 => HostErrorKind::ServerError,
+        _ if status == 401.0 || status == 403.0 => HostErrorKind::Denied,
         _ if status >= 400.0 => HostErrorKind::Rejected,
         // An unknown failure is treated as transient: the turn is kept, not dropped.
         _ => HostErrorKind::BadResponse,

@@ -185,13 +185,31 @@ impl ContextEngine {
 
     /// The operator's checks of the server, each reported: `GET /health` (no key), the key
     /// (`system/status`), a probe search of the user's memories; each within `timeoutMs`.
+    /// `local` is what the plugin sees of its local server (`LocalServerFacts`; local mode):
+    /// with it the verdict tells a server still starting from one that is down.
     #[wasm_bindgen(unchecked_return_type = "Promise<Probe>")]
-    pub fn probe(&self, #[wasm_bindgen(unchecked_param_type = "number")] timeout_ms: JsValue) -> Promise {
+    pub fn probe(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] timeout_ms: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "LocalServerFacts | undefined")] local: JsValue,
+    ) -> Promise {
         let inner = self.inner.clone();
         bounded(deadline(&inner, 0), "probe", async move {
             let ms = millis_arg("timeoutMs", &timeout_ms)?.clamp(1, inner.config.timeout_ms.max(1));
-            encode(&crate::openviking::probe::probe(&inner.host, inner.config.target_uri.as_deref(), ms).await)
+            if !local.is_undefined() && !local.is_null() {
+                inner.note_local_server(decode_request("local", &local).map_err(to_js_error)?);
+            }
+            let facts = inner.local_server();
+            encode(&crate::openviking::probe::probe(&inner.host, &inner.config, &facts, ms).await)
         })
+    }
+
+    /// What the plugin sees of its local server (local mode: a start under way, the last
+    /// start's failure, the log file): recall skipped meanwhile is reported as such.
+    #[wasm_bindgen(js_name = noteLocalServer)]
+    pub fn note_local_server(&self, #[wasm_bindgen(unchecked_param_type = "LocalServerFacts")] facts: JsValue) -> Result<(), JsValue> {
+        self.inner.note_local_server(decode_request("facts", &facts).map_err(to_js_error)?);
+        Ok(())
     }
 
     /// Drops the reused search (after a memory was stored or deleted).

@@ -488,6 +488,8 @@ export interface AssembleCall {
 export interface Assembled extends AssembleResult {
   /** Why the memories could not be searched this turn (both scopes failed), if so. */
   recallUnavailable: string | null;
+  /** What recall did this turn (searched, skipped and why, off, nothing to search for). */
+  recallStatus: RecallStatus;
 }
 
 /** What `compact()` answers the host. */
@@ -524,13 +526,32 @@ export interface SessionStatus {
   commitPhase: "idle" | "archiving" | "extracting";
   checkpoints: number;
   lastCheckpoint: { checkpointId: string; archiveUri: string; committedAt: string; turns: [number, number]; hasSummary: boolean; extractedMemories: number } | null;
-  triggers: Array<{ kind: "budget" | "tokens_added" | "turns" | "interval"; current: number; threshold: number | null }>;
-  /** What would fire now, if anything (a reason a person can read). */
+  triggers: Array<{ kind: "budget" | "tokens_added" | "turns" | "interval"; current: number; threshold: number | null; unit: string }>;
+  /**
+   * What would fire now, if anything (a reason a person can read, and when the commit
+   * runs: a trigger is evaluated when a turn is written).
+   */
   nextTrigger: string | null;
   /** When the interval trigger fires at the latest (it needs a counted turn). */
   intervalDueAtMs: number | null;
   /** When this process last assembled the session (`null`: not in this process). */
   lastAssembledAtMs: number | null;
+}
+
+/**
+ * What recall did for one assembled turn, in one word, with a line a person reads:
+ * `searched` (both scopes, or one, answered: `found` candidates, `injected` of them reached
+ * the model — 0 and 0 is "searched, found nothing"), `skipped` (OpenViking could not be
+ * searched: `reason` says why and how to fix it), `off` (`autoRecall: false`), `no_query`
+ * (every user turn in the window was skipped, so nothing was searched).
+ */
+export interface RecallStatus {
+  state: "searched" | "skipped" | "off" | "no_query";
+  found: number;
+  injected: number;
+  /** Why recall was skipped, or why one of the two scopes failed. */
+  reason: Reachability | null;
+  line: string;
 }
 
 /** The last assembled turn of a session, in full. */
@@ -541,6 +562,12 @@ export interface Trace {
   scopes: MemoryScopes | null;
   /** Memories injected and every candidate's explain record (`RecallOutcome`). */
   recall: RecallOutcome | null;
+  /**
+   * What recall did: searched (and found nothing, or something), skipped and why (the key
+   * refused, a local server still starting, unreachable), off, nothing to search for.
+   * `null` in a trace kept by an earlier release.
+   */
+  recallStatus: RecallStatus | null;
   tokenBudget: number | null;
   estimatedTokens: number;
   /** The token split of the composed context. */
@@ -660,12 +687,38 @@ export interface FindProbe {
   error: string | null;
 }
 
+/**
+ * What the plugin sees of the local server it manages (local mode), on disk and in this
+ * process: the engine cannot see a start under way.
+ */
+export interface LocalServerFacts {
+  /**
+   * A start is under way: in this process, or by a live process holding the start lock, or
+   * a server spawned for this state dir runs but does not answer yet.
+   */
+  starting?: boolean;
+  /** Why the last start in this process failed (`openviking-server not found …`). */
+  failed?: string | null;
+  /** The server's log file. */
+  logPath?: string | null;
+}
+
+/** Can OpenViking be used now? One word (`state`), the line a person reads, the fix. */
+export interface Reachability {
+  state: "ok" | "no_user" | "key_refused" | "server_starting" | "unreachable" | "server_error";
+  message: string;
+  /** What to change (`null` when nothing is wrong). */
+  fix: string | null;
+}
+
 /** The operator's checks of the server (`ContextEngine.probe`), each reported, never thrown. */
 export interface Probe {
   baseUrl: string;
   health: HealthProbe;
   auth: AuthProbe;
   find: FindProbe;
+  /** What it adds up to, with the fix (see `verdict`). */
+  verdict: Reachability;
 }
 
 // Hand-written: the host callbacks (the I/O the lifecycle engine asks of the plugin) and the
@@ -719,7 +772,7 @@ export interface HostCallbacks {
   warn(message: string): void;
 }
 
-export type HostErrorKind = "unreachable" | "timeout" | "server_error" | "bad_response" | "not_found" | "conflict" | "rejected" | "local";
+export type HostErrorKind = "unreachable" | "timeout" | "server_error" | "bad_response" | "not_found" | "conflict" | "denied" | "rejected" | "local";
 
 /** A message as OpenViking stores it: native parts. */
 export interface OpenVikingMessage {
