@@ -49,6 +49,7 @@ bench: setup-core build
 	node tests/bench/assemble-scale.mjs
 	node tests/bench/scale.mjs --png chromium
 	node tests/bench/wasm-size.mjs
+	node tests/bench/quality/run.mjs
 	@if [ -n "$$LEGACY_PLUGIN_DIR" ]; then node tests/bench/recall-legacy.mjs; else echo "recall-legacy: set LEGACY_PLUGIN_DIR (see tests/bench/recall-legacy.mjs) to compare with the legacy plugin"; fi
 	CRASH_TURNS=1000 CRASH_KILLS=60 CRASH_RESTARTS=6 node --test tests/integration/crash-kill.test.mjs
 	$(MAKE) fuzz

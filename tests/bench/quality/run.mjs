@@ -1,0 +1,534 @@
+#!/usr/bin/env node
+// The project's recall-quality benchmark (issue 22, item 2):
+//
+//   node tests/bench/quality/run.mjs [--json] [--seed N] [--out FILE] [--concurrency N]
+//                                    [--personas en1,zh2] [--questions N] [--no-history] [--keep]
+//                                    [--context N]
+//
+// Data: generate.mjs (deterministic; 4 personas, en + zh, ~610 memories, ~420 turns, 320
+// questions with evidence labels). One real OpenViking 0.5.2 (tests/openviking/harness.py)
+// with the stand-in's REAL embedding model (`--embedder minilm`: all-MiniLM-L6-v2, numpy),
+// one OpenViking account + user per persona. Then:
+//
+// 1. Plant: every memory as a user memory, `viking://user/<uid>/memories/<type>/<id>.md`
+//    (`POST /api/v1/content/write` for the first file of a type folder, then
+//    `POST /api/v1/content/batch-write`, both with `wait: true`: findable when they return).
+// 2. Recall, per question (the question is the current user message, nothing before it):
+//    the query as the engine builds it (`Engine.buildRecallQuery`), then the two finds the
+//    engine's protocol sends (src/openviking/client.rs `find_within`: `{query, target_uri,
+//    limit, score_threshold: 0}` on the user scope `viking://user/<uid>/memories` and the agent
+//    scope `viking://agent/memories`, `limit` = `Engine.searchLimit`, the rerank pool
+//    max(recallLimit·4, 20) = 24), then the engine's own selection through the wasm:
+//    `Engine.autoRecall({messages, search, nowMs, explain: true})`, default config.
+//    Recorded: the injected memories; evidence recall (≥ 1 evidence memory injected) and,
+//    for questions needing several facts, all evidence; precision (injected evidence memories /
+//    injected memories, pooled over the questions); memories injected; tokens — what the
+//    synthetic messages add to the request (estimateMessageTokens of autoRecall's messages
+//    minus the input's: the opening user message and the tool pair), and per memory; near-
+//    duplicate slots (injected memories minus distinct facts among them); for decision
+//    questions whether a superseded step was injected (stale); for unrelated questions whether
+//    anything was injected; whether any evidence was among the candidates at all (in pool).
+//    Baseline on the SAME find answers: OpenViking's own order — the level-2 items of both
+//    answers (a level 0/1 hit is a folder's abstract/overview, not a memory), first per uri,
+//    by score, top recallLimit = 6; its tokens are the legacy plugin's text block for those
+//    memories (`<relevant-memories>` … `- [category] text`, estimateTokens), and the engine's
+//    memories are also costed in that block (legacyBlockTokens) for a per-memory comparison.
+// 3. History: every conversation written through a ContextEngine (`writeTurn`, one per turn,
+//    real OpenViking, a scratch state dir per persona; advancementKey = the turn id), then
+//    `runTool("memory_search_history", {query: <question>, limit: 10})` — the default
+//    `match: "all"` — and the same with `match: "any"`. R@k = share of the question's evidence
+//    facts (groups) with at least one stating turn in the top k, averaged over questions.
+//    Baseline: plain BM25 (bm25.mjs: k1 1.2, b 0.75, whitespace+punctuation tokens, CJK
+//    bigrams) over the same turns (user + assistant text).
+//
+// --context N asks each question after N earlier turns of the persona's small talk (the same
+// session; chosen per question from the seed), so the engine's query window (the current input
+// plus earlier user turns, `assembleRecallWindow`) carries them into the finds: what a question
+// in the middle of a conversation gets. Default 0: the question alone.
+//
+// Output: tables per question type (en, zh, all), engine and baseline side by side; the
+// per-question records in tests/artifacts/bench/quality.json (--out); `--json` prints the
+// summary as JSON instead of the tables. Deterministic apart from timing (fixed seed, fixed
+// nowMs for recall; OpenViking's scores are the embedding's cosine). Needs: `make build`
+// (js-glue/pkg) and `.ci/install-tools.sh openviking` (the server, numpy, the MiniLM weights).
+
+import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { generate, stats, DEFAULT_SEED, TYPES } from "./generate.mjs";
+import { bm25Index } from "./bm25.mjs";
+
+const run = promisify(execFile);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const args = parseArgs(process.argv.slice(2));
+const SEED = Number(args.seed ?? DEFAULT_SEED);
+const CONCURRENCY = Math.max(1, Number(args.concurrency ?? 3));
+const OUT = resolve(args.out ?? join(root, "tests", "artifacts", "bench", "quality.json"));
+const NOW_MS = Date.UTC(2026, 4, 1, 12, 0, 0); // the questions are asked on 1 May 2026, after every session
+const CONTEXT = Math.max(0, Number(args.context ?? 0));
+const AGENT_SCOPE = "viking://agent/memories";
+const AGENT_ID = "main";
+const log = (m) => process.stderr.write(`[quality] ${m}\n`);
+const memIndexCache = new Map();
+
+const t0 = performance.now();
+const timings = {};
+const lap = (name, since) => (timings[name] = Math.round(performance.now() - since));
+
+// ---------------------------------------------------------------------------------------------
+// The data, the engine
+// ---------------------------------------------------------------------------------------------
+const data = generate({ seed: SEED });
+const only = args.personas ? String(args.personas).split(",") : null;
+if (only) data.personas = data.personas.filter((p) => only.includes(p.tag));
+if (args.questions) for (const p of data.personas) p.questions = p.questions.filter((q, i, all) => all.filter((x) => x.type === q.type).indexOf(q) < Number(args.questions));
+if (!data.personas.length) die(`no persona matches --personas ${args.personas}`);
+
+const { loadEngine, findPkg } = await import(pathToFileURL(join(root, "js-glue", "wasm.js")).href);
+const wasmPath = join(findPkg(), "openviking_context_engine_bg.wasm");
+const wasmSha = sha256(readFileSync(wasmPath));
+const pkg = await loadEngine();
+const engine = new pkg.Engine({}, {});
+const config = engine.config;
+const RECALL_LIMIT = config.recallLimit;
+const SEARCH_LIMIT = engine.searchLimit;
+const tokensOf = (messages) => pkg.estimateMessageTokens(messages).reduce((a, x) => a + x, 0);
+
+// ---------------------------------------------------------------------------------------------
+// OpenViking: one server, one account + user per persona
+// ---------------------------------------------------------------------------------------------
+const work = mkdtempSync(join(tmpdir(), "ov-quality-"));
+const python = process.env.PYTHON || "python3";
+const harness = join(root, "tests", "openviking", "harness.py");
+let stopped = false;
+async function stop() {
+  if (stopped) return;
+  stopped = true;
+  await run(python, [harness, "stop", "--workdir", work], { timeout: 60_000 }).catch(() => {});
+  if (!args.keep) rmSync(work, { recursive: true, force: true });
+  else log(`kept ${work}`);
+}
+for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stop().finally(() => process.exit(130)));
+
+let env;
+try {
+  let t = performance.now();
+  log(`starting OpenViking + the MiniLM stand-in in ${work}`);
+  try {
+    await run(python, [harness, "start", "--workdir", work, "--embedder", "minilm"], { timeout: 180_000, cwd: root });
+  } catch (err) {
+    throw new Error(`harness start failed: ${err.stderr || err.message}`);
+  }
+  env = JSON.parse(readFileSync(join(work, "env.json"), "utf8"));
+  lap("startMs", t);
+  const card = /card=(\{[^}]*\})/.exec(readFileSync(env.standinLog, "utf8"))?.[1] ?? null;
+  log(`OpenViking ${env.version} at ${env.baseUrl}, embedder ${env.embedder} (${env.embeddingDim} dims; model-card check ${card})`);
+
+  for (const p of data.personas) {
+    const r = await ov(env.rootKey, "POST", "/api/v1/admin/accounts", { account_id: `quality-${p.tag}`, admin_user_id: `user-${p.tag}` });
+    p.userId = `user-${p.tag}`;
+    p.key = r.user_key;
+    if (!p.key) throw new Error(`creating the account for ${p.tag} failed: ${JSON.stringify(r)}`);
+    p.userScope = `viking://user/${p.userId}/memories`;
+  }
+
+  // 1. plant
+  t = performance.now();
+  await pool(data.personas.flatMap((p) => ["entities", "preferences", "events"].map((type) => ({ p, type }))), 4, async ({ p, type }) => {
+    const mems = p.memories.filter((m) => m.type === type);
+    if (!mems.length) return;
+    const uri = (m) => `${p.userScope}/${m.path}`;
+    await ov(p.key, "POST", "/api/v1/content/write", { uri: uri(mems[0]), content: mems[0].text, mode: "create", wait: true });
+    for (let i = 1; i < mems.length; i += 100) {
+      const ops = mems.slice(i, i + 100).map((m) => ({ uri: uri(m), content: m.text, mode: "create" }));
+      await ov(p.key, "POST", "/api/v1/content/batch-write", { root_uri: `${p.userScope}/${type}`, operations: ops, wait: true }, 600_000);
+    }
+    const listed = await ov(p.key, "GET", `/api/v1/fs/ls?uri=${encodeURIComponent(`${p.userScope}/${type}`)}&output=original`);
+    const files = (Array.isArray(listed) ? listed : []).filter((e) => /\.md$/.test(e.name ?? e.uri ?? "") && !/^\./.test(e.name ?? ""));
+    if (files.length < mems.length) throw new Error(`${p.tag}/${type}: ${files.length} files listed after planting ${mems.length}`);
+  });
+  lap("plantMs", t);
+  const planted = data.personas.reduce((n, p) => n + p.memories.length, 0);
+  log(`planted ${planted} memories in ${(timings.plantMs / 1000).toFixed(1)} s`);
+
+  // 2. recall
+  t = performance.now();
+  const records = [];
+  const allQuestions = data.personas.flatMap((p) => p.questions.map((q) => ({ p, q })));
+  let done = 0;
+  await pool(allQuestions, CONCURRENCY, async ({ p, q }) => {
+    records.push(await recallOne(p, q));
+    if (++done % 40 === 0) log(`recall ${done}/${allQuestions.length}`);
+  });
+  lap("recallMs", t);
+  const byId = new Map(records.map((r) => [r.id, r]));
+
+  // 3. history
+  if (!args["no-history"]) {
+    t = performance.now();
+    let turns = 0;
+    await pool(data.personas, 4, async (p) => {
+      p.ctx = await contextEngine(p);
+      for (const s of p.sessions) {
+        for (const turn of s.turns) {
+          const out = await p.ctx.writeTurn({
+            sessionId: s.id,
+            advancementKey: turn.id,
+            messages: [
+              { role: "user", content: turn.user, timestamp: turn.ts },
+              { role: "assistant", content: [{ type: "text", text: turn.assistant }], stopReason: "stop", timestamp: turn.ts + 30_000 },
+            ],
+          });
+          if (out.status !== "committed") throw new Error(`writeTurn ${turn.id}: ${JSON.stringify(out)}`);
+          turns++;
+        }
+      }
+    });
+    lap("historyWriteMs", t);
+    log(`wrote ${turns} turns through ContextEngine.writeTurn in ${(timings.historyWriteMs / 1000).toFixed(1)} s`);
+    t = performance.now();
+    for (const p of data.personas) {
+      const index = bm25Index(p.sessions.flatMap((s) => s.turns.map((turn) => ({ id: turn.id, text: `${turn.user}\n${turn.assistant}` }))));
+      for (const q of p.questions) {
+        const r = byId.get(q.id);
+        const all = await p.ctx.runTool("memory_search_history", { query: q.text, limit: 10 });
+        const any = await p.ctx.runTool("memory_search_history", { query: q.text, match: "any", limit: 10 });
+        r.history = {
+          engine: historyScore(q, (all.hits ?? []).map((h) => h.turnId), all),
+          engineAny: historyScore(q, (any.hits ?? []).map((h) => h.turnId), any),
+          bm25: historyScore(q, index.search(q.text, 10).map((h) => h.id)),
+        };
+      }
+    }
+    lap("historySearchMs", t);
+  }
+
+  // report
+  records.sort((a, b) => (a.id < b.id ? -1 : 1));
+  const summary = summarise(records);
+  const endSha = sha256(readFileSync(wasmPath));
+  timings.totalMs = Math.round(performance.now() - t0);
+  const meta = {
+    seed: SEED,
+    context: CONTEXT,
+    node: process.version,
+    cpus: cpus().length,
+    load: loadavg().map((x) => Number(x.toFixed(2))),
+    openviking: env.version,
+    embedder: `${env.embedder} (${env.embeddingDim} dims)`,
+    wasm: { path: wasmPath, sha256: wasmSha, changedDuringRun: endSha !== wasmSha },
+    config: pick(config, ["recallLimit", "recallScoreThreshold", "recallMaxContentChars", "recallPreferAbstract", "recallTokenBudget", "assembleRecallWindow"]),
+    searchLimit: SEARCH_LIMIT,
+    dataset: stats(data),
+    timings,
+  };
+  mkdirSync(dirname(OUT), { recursive: true });
+  writeFileSync(OUT, JSON.stringify({ generatedAt: new Date().toISOString(), ...meta, summary, questions: records }, null, 1));
+  if (args.json) {
+    process.stdout.write(JSON.stringify({ ...meta, summary }, null, 2) + "\n");
+  } else {
+    printTables(summary, meta);
+    console.log(`\nper-question records: ${OUT}`);
+  }
+  if (endSha !== wasmSha) log(`WARNING: ${wasmPath} changed during the run: rerun`);
+  log(`done in ${(timings.totalMs / 1000).toFixed(1)} s (start ${fmtS(timings.startMs)}, plant ${fmtS(timings.plantMs)}, recall ${fmtS(timings.recallMs)}, history write ${fmtS(timings.historyWriteMs)}, history search ${fmtS(timings.historySearchMs)})`);
+} catch (err) {
+  log(`FAILED: ${err.stack || err.message}`);
+  process.exitCode = 1;
+} finally {
+  await stop();
+}
+
+// =============================================================================================
+// One question through the finds, the engine and the baseline
+// =============================================================================================
+async function recallOne(p, q) {
+  const messages = [...contextTurns(p, q), { role: "user", content: q.text, timestamp: NOW_MS }];
+  const rec = { id: q.id, persona: q.persona, lang: q.lang, type: q.type, subtype: q.subtype, text: q.text, evidence: q.evidence, stale: q.stale ?? [] };
+  const built = engine.buildRecallQuery({ messages });
+  rec.query = built.query;
+  const memOf = memoryIndex(p);
+  const evidenceIds = new Set(q.evidence.flat());
+  const staleIds = new Set(q.stale ?? []);
+  if (!built.query) {
+    rec.engine = rec.baseline = score([], q, memOf);
+    rec.candidates = { user: 0, agent: 0, leaves: 0 };
+    return rec;
+  }
+  const find = (scope) => ov(p.key, "POST", "/api/v1/search/find", { query: built.query, target_uri: scope, limit: SEARCH_LIMIT, score_threshold: 0 });
+  const [user, agent] = await Promise.all([find(p.userScope), find(AGENT_SCOPE)]);
+  const items = [...(user?.memories ?? []), ...(agent?.memories ?? [])];
+  const leaves = [];
+  const seen = new Set();
+  for (const it of items) if (it.level === 2 && !seen.has(it.uri)) seen.add(it.uri), leaves.push(it);
+  const byScore = leaves.slice().sort((a, b) => b.score - a.score); // stable: ties keep find's order
+  rec.candidates = { user: user?.memories?.length ?? 0, agent: agent?.memories?.length ?? 0, leaves: leaves.length };
+  const firstEvidence = byScore.findIndex((it) => evidenceIds.has(idOf(it.uri)));
+  rec.evidenceInPool = firstEvidence >= 0;
+  rec.evidenceScoreRank = firstEvidence >= 0 ? firstEvidence + 1 : null;
+  rec.scores = { top: byScore[0]?.score ?? null, sixth: byScore[RECALL_LIMIT - 1]?.score ?? null, evidence: firstEvidence >= 0 ? byScore[firstEvidence].score : null, bestNonEvidence: byScore.find((it) => !evidenceIds.has(idOf(it.uri)))?.score ?? null };
+
+  // the engine
+  const out = engine.autoRecall({ messages, search: { user, agent }, nowMs: NOW_MS, explain: true });
+  const injectedUris = (out.recall?.memories ?? []).map((m) => m.uri);
+  rec.engine = score(injectedUris, q, memOf);
+  rec.engine.tokens = tokensOf(out.messages) - tokensOf(messages);
+  rec.engine.pairTokens = out.recall?.tokens ?? 0;
+  rec.engine.legacyBlockTokens = legacyBlockTokens(out.recall?.memories ?? []);
+  rec.engine.fates = Object.fromEntries(
+    (out.recall?.explain ?? []).filter((e) => evidenceIds.has(idOf(e.uri)) || staleIds.has(idOf(e.uri))).map((e) => [idOf(e.uri), e.decision === "kept" ? `kept@${e.position}` : e.reason]),
+  );
+  rec.engine.rank = (out.recall?.explain ?? []).filter((e) => e.decision === "kept").map((e) => ({ id: idOf(e.uri), score: round(e.rank.score), lexical: round(e.rank.lexicalBoost), temporal: round(e.rank.temporalBoost), preference: round(e.rank.preferenceBoost), total: round(e.rank.total) }));
+
+  // the baseline: OpenViking's order
+  const top = byScore.slice(0, RECALL_LIMIT);
+  rec.baseline = score(top.map((it) => it.uri), q, memOf);
+  rec.baseline.tokens = legacyBlockTokens(top.map((it) => ({ category: categoryOf(it.uri), content: it.abstract || it.overview || it.uri })));
+  return rec;
+}
+
+/** --context: N earlier turns of small talk before the question (deterministic per question). */
+function contextTurns(p, q) {
+  if (!CONTEXT) return [];
+  const small = p.sessions.flatMap((s) => s.turns.filter((t) => !t.memoryIds.length));
+  let h = 2166136261;
+  for (const c of q.id) h = Math.imul(h ^ c.charCodeAt(0), 16777619) >>> 0;
+  const out = [];
+  for (let i = 0; i < CONTEXT; i++) {
+    const t = small[(h + i * 7) % small.length];
+    const at = NOW_MS - (CONTEXT - i) * 120_000;
+    out.push({ role: "user", content: t.user, timestamp: at }, { role: "assistant", content: [{ type: "text", text: t.assistant }], stopReason: "stop", timestamp: at + 30_000 });
+  }
+  return out;
+}
+
+/** The metrics of one injected list. */
+function score(uris, q, memOf) {
+  const ids = uris.map(idOf);
+  const evidence = new Set(q.evidence.flat());
+  const groupsHit = q.evidence.map((g) => g.some((id) => ids.includes(id)));
+  const facts = new Set(ids.filter(Boolean).map((id) => memOf.get(id)?.fact ?? id));
+  const staleAt = ids.findIndex((id) => (q.stale ?? []).includes(id));
+  const latestAt = ids.findIndex((id) => evidence.has(id));
+  return {
+    injected: ids.map((id, i) => id ?? uris[i]),
+    n: ids.length,
+    evidenceInjected: ids.filter((id) => evidence.has(id)).length,
+    hit: q.evidence.length ? groupsHit.some(Boolean) : null,
+    all: q.evidence.length ? groupsHit.every(Boolean) : null,
+    dupSlots: ids.filter(Boolean).length - facts.size,
+    staleInjected: ids.filter((id) => (q.stale ?? []).includes(id)).length,
+    staleFirst: q.type === "decision" ? staleAt >= 0 && (latestAt < 0 || staleAt < latestAt) : null,
+  };
+}
+
+function historyScore(q, turnIds, answer) {
+  const groups = q.evidenceTurns;
+  const at = (k) => (groups.length ? groups.filter((g) => g.some((t) => turnIds.slice(0, k).includes(t))).length / groups.length : null);
+  // with no hits, the rest of the tool's answer (what it scanned, why nothing matched; not its timing)
+  const rest = answer && !turnIds.length ? Object.fromEntries(Object.entries(answer).filter(([k]) => k !== "hits" && k !== "elapsedMs")) : undefined;
+  return { hits: turnIds, r5: at(5), r10: at(10), matched: answer?.matched ?? null, answer: rest };
+}
+
+// The legacy plugin's injected text (shared/docs/legacy-recall-semantics.md, step 8).
+function legacyBlockTokens(memories) {
+  if (!memories.length) return 0;
+  const lines = memories.map((m) => `- [${m.category || "memory"}] ${m.content}`);
+  return pkg.estimateTokens(`<relevant-memories>\nThe following OpenViking memories may be relevant:\n${lines.join("\n")}\n</relevant-memories>`);
+}
+
+function memoryIndex(p) {
+  if (!memIndexCache.has(p.tag)) memIndexCache.set(p.tag, new Map(p.memories.map((m) => [m.id, m])));
+  return memIndexCache.get(p.tag);
+}
+function idOf(uri) {
+  return /\/([a-z]{2}\d-m\d{3})\.md$/.exec(uri ?? "")?.[1] ?? null;
+}
+function categoryOf(uri) {
+  return /\/memories\/([^/]+)\//.exec(uri ?? "")?.[1] ?? "memory";
+}
+
+// =============================================================================================
+// Summary and tables
+// =============================================================================================
+function summarise(records) {
+  const groups = {};
+  for (const lang of ["en", "zh", "all"]) {
+    groups[lang] = {};
+    for (const type of [...TYPES, "answerable"]) {
+      const rs = records.filter((r) => (lang === "all" || r.lang === lang) && (type === "answerable" ? r.type !== "unrelated" : r.type === type));
+      if (rs.length) groups[lang][type] = aggregate(rs);
+    }
+  }
+  return groups;
+}
+
+function aggregate(rs) {
+  const side = (key) => {
+    const xs = rs.map((r) => r[key]);
+    const injected = sum(xs.map((x) => x.n));
+    const withInj = xs.filter((x) => x.n > 0);
+    const answerable = xs.filter((x) => x.hit !== null);
+    return {
+      evidenceRecall: answerable.length ? mean(answerable.map((x) => (x.hit ? 1 : 0))) : null,
+      allEvidence: answerable.length ? mean(answerable.map((x) => (x.all ? 1 : 0))) : null,
+      precision: injected ? sum(xs.map((x) => x.evidenceInjected)) / injected : null,
+      injectedMean: mean(xs.map((x) => x.n)),
+      anyInjected: mean(xs.map((x) => (x.n > 0 ? 1 : 0))),
+      tokensMean: mean(xs.map((x) => x.tokens ?? 0)),
+      tokensPerMemory: injected ? sum(xs.map((x) => x.tokens ?? 0)) / injected : null,
+      legacyBlockTokensPerMemory: key === "engine" && injected ? sum(xs.map((x) => x.legacyBlockTokens ?? 0)) / injected : undefined,
+      dupSlotsMean: mean(xs.map((x) => x.dupSlots)),
+      recallsWithDuplicates: mean(xs.map((x) => (x.dupSlots > 0 ? 1 : 0))),
+      withInjection: withInj.length,
+      staleInjected: rs[0].type === "decision" ? mean(xs.map((x) => (x.staleInjected > 0 ? 1 : 0))) : undefined,
+      staleFirst: rs[0].type === "decision" ? mean(xs.map((x) => (x.staleFirst ? 1 : 0))) : undefined,
+    };
+  };
+  const hist = (key) => {
+    const hs = rs.map((r) => r.history?.[key]).filter(Boolean);
+    const scored = hs.filter((h) => h.r5 !== null);
+    return hs.length ? { r5: scored.length ? mean(scored.map((h) => h.r5)) : null, r10: scored.length ? mean(scored.map((h) => h.r10)) : null, noHits: mean(hs.map((h) => (h.hits.length ? 0 : 1))) } : null;
+  };
+  const spread = (xs) => {
+    const v = xs.filter((x) => typeof x === "number").sort((a, b) => a - b);
+    return v.length ? { min: round(v[0]), median: round(v[Math.floor((v.length - 1) / 2)]), max: round(v[v.length - 1]) } : null;
+  };
+  return {
+    n: rs.length,
+    // OpenViking's scores ((1 + cosine) / 2): the best candidate, and the best evidence memory
+    scores: { top: spread(rs.map((r) => r.scores?.top)), evidence: spread(rs.map((r) => r.scores?.evidence)) },
+    evidenceInPool: rs.some((r) => r.evidence.length) ? mean(rs.filter((r) => r.evidence.length).map((r) => (r.evidenceInPool ? 1 : 0))) : null,
+    engine: side("engine"),
+    baseline: side("baseline"),
+    history: { engine: hist("engine"), engineAny: hist("engineAny"), bm25: hist("bm25") },
+  };
+}
+
+function printTables(summary, meta) {
+  console.log(`Recall quality — OpenViking ${meta.openviking}, embedder ${meta.embedder}, seed ${meta.seed}, ${meta.context ? `each question after ${meta.context} turns of small talk` : "each question alone"}, default config (recallLimit ${meta.config.recallLimit}, threshold ${meta.config.recallScoreThreshold}, budget ${meta.config.recallTokenBudget}), ${meta.searchLimit} per scope`);
+  console.log(`data: ${meta.dataset.map((d) => `${d.persona} ${d.memories} memories/${d.turns} turns/${d.questions} q`).join(", ")}; wasm ${meta.wasm.sha256.slice(0, 12)}`);
+  console.log(`E = the engine (Engine.autoRecall), B = OpenViking's top ${meta.config.recallLimit} by score (level-2 items; tokens: the legacy text block)`);
+  for (const lang of ["en", "zh", "all"]) {
+    const g = summary[lang];
+    if (!g || !Object.keys(g).length) continue;
+    console.log(`\n### Auto-recall — ${lang}: what reached the model\n`);
+    const rows = [["type", "n", "evidence E", "B", "all-ev E", "B", "precision E", "B", "any inj. E", "B", "stale E", "B", "stale 1st E", "B", "in pool"]];
+    for (const [type, a] of Object.entries(g)) {
+      const e = a.engine, b = a.baseline;
+      rows.push([type, a.n, pct(e.evidenceRecall), pct(b.evidenceRecall), pct(e.allEvidence), pct(b.allEvidence), pct(e.precision), pct(b.precision), pct(e.anyInjected), pct(b.anyInjected), pct(e.staleInjected), pct(b.staleInjected), pct(e.staleFirst), pct(b.staleFirst), pct(a.evidenceInPool)]);
+    }
+    console.log(table(rows));
+    console.log(`\n### Auto-recall — ${lang}: what it cost\n`);
+    const cost = [["type", "n", "injected E", "B", "tokens E", "B", "tok/mem E", "B", "E as legacy block", "dup slots E", "B", "recalls w/ dups E", "B"]];
+    for (const [type, a] of Object.entries(g)) {
+      const e = a.engine, b = a.baseline;
+      cost.push([type, a.n, num(e.injectedMean, 2), num(b.injectedMean, 2), num(e.tokensMean, 0), num(b.tokensMean, 0), num(e.tokensPerMemory, 1), num(b.tokensPerMemory, 1), num(e.legacyBlockTokensPerMemory, 1), num(e.dupSlotsMean, 2), num(b.dupSlotsMean, 2), pct(e.recallsWithDuplicates), pct(b.recallsWithDuplicates)]);
+    }
+    console.log(table(cost));
+    const sc = (x) => (x ? `${x.min.toFixed(3)} / ${x.median.toFixed(3)} / ${x.max.toFixed(3)}` : "—");
+    if (g.unrelated && g.answerable) console.log(`\nOpenViking's best score (min / median / max): unrelated questions ${sc(g.unrelated.scores.top)}; answerable questions ${sc(g.answerable.scores.top)}, their best evidence memory ${sc(g.answerable.scores.evidence)}`);
+    if (Object.values(g).some((a) => a.history?.engine)) {
+      console.log(`\n### History search — ${lang} (memory_search_history: default match "all" / match "any"; BM25 baseline)\n`);
+      const hr = [["type", "n", "R@5 E", "E any", "BM25", "R@10 E", "E any", "BM25", "no hits E", "E any", "BM25"]];
+      for (const [type, a] of Object.entries(g)) {
+        const h = a.history;
+        if (!h.engine) continue;
+        hr.push([type, a.n, pct(h.engine.r5), pct(h.engineAny.r5), pct(h.bm25.r5), pct(h.engine.r10), pct(h.engineAny.r10), pct(h.bm25.r10), pct(h.engine.noHits), pct(h.engineAny.noHits), pct(h.bm25.noHits)]);
+      }
+      console.log(table(hr));
+    }
+  }
+  console.log(`\nevidence = ≥ 1 evidence memory injected; all-ev = every needed fact injected; precision = injected evidence / injected (pooled); any inj. = share of questions with ≥ 1 memory injected (unrelated: should be 0); stale = a superseded decision injected, stale 1st = ranked above the latest; in pool = an evidence memory among the ${meta.searchLimit}+${meta.searchLimit} candidates (the ceiling for both); tokens = what the recall adds to a request, per question (E: the opening message + tool pair, estimateMessageTokens; B: the legacy text block, estimateTokens); E as legacy block = the engine's memories costed in that block, per memory; dup slots = injected − distinct facts among them; recalls w/ dups = share of recalls with ≥ 2 variants of one fact. History: R@k = share of needed facts with a stating turn in the top k; no hits = nothing returned.`);
+}
+
+function table(rows) {
+  const w = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  const line = (r) => "| " + r.map((c, i) => (i === 0 ? String(c).padEnd(w[i]) : String(c).padStart(w[i]))).join(" | ") + " |";
+  return [line(rows[0]), "|" + w.map((x, i) => (i === 0 ? "-".repeat(x + 2) : "-".repeat(x + 1) + ":")).join("|") + "|", ...rows.slice(1).map(line)].join("\n");
+}
+
+// =============================================================================================
+// Plumbing
+// =============================================================================================
+async function contextEngine(p) {
+  const { createStateStore } = await import(pathToFileURL(join(root, "js-glue", "state-store.js")).href);
+  const { createEngineHost } = await import(pathToFileURL(join(root, "js-glue", "engine-host.js")).href);
+  const stateDir = join(work, `state-${p.tag}`);
+  const warnings = [];
+  const store = createStateStore(stateDir, { warn: (m) => warnings.push(m) });
+  const host = createEngineHost({ store, logger: { warn: (m) => warnings.push(m) } });
+  const e = new pkg.ContextEngine({ mode: "remote", baseUrl: env.baseUrl, apiKey: p.key, agentId: AGENT_ID, timeoutMs: 60_000 }, {}, host);
+  e.setUserId(p.userId);
+  return e;
+}
+
+/** One OpenViking call; the envelope's result, or an error naming the endpoint. */
+async function ov(key, method, path, body, timeoutMs = 120_000) {
+  const res = await fetch(env.baseUrl + path, {
+    method,
+    headers: { "Content-Type": "application/json", "X-API-Key": key, "X-OpenViking-Agent": AGENT_ID },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  const text = await res.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new Error(`${method} ${path}: HTTP ${res.status}, not JSON: ${text.slice(0, 200)}`);
+  }
+  if (!res.ok || json.status !== "ok") throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(json.error ?? json).slice(0, 300)}`);
+  return json.result;
+}
+
+async function pool(items, n, fn) {
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]);
+  }));
+}
+
+function parseArgs(argv) {
+  const out = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith("--")) die(`unexpected argument ${a}`);
+    const k = a.slice(2);
+    if (["json", "keep", "no-history"].includes(k)) out[k] = true;
+    else out[k] = argv[++i];
+  }
+  return out;
+}
+function die(m) {
+  console.error(`quality: ${m}`);
+  process.exit(2);
+}
+function sha256(b) {
+  return createHash("sha256").update(b).digest("hex");
+}
+function pick(o, keys) {
+  return Object.fromEntries(keys.filter((k) => o?.[k] !== undefined).map((k) => [k, o[k]]));
+}
+function sum(xs) {
+  return xs.reduce((a, x) => a + x, 0);
+}
+function mean(xs) {
+  return xs.length ? sum(xs) / xs.length : null;
+}
+function round(x) {
+  return typeof x === "number" ? Math.round(x * 1000) / 1000 : x;
+}
+function pct(x) {
+  return x === null || x === undefined ? "—" : `${(x * 100).toFixed(1)}%`;
+}
+function num(x, d) {
+  return x === null || x === undefined ? "—" : x.toFixed(d);
+}
+function fmtS(ms) {
+  return ms === undefined ? "—" : `${(ms / 1000).toFixed(1)} s`;
+}
