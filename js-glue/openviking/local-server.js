@@ -8,7 +8,7 @@
 // localServerGate() keeps the client from sending it the API key or a turn.
 
 import { spawn } from "node:child_process";
-import { accessSync, chmodSync, closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
+import { accessSync, chmodSync, closeSync, constants, existsSync, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { isOpenVikingServer, pidAlive, processGroup, processStartTicks } from "./proc.js";
 import { tryLock } from "./lock.js";
@@ -47,7 +47,7 @@ export function resolveServerBin(serverBin, env = process.env) {
     const p = dir && join(dir, "openviking-server");
     if (p && isExecutableFile(p)) return p;
   }
-  throw new Error("openviking-server not found: pass serverBin, set OPENVIKING_SERVER_BIN, or put it on PATH");
+  throw new Error("openviking-server not found: set OPENVIKING_SERVER_BIN to its path, or put it on PATH (it comes with `pip install openviking`)");
 }
 
 // ---- is it really OpenViking? -------------------------------------------------------------
@@ -231,6 +231,36 @@ function impostorError(port, reason) {
   );
 }
 
+/** The start lock of `port` in `stateDir` (ensureLocalServer holds it while it starts one). */
+export function startLockPath(stateDir, port) {
+  return join(stateDir, `openviking-server.${port}.lock`);
+}
+
+/** Is a start of the local server under way, as far as the files show: a live process holds
+ *  the start lock, or the server spawned for this state dir runs (on this port) — while
+ *  nothing answers yet, that is a server still starting. Synchronous, no network. */
+export function localServerStarting(stateDir, port) {
+  try {
+    const holder = JSON.parse(readFileSync(startLockPath(stateDir, port), "utf8"));
+    if (Number.isInteger(holder?.pid) && pidAlive(holder.pid)) return true;
+  } catch {
+    /* no lock, or being written */
+  }
+  const info = readPidFile(stateDir);
+  return Boolean(info && info.port === port && isOurs(info));
+}
+
+/** A start lock left by a process that is gone (a CLI turn that exited mid-start) is removed
+ *  once the server answers: it blocks nothing, but `doctor` would show it. */
+function clearStaleStartLock(lockPath, staleMs) {
+  if (!existsSync(lockPath)) return;
+  try {
+    tryLock(lockPath, { staleMs })?.release(); // breaks a stale lock, leaves a live one
+  } catch {
+    /* someone else's: leave it */
+  }
+}
+
 export function readPidFile(stateDir) {
   try {
     const info = JSON.parse(readFileSync(join(stateDir, PID_FILE), "utf8"));
@@ -374,7 +404,12 @@ export async function ensureLocalServer({ port, configPath, stateDir, serverBin,
   mkdirSync(stateDir, { recursive: true, mode: 0o700 });
   tightenDir(stateDir, logger);
   entryFor(port); // from now on the client checks this origin before it sends the key
-  const reuse = () => ({ started: false, pid: ownedPid(stateDir, port), baseUrl });
+  const lockPath = startLockPath(stateDir, port);
+  const staleMs = startTimeoutMs + 15000;
+  const reuse = () => {
+    clearStaleStartLock(lockPath, staleMs);
+    return { started: false, pid: ownedPid(stateDir, port), baseUrl };
+  };
   /** "openviking" → reuse; "impostor" → throw (never use it); "absent" → false. */
   const usable = async () => {
     const v = await inspectAndRecord(port);
@@ -387,9 +422,8 @@ export async function ensureLocalServer({ port, configPath, stateDir, serverBin,
   };
 
   if (await usable()) return reuse();
-  const lockPath = join(stateDir, `openviking-server.${port}.lock`);
   for (;;) {
-    const lock = tryLock(lockPath, { staleMs: startTimeoutMs + 15000, meta: { port } });
+    const lock = tryLock(lockPath, { staleMs, meta: { port } });
     if (lock) {
       try {
         if (await usable()) return reuse(); // the previous holder finished starting it

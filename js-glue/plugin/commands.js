@@ -6,9 +6,9 @@
 // into text. Session state is read THROUGH the engine (status / trace / drain / ownsSession /
 // ovSessionId): no rule of the engine is repeated here. The API key is never shown: the
 // resolved config is printed without it, and every output passes through the engine's redactor.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { inspectPort, readPidFile, LOG_FILE } from "../openviking/local-server.js";
+import { inspectPort, readPidFile, startLockPath, LOG_FILE } from "../openviking/local-server.js";
 import { isOpenVikingServer, pidAlive } from "../openviking/proc.js";
 import { agentFromSessionKey } from "./runtime.js";
 import { ENGINE_ID } from "./context-engine.js";
@@ -287,12 +287,31 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
       check("state", "state dir", "fail", message(err), `make ${stateDir} readable and writable by this user (0700), or set stateDir`);
     }
 
-    // 5. local mode: the server this plugin starts, its pid file and start lock
-    if (config.mode === "local") {
+    // 5. local mode: the server this plugin starts, its config file, pid file and start lock
+    if (runtime.refused) {
+      // nothing to check against: the config above decides mode and port
+    } else if (config.mode === "local") {
       const v = await inspectPort(config.port, probeMs);
       check("local-port", `local server port 127.0.0.1:${config.port}`, v.state === "openviking" ? "ok" : "fail",
         v.state === "openviking" ? `OpenViking ${v.health?.version ?? ""} answers`.trim() : v.state === "absent" ? `nothing answers (${v.reason})` : `something that is not OpenViking answers: ${v.reason}`,
         v.state === "impostor" ? `stop what listens on 127.0.0.1:${config.port} or choose another port (the plugin's "port"); the plugin sends it no key and no turns` : `start the gateway or run one turn: the plugin starts openviking-server --config ${config.configPath}; see ${join(stateDir, LOG_FILE)}`);
+      // the server's config file, which the plugin passes to the server it starts
+      let cfgStat = null;
+      let cfgWhy = "does not exist";
+      try {
+        cfgStat = statSync(config.configPath);
+        if (!cfgStat.isFile()) cfgWhy = "is not a file";
+      } catch (err) {
+        if (err?.code && err.code !== "ENOENT") cfgWhy = `cannot be read (${err.code})`;
+      }
+      if (cfgStat?.isFile()) {
+        check("local-config", "local server config (configPath)", "ok", `${config.configPath} exists`);
+      } else {
+        const answering = v.state === "openviking";
+        check("local-config", "local server config (configPath)", answering ? "warn" : "fail",
+          `configPath ${config.configPath} ${cfgWhy}${answering ? " (the server answering on the port is reused; a new start would fail)" : ": the plugin cannot start openviking-server"}`,
+          "create that ov.conf (OpenViking's server config: storage path, embedding and model settings) or set configPath to yours");
+      }
       const info = readPidFile(stateDir);
       if (!info) {
         check("local-pid", "local server pid file", "ok", "none (this plugin started no server; one answering on the port is reused)");
@@ -305,7 +324,7 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
           "nothing to do: the next start replaces it (a stale pid is never signalled)");
       }
       // the start lock ensureLocalServer takes (local-server.js: openviking-server.<port>.lock)
-      const lockPath = join(stateDir, `openviking-server.${config.port}.lock`);
+      const lockPath = startLockPath(stateDir, config.port);
       if (!existsSync(lockPath)) {
         check("local-lock", "local server start lock", "ok", "free (no start under way)");
       } else {
@@ -316,9 +335,11 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
           /* being written, or garbled */
         }
         const live = Number.isInteger(holder?.pid) && pidAlive(holder.pid);
-        check("local-lock", "local server start lock", "warn",
-          live ? `held by pid ${holder.pid} since ${new Date(holder.createdAt).toISOString()}: a start is under way` : `${lockPath} is left by a process that is gone`,
-          live ? "wait for that start to finish (or for it to time out)" : `nothing to do: the next start breaks a stale lock (or remove ${lockPath})`);
+        // a lock left by a process that is gone blocks nothing (the next start breaks it, a
+        // healthy server's reuse removes it): not a warning
+        check("local-lock", "local server start lock", live ? "warn" : "ok",
+          live ? `held by pid ${holder.pid} since ${new Date(holder.createdAt).toISOString()}: a start is under way` : `free (a stale lock of a process that is gone is left; the next start breaks it)`,
+          live ? "wait for that start to finish (or for it to time out)" : null);
       }
     } else {
       check("local", "local server", "skip", "remote mode: the plugin starts no server");

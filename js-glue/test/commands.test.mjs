@@ -34,9 +34,10 @@ async function freePort() {
 const outputs = []; // every text any command printed, for the key check at the end
 
 /** The runtime's shape (plugin/runtime.js) with real engines over one in-memory host. */
-function fakeRuntime({ mode = "remote", port, stateDir = "/tmp/ov-commands-test-state", keyLeaks = false } = {}) {
+function fakeRuntime({ mode = "remote", port, stateDir = "/tmp/ov-commands-test-state", keyLeaks = false, configPath = "/nowhere/ov.conf", localFacts } = {}) {
   const host = memoryHost();
-  const rawConfig = { mode, port, baseUrl: "http://127.0.0.1:1933", apiKey: KEY, compactTurnThreshold: 3, timeoutMs: 1000, stateDir };
+  const rawConfig = { mode, port, baseUrl: "http://127.0.0.1:1933", apiKey: KEY, compactTurnThreshold: 3, timeoutMs: 1000, stateDir, configPath };
+  if (mode === "remote") delete rawConfig.port;
   const { config } = wasm.parseConfig(rawConfig, {});
   const agents = new Map();
   // the server as the probe sees it: down, or a careless proxy that echoes the key
@@ -374,7 +375,7 @@ test("doctor: the engine's own verdict on the host version (too old fails, untes
   }
 });
 
-test("doctor (local): the port, a stale pid file and a stale start lock, each with a fix", async () => {
+test("doctor (local): the port, the config file, a stale pid file and a stale start lock, each with a fix", async () => {
   const stateDir = mkdtempSync(join(tmpdir(), "ov-cmd-local-"));
   try {
     const port = await freePort();
@@ -389,12 +390,25 @@ test("doctor (local): the port, a stale pid file and a stale start lock, each wi
     assert.match(by["local-port"].fix, /openviking-server --config/);
     assert.equal(by["local-pid"].status, "warn");
     assert.match(by["local-pid"].detail, /no longer openviking-server: the pid file is stale/);
-    assert.equal(by["local-lock"].status, "warn");
-    assert.match(by["local-lock"].detail, /left by a process that is gone/);
-    assert.match(by["local-lock"].fix, /breaks a stale lock/);
+    // a lock left by a process that is gone blocks nothing: not a warning on a healthy install
+    assert.equal(by["local-lock"].status, "ok");
+    assert.match(by["local-lock"].detail, /a stale lock of a process that is gone is left; the next start breaks it/);
+    // the local server's ov.conf: checked on disk, named by its key
+    assert.equal(by["local-config"].status, "fail");
+    assert.match(by["local-config"].detail, /^configPath \/nowhere\/ov\.conf does not exist: the plugin cannot start openviking-server/);
+    assert.match(by["local-config"].fix, /set configPath/);
     const human = (await cli("doctor")).out;
     assert.match(human, new RegExp(`\\[FAIL\\] local server port 127\\.0\\.0\\.1:${port}: nothing answers`));
-    assert.match(human, /\[warn\] local server start lock: .*\n {9}fix: nothing to do/);
+    assert.doesNotMatch(human, /\[warn\] local server start lock/);
+
+    // the config file there, the lock held by a live process: ok, and a start under way
+    writeFileSync(join(stateDir, "ov.conf"), "{}");
+    writeFileSync(join(stateDir, `openviking-server.${port}.lock`), JSON.stringify({ pid: process.pid, token: "t", createdAt: Date.now() - 1000, port }));
+    const there = fakeRuntime({ mode: "local", port, stateDir, configPath: join(stateDir, "ov.conf") });
+    const again = Object.fromEntries((await surfaces(there).cli("doctor", { json: true })).json.checks.map((c) => [c.id, c]));
+    assert.equal(again["local-config"].status, "ok");
+    assert.equal(again["local-lock"].status, "warn");
+    assert.match(again["local-lock"].detail, /a start is under way/);
   } finally {
     rmSync(stateDir, { recursive: true, force: true });
   }

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { ensureLocalServer, probeHealth, readPidFile, resolveServerBin, stopLocalServer, PID_FILE, LOG_FILE } from "../../openviking/local-server.js";
+import { ensureLocalServer, localServerStarting, probeHealth, readPidFile, resolveServerBin, startLockPath, stopLocalServer, PID_FILE, LOG_FILE } from "../../openviking/local-server.js";
 import { pidAlive, processStartTicks } from "../../openviking/proc.js";
 import { createClient } from "../../../tests/inspect/client.js";
 import { SERVER_BIN, freePort, skipReason, startHarness } from "./helpers.mjs";
@@ -113,9 +113,14 @@ describe("local OpenViking server manager", { skip: skipReason, timeout: 300000 
     assert.ok(await probeHealth(port));
   });
 
-  test("a second ensureLocalServer reuses the running server, which really works", async () => {
+  test("a second ensureLocalServer reuses the running server, which really works (and clears a start lock left by a gone process)", async () => {
     const before = readPidFile(stateDir).pid;
+    // a CLI turn that exited mid-start leaves its start lock behind: the reuse removes it
+    const stale = startLockPath(stateDir, port);
+    writeFileSync(stale, JSON.stringify({ pid: 2 ** 22 + 11, token: "gone", createdAt: Date.now() - 1000, port }));
+    assert.equal(localServerStarting(stateDir, port), true, "our running server counts as started or starting for the files");
     const r = await ensureLocalServer(opts);
+    assert.equal(existsSync(stale), false, "the stale lock is gone once the server answers");
     assert.deepEqual(r, { started: false, pid: before, baseUrl: `http://127.0.0.1:${port}` });
     const root = createClient({ baseUrl: r.baseUrl, apiKey: "root-local-test-key-0001", agentId: "admin", timeoutMs: 30000 });
     const acct = await root.createAccount({ accountId: "local", adminUserId: "carol" });
