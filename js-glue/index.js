@@ -37,6 +37,17 @@ export default {
     if (api.registrationMode === "cli-metadata") return void registerCommands(api, null);
     const logger = api.logger ?? console;
     const runtime = getRuntime({ api, rawConfig: api.pluginConfig, logger, wasm });
+    if (runtime.refused) {
+      // the config has an error (logged once, naming each key): the plugin stays loaded so
+      // `openclaw openviking doctor|status` can say what to fix; the engine refuses to be
+      // created, so OpenClaw runs its built-in engine (its log names the refusal) and nothing
+      // is acknowledged that was not stored
+      api.registerContextEngine(ENGINE_ID, () => {
+        throw runtime.refusal();
+      });
+      if (typeof api.registerCli === "function" || typeof api.registerCommand === "function") registerCommands(api, runtime, { pluginVersion: manifest.version });
+      return;
+    }
     api.registerContextEngine(ENGINE_ID, () => createContextEngine(runtime, { version: manifest.version }));
     registerTools(api, runtime);
     registerHookFallback(api, runtime);

@@ -47,18 +47,12 @@ function sessionTitle(s) {
   return s.sessionId && s.sessionId !== s.ovSessionId ? `${s.ovSessionId}  (session ${s.sessionId})` : s.ovSessionId;
 }
 
-const TRIGGER_UNIT = {
-  budget: "tokens in context",
-  tokens_added: "tokens added since the last commit",
-  turns: "turns since the last commit",
-  interval: "min since the last commit",
-};
-
-/** One line per trigger: "turns         1 of 20 turns since the last commit". */
+/** One line per trigger: "turns         1 of 20 turns since the last commit" (the unit is
+ *  the engine's: "since the first turn (no commit yet)" before the first commit). */
 function triggerLines(triggers) {
   if (!triggers?.length) return "–";
   const w = Math.max(...triggers.map((t) => t.kind.length)) + 1;
-  return triggers.map((t) => `${pad(t.kind, w)}${t.current} of ${t.threshold ?? "(off)"}${TRIGGER_UNIT[t.kind] ? ` ${TRIGGER_UNIT[t.kind]}` : ""}`).join("\n");
+  return triggers.map((t) => `${pad(t.kind, w)}${t.current} of ${t.threshold ?? "(off)"}${t.unit ? ` ${t.unit}` : ""}`).join("\n");
 }
 
 function outboxLine(s) {
@@ -83,7 +77,7 @@ export function formatSessionStatus(s, now) {
   if (s.error) return [...out, `  error: ${s.error}`];
   const commit = Number.isFinite(s.lastCommitAtMs) ? `${fmtWhen(s.lastCommitAtMs, now)}${s.lastCommitReason ? `, ${s.lastCommitReason}` : ""}` : "never";
   const next = s.nextTrigger
-    ? `due now: ${s.nextTrigger}`
+    ? `due: ${s.nextTrigger}`
     : `nothing due${Number.isFinite(s.intervalDueAtMs) ? `; the interval trigger is due ${fmtWhen(s.intervalDueAtMs, now)}` : ""}`;
   out.push(
     ...rows([
@@ -102,18 +96,41 @@ export function formatSessionStatus(s, now) {
   return out;
 }
 
-export function formatStatus(doc, { now = Date.now() } = {}) {
-  const ov = doc.openviking;
-  const reach = ov.reachable
+/** A refused config, as every command shows it: each error (and warning) with its fix. */
+export function formatRefused(doc) {
+  const lines = [`OpenViking ${doc.command}: the plugin config has errors — the context engine is off until they are fixed`];
+  const byWeight = [...(doc.problems ?? [])].sort((a, b) => (a.severity === "error" ? 0 : 1) - (b.severity === "error" ? 0 : 1));
+  for (const p of byWeight) {
+    lines.push(`  [${p.severity === "error" ? "error" : "warn "}] ${p.message}`, `          fix: ${p.fix}`);
+  }
+  lines.push("  (plugins.entries.openviking.config in openclaw.json; `openclaw openviking doctor` checks the rest)");
+  return lines.join("\n");
+}
+
+/** The server's verdict as `status` shows it: reachable or not, the key accepted or refused. */
+function reachLines(ov, identity) {
+  const fix = ov.fix ? `\nfix: ${ov.fix}` : "";
+  const health = ov.reachable
     ? `reachable${ov.version ? `, version ${ov.version}` : ""}${Number.isFinite(ov.latencyMs) ? `, ${ov.latencyMs} ms` : ""}`
-    : `NOT reachable: ${ov.error}`;
-  const who = doc.identity.userId ? `user ${doc.identity.userId}` : `user unknown${doc.identity.error ? ` (${doc.identity.error})` : ""}`;
+    : ov.state === "server_starting" ? `STARTING: ${ov.message}${fix}` : `NOT reachable: ${ov.message ?? ov.error}${fix}`;
+  let who;
+  if (ov.state === "key_refused") who = `KEY REFUSED: ${ov.message}${fix}`;
+  else if (identity.userId) who = `user ${identity.userId}`;
+  else if (!ov.reachable) who = "unknown (the server is not reachable)";
+  else who = `user unknown: ${ov.message ?? identity.error ?? "the server named no user"}${fix}`;
+  return { health, who };
+}
+
+export function formatStatus(doc, { now = Date.now() } = {}) {
+  if (doc.refused) return formatRefused(doc);
+  const ov = doc.openviking;
+  const { health, who } = reachLines(ov, doc.identity);
   const lines = [
     "OpenViking status",
     ...rows([
       ["server", `${ov.baseUrl} (${ov.mode} mode)`],
-      ["health", reach],
-      ["identity", `${who}, agent ${doc.identity.agentId}`],
+      ["health", health],
+      ["identity", ov.state === "key_refused" ? `agent ${doc.identity.agentId}\n${who}` : `${who}, agent ${doc.identity.agentId}`],
       ["state dir", doc.stateDir],
       ["sessions", doc.session ? `the one asked for (${doc.session})` : `${doc.sessions.length} of agent ${doc.identity.agentId}`],
     ]),
@@ -151,14 +168,13 @@ export function formatDoctor(doc) {
     if (c.fix && (c.status === "fail" || c.status === "warn")) lines.push(`         fix: ${c.fix}`);
   }
   lines.push("", "Config (resolved by the engine)");
-  if (doc.config.error) lines.push(`  ${doc.config.error}`);
+  if (!doc.config.resolved) lines.push("  not resolved: the config has errors (see the checks above)");
   else lines.push(...configLines(doc.config.resolved).map((l) => `  ${l}`));
-  lines.push("", doc.config.warnings.length ? "Config warnings" : "Config warnings: none");
-  for (const w of doc.config.warnings) lines.push(`  - ${w}`);
   return lines.join("\n");
 }
 
 export function formatFlush(doc) {
+  if (doc.refused) return formatRefused(doc);
   const lines = [
     `OpenViking flush (agent ${doc.agentId}): ${plural(doc.totals.written, "turn")} written, ${plural(doc.totals.queued, "turn")} still queued`,
   ];
@@ -192,7 +208,33 @@ function explainLine(e, i) {
   return parts;
 }
 
+/** What recall did, as the trace's Memories heading says it (the engine's words). */
+function recallHead(status, rec, cut, why) {
+  const tokens = rec ? `; ${rec.tokens} of ${rec.budget} recall tokens` : "";
+  if (!status) {
+    // a trace kept by an earlier release: only the numbers
+    return rec ? `Memories: ${rec.memories.length} injected, ${cut.length} cut${why ? ` (${why})` : ""}${tokens}` : "Memories: no recall this turn";
+  }
+  const fix = status.reason?.fix ? [`  fix: ${status.reason.fix}`] : [];
+  switch (status.state) {
+    case "skipped":
+      return [`Memories: recall SKIPPED — ${status.reason?.message ?? "OpenViking could not be searched"}`, ...fix].join("\n");
+    case "off":
+      return "Memories: recall off (autoRecall is false): nothing searched";
+    case "no_query":
+      return "Memories: nothing searched (every user turn in the recall window was skipped)";
+    default: {
+      const partial = status.reason ? [`  one scope failed: ${status.reason.message}`, ...fix] : [];
+      const head = status.found === 0
+        ? `Memories: searched, nothing found (0 candidates)${tokens}`
+        : `Memories: searched, ${status.found} found: ${rec?.memories.length ?? status.injected} injected, ${cut.length} cut${why ? ` (${why})` : ""}${tokens}`;
+      return [head, ...partial].join("\n");
+    }
+  }
+}
+
 export function formatTrace(doc, { now = Date.now() } = {}) {
+  if (doc.refused) return formatRefused(doc);
   if (doc.error) return `OpenViking trace: ${doc.error}`;
   const t = doc.trace;
   if (!t) return `OpenViking trace of ${sessionTitle(doc)}: no assembled turn known yet (the engine keeps the last one per session).`;
@@ -200,21 +242,19 @@ export function formatTrace(doc, { now = Date.now() } = {}) {
   if (t.query?.query) lines.push(`  ${clip(t.query.query, 400)}`);
   else lines.push("  (none: every turn in the window was skipped, nothing was searched)");
   for (const p of t.query?.parts ?? []) lines.push(`    ${p.skipped ? `skipped (${SKIP[p.skipped] ?? p.skipped})` : "used"} · ${p.source}: ${clip(p.text || "(empty)", 100)}`);
-  lines.push("", "Scopes searched");
+  const status = t.recallStatus ?? null;
+  const skipped = status?.state === "skipped";
+  lines.push("", skipped ? "Scopes (not searched: recall was skipped)" : "Scopes searched");
   if (t.scopes) lines.push(`  user   ${t.scopes.user}`, `  agent  ${t.scopes.agent}`);
   else lines.push("  (none this turn)");
   lines.push("");
   const rec = t.recall;
-  if (!rec) {
-    lines.push("Memories: no recall this turn");
-  } else {
-    const cut = rec.explain.filter((e) => e.decision === "cut");
-    const reasons = {};
-    for (const e of cut) reasons[e.reason] = (reasons[e.reason] ?? 0) + 1;
-    const why = Object.entries(reasons).map(([k, v]) => `${k} ${v}`).join(", ");
-    lines.push(`Memories: ${rec.memories.length} injected, ${cut.length} cut${why ? ` (${why})` : ""}; ${rec.tokens} of ${rec.budget} recall tokens`);
-    rec.explain.forEach((e, i) => lines.push(...explainLine(e, i)));
-  }
+  const cut = rec ? rec.explain.filter((e) => e.decision === "cut") : [];
+  const reasons = {};
+  for (const e of cut) reasons[e.reason] = (reasons[e.reason] ?? 0) + 1;
+  const why = Object.entries(reasons).map(([k, v]) => `${k} ${v}`).join(", ");
+  lines.push(recallHead(status, rec, cut, why));
+  if (rec && !skipped) rec.explain.forEach((e, i) => lines.push(...explainLine(e, i)));
   const s = t.split ?? {};
   const trimmed = s.trimmed && typeof s.trimmed === "object"
     ? Object.entries(s.trimmed).filter(([, v]) => v).map(([k, v]) => (v === true ? k : `${k} ${v}`)).join(", ")

@@ -59,7 +59,10 @@ function hostVersion(api) {
  */
 export function createOperator(runtime, { api = null, pluginVersion = null } = {}) {
   const { config, stateDir } = runtime;
-  const probeMs = Math.min(config.timeoutMs, PROBE_MS);
+  const probeMs = Math.min(config?.timeoutMs ?? PROBE_MS, PROBE_MS);
+  // a config the engine refused: every command says so (doctor lists each bad key and its fix)
+  const problems = () => runtime.problems ?? safe(() => runtime.wasm.checkConfig(runtime.rawConfig ?? null, process.env).problems) ?? [];
+  const refusedDoc = (command, extra = {}) => ({ command, refused: true, problems: problems(), error: runtime.refused, ...extra });
 
   function pickAgent(opts) {
     if (opts.sessionKey) return runtime.agent(opts.sessionKey);
@@ -89,28 +92,33 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
     return agent.engine.ovSessionId(given);
   }
 
-  /** The engine's checks of the server: health (no key), the key, a probe search. */
+  /** The engine's checks of the server: health (no key), the key, a probe search, and their
+   *  verdict (what the plugin sees of its local server included: a start under way). */
   async function probe(agent) {
     try {
-      return await agent.engine.probe(probeMs);
+      return await agent.engine.probe(probeMs, runtime.localFacts?.());
     } catch (err) {
       const error = message(err);
-      return { baseUrl: config.baseUrl, health: { reachable: false, version: null, latencyMs: null, error }, auth: { userId: null, denied: false, error }, find: { ran: false, scope: null, hits: 0, error } };
+      return {
+        baseUrl: config.baseUrl,
+        health: { reachable: false, version: null, latencyMs: null, error },
+        auth: { userId: null, denied: false, error },
+        find: { ran: false, scope: null, hits: 0, error },
+        verdict: { state: "unreachable", message: error, fix: null },
+      };
     }
   }
 
-  const server = (health) => ({ baseUrl: config.baseUrl, mode: config.mode, ...health });
+  /** The server as `status` shows it: reachable or not, and the verdict in one word. */
+  const server = ({ health, verdict }) => ({ baseUrl: config.baseUrl, mode: config.mode, ...health, state: verdict.state, usable: verdict.state === "ok" || verdict.state === "no_user", message: verdict.message, fix: verdict.fix });
 
   async function status(opts = {}) {
+    if (runtime.refused) return refusedDoc("status", { stateDir, sessions: [] });
     const agent = pickAgent(opts);
-    const { health } = await probe(agent);
-    const identity = { userId: null, agentId: agent.agentId, error: null };
-    try {
-      identity.userId = (await agent.identity()) ?? null;
-    } catch (err) {
-      identity.error = message(err);
-    }
-    const doc = { command: "status", openviking: server(health), identity, stateDir, session: opts.session ?? null, sessions: [], error: null };
+    const probed = await probe(agent);
+    // whose key it is, from the same check: a refused key is not "user unknown"
+    const identity = { userId: probed.auth.userId ?? null, agentId: agent.agentId, error: probed.auth.error ?? null, denied: Boolean(probed.auth.denied) };
+    const doc = { command: "status", openviking: server(probed), identity, stateDir, session: opts.session ?? null, sessions: [], error: null };
     try {
       const known = await ownSessions(agent);
       const list = opts.session ? [resolveSession(agent, opts.session, known)] : known;
@@ -128,6 +136,7 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
   }
 
   async function flush(opts = {}) {
+    if (runtime.refused) return refusedDoc("flush", { agentId: null, session: opts.session ?? null, sessions: [], totals: { written: 0, queued: 0 } });
     const agent = pickAgent(opts);
     const doc = { command: "flush", agentId: agent.agentId, session: opts.session ?? null, sessions: [], totals: { written: 0, queued: 0 }, error: null };
     try {
@@ -151,6 +160,7 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
   }
 
   async function trace(opts = {}) {
+    if (runtime.refused) return refusedDoc("trace", { agentId: null, ovSessionId: null, sessionId: null, trace: null });
     const agent = pickAgent(opts);
     const doc = { command: "trace", agentId: agent.agentId, ovSessionId: null, sessionId: null, trace: null, error: null };
     try {
@@ -198,18 +208,18 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
       checks,
     };
 
-    // 1. the config as the engine resolves it (the key only as "set or not")
-    try {
-      const parsed = runtime.wasm.parseConfig(runtime.rawConfig ?? null, process.env);
-      const { apiKey, ...rest } = parsed.config;
-      doc.config = { resolved: rest, apiKeySet: Boolean(apiKey), warnings: parsed.warnings, error: null };
-      check("config", "config resolved", parsed.warnings.length ? "warn" : "ok",
-        parsed.warnings.length ? `${parsed.warnings.length} warning(s): ${parsed.warnings.join("; ")}` : `mode ${rest.mode}, API key ${apiKey ? "set" : "not set"}`,
-        "fix the keys named under plugins.entries.openviking.config in openclaw.json");
-    } catch (err) {
-      doc.config.error = message(err);
-      check("config", "config resolved", "fail", message(err), "fix the key named above under plugins.entries.openviking.config in openclaw.json");
-    }
+    // 1. the config as the engine checked it: each problem on its own line, with its fix
+    const found = problems();
+    const resolved = config ? Object.fromEntries(Object.entries(config).filter(([k]) => k !== "apiKey")) : null;
+    doc.config = {
+      resolved,
+      apiKeySet: Boolean(config?.apiKey),
+      warnings: found.filter((p) => p.severity === "warning").map((p) => `${p.message} — fix: ${p.fix}`),
+      problems: found,
+      error: runtime.refused ?? null,
+    };
+    if (!found.length) check("config", "config resolved", "ok", `mode ${config.mode}, API key ${config.apiKey ? "set" : "not set"}`);
+    for (const p of found) check("config", `config ${p.key}`, p.severity === "error" ? "fail" : "warn", p.message, p.fix);
 
     // 2. the host: is this engine the one in the context-engine slot, and will the host use it?
     const hostConfig = opts.hostConfig ?? null;
@@ -226,46 +236,51 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
         slot === ENGINE_ID ? `plugins.slots.contextEngine is "${ENGINE_ID}"` : `plugins.slots.contextEngine is ${slot === null ? 'unset (the built-in "legacy" engine runs)' : JSON.stringify(slot)}`,
         slotFix);
       const entry = hostConfig.plugins?.entries?.[COMMAND];
-      if (config.hookFallback) {
+      if (config?.hookFallback) {
         const allowed = entry?.hooks?.allowConversationAccess === true;
         check("hooks", "conversation hooks (recall fallback)", allowed ? "ok" : "warn",
           allowed ? "plugins.entries.openviking.hooks.allowConversationAccess is true" : "plugins.entries.openviking.hooks.allowConversationAccess is not true: OpenClaw 2026.9.x never calls the before_prompt_build fallback",
           "set plugins.entries.openviking.hooks.allowConversationAccess to true (or hookFallback: false in the plugin config)");
       }
     }
-    if (verdict !== undefined) {
-      const other = verdict && verdict.code !== "not_in_slot" ? verdict : null;
-      check("host", "host uses the engine (the engine's verdict)", other ? (other.code === "host_too_old" ? "fail" : "warn") : "ok",
-        other ? `${other.code}: ${other.cause}` : verdict ? "only the slot stands in the way (see above)" : `OpenClaw ${version ?? "(version unknown)"} with the engine in the slot drives it`,
-        other?.fix ?? null);
-    }
 
     // 3. OpenViking, endpoint by endpoint
     let agent = null;
-    try {
-      agent = pickAgent(opts);
-      doc.agentId = agent.agentId;
-    } catch (err) {
-      check("agent", "agent", "fail", message(err), "pass --agent with an agent id of this OpenClaw");
+    if (!runtime.refused) {
+      try {
+        agent = pickAgent(opts);
+        doc.agentId = agent.agentId;
+      } catch (err) {
+        check("agent", "agent", "fail", message(err), "pass --agent with an agent id of this OpenClaw");
+      }
+    }
+    // the host check: what the engine saw in this process (a turn run without it) wins over
+    // the facts; never "[ok]" beside a cause the engine reported
+    const seen = agent && typeof agent.engine.inert === "function" ? safe(() => agent.engine.inert()) : null;
+    const diagnosis = seen ?? verdict;
+    if (runtime.refused) {
+      check("host", "host uses the engine (the engine's verdict)", "fail",
+        "no — the engine refuses to start while the plugin config has errors (above): OpenClaw runs its built-in engine and nothing is stored in OpenViking",
+        "fix the keys above under plugins.entries.openviking.config in openclaw.json (and restart a running gateway)");
+    } else if (verdict !== undefined || seen) {
+      const status = !diagnosis ? "ok" : diagnosis.code === "not_in_slot" || diagnosis.code === "host_too_old" ? "fail" : "warn";
+      const detail = !diagnosis
+        ? `OpenClaw ${version ?? "(version unknown)"} with the engine in the slot drives it`
+        : diagnosis.code === "not_in_slot" ? `no — ${diagnosis.cause}` : `${diagnosis.code}: ${diagnosis.cause}`;
+      check("host", "host uses the engine (the engine's verdict)", status, detail, diagnosis?.fix ?? null);
     }
     if (agent) {
-      const unreachableFix = config.mode === "local"
-        ? `the plugin starts openviking-server on 127.0.0.1:${config.port} at the next turn or gateway start: check configPath (${config.configPath}), that openviking-server is on PATH, and ${join(stateDir, LOG_FILE)}; turns wait in the outbox meanwhile`
-        : `check baseUrl (${config.baseUrl}) and that the OpenViking server runs and is reachable from here; turns wait in the outbox meanwhile`;
-      const seen = typeof agent.engine.inert === "function" ? safe(() => agent.engine.inert()) : null;
-      if (seen) check("inert", "engine in use in this process", "warn", `${seen.code}: ${seen.cause}`, seen.fix);
-      const { health, auth, find } = await probe(agent);
-      check("health", "OpenViking GET /health", health.reachable ? "ok" : "fail",
-        health.reachable ? `${config.baseUrl}: OpenViking ${health.version ?? "(no version)"}, ${health.latencyMs} ms` : `${config.baseUrl}: ${health.error}`,
-        unreachableFix);
-      const authLabel = "OpenViking GET /api/v1/system/status (with the API key)";
+      const { health, auth, find, verdict: reach } = await probe(agent);
+      const unreachableFix = reach.state === "unreachable" || reach.state === "server_starting" ? reach.fix : null;
+      check("health", "OpenViking GET /health", health.reachable ? "ok" : reach.state === "server_starting" ? "warn" : "fail",
+        health.reachable ? `${config.baseUrl}: OpenViking ${health.version ?? "(no version)"}, ${health.latencyMs} ms`
+          : reach.state === "server_starting" ? `${config.baseUrl}: ${reach.message}` : `${config.baseUrl}: ${health.error}`,
+        unreachableFix ?? reach.fix);
+      const authLabel = `OpenViking GET /api/v1/system/status (${config.apiKey ? "with the API key" : "no API key set"})`;
       if (auth.error) {
-        check("auth", authLabel, "fail", auth.error,
-          auth.denied ? `the server refuses the key: set apiKey (plugins.entries.openviking.config.apiKey, or $OPENVIKING_API_KEY) to a user key of this server (not the root key)` : unreachableFix);
+        check("auth", authLabel, "fail", reach.state === "key_refused" ? reach.message : auth.error, reach.fix);
       } else {
-        check("auth", authLabel, auth.userId ? "ok" : "warn",
-          auth.userId ? `the key is accepted: user ${auth.userId}` : "the server names no user for this key (dev mode?): user-scope memories cannot be addressed",
-          "give the plugin a user key of this server (apiKey, or $OPENVIKING_API_KEY)");
+        check("auth", authLabel, auth.userId ? "ok" : "warn", reach.message, reach.fix);
       }
       const findLabel = "OpenViking POST /api/v1/search/find (user memories)";
       if (!find.ran) {
@@ -276,10 +291,14 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
       } else {
         check("find", findLabel, "ok", `${find.scope}: answered (${find.hits} hit${find.hits === 1 ? "" : "s"} for a probe query)`);
       }
+    } else if (runtime.refused) {
+      check("openviking", "OpenViking", "skip", "not checked: the config has errors (above)");
     }
 
     // 4. the state dir
-    try {
+    if (!stateDir || runtime.refused) {
+      check("state", "state dir", "skip", stateDir ? `${stateDir}: not used while the config has errors` : "not resolved: see the config check above");
+    } else try {
       const keys = await runtime.store.listStateKeys("");
       const own = agent ? (await ownSessions(agent)).length : null;
       check("state", "state dir", "ok", `${stateDir}: ${keys.length} state file(s)${own === null ? "" : `, ${own} session(s) of agent ${agent.agentId}`}`);
@@ -365,7 +384,8 @@ const FORMAT = { status: formatStatus, doctor: formatDoctor, flush: formatFlush,
 /** Did the command fail (for the CLI's exit code)? */
 export function failed(doc) {
   if (doc.error) return true;
-  if (doc.command === "status") return !doc.openviking.reachable || doc.sessions.some((s) => s.error);
+  if (doc.refused) return true;
+  if (doc.command === "status") return !doc.openviking.usable || doc.sessions.some((s) => s.error);
   if (doc.command === "doctor") return !doc.ok;
   if (doc.command === "flush") return doc.totals.queued > 0 || doc.sessions.some((s) => s.error);
   return false;
@@ -374,7 +394,7 @@ export function failed(doc) {
 /** `{render, redact}`: a report as text (or JSON), with the API key scrubbed from it. */
 export function createRenderer(runtime, { now = () => Date.now() } = {}) {
   const raw = runtime.rawConfig?.apiKey;
-  const secrets = [runtime.config.apiKey, typeof raw === "string" && !raw.includes("${") ? raw : undefined];
+  const secrets = [runtime.config?.apiKey, typeof raw === "string" && !raw.includes("${") ? raw : undefined];
   const redact = (text) => runtime.wasm.redactSecrets(String(text ?? ""), secrets);
   return {
     redact,

@@ -86,6 +86,7 @@ export function createContextEngine(runtime, { version = "0.1.0" } = {}) {
       const messages = params.messages ?? [];
       try {
         const agent = runtime.agent(params.sessionKey);
+        runtime.noteLocal?.(agent); // a local server another process is starting counts as starting
         const out = await agent.engine.assemble({ sessionId: params.sessionId, prompt: params.prompt, messages, tokenBudget: params.tokenBudget });
         return { messages: out.messages, estimatedTokens: out.estimatedTokens, systemPromptAddition: out.systemPromptAddition };
       } catch (err) {

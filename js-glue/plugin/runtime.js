@@ -3,9 +3,10 @@
 // background work the host should wait for.
 // OpenClaw may import the plugin module more than once per process, so the runtime lives
 // in one registry on globalThis keyed by state dir (never in module-level variables).
+import { accessSync, constants, mkdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
-import { ensureLocalServer } from "../openviking/local-server.js";
+import { ensureLocalServer, localServerStarting, LOG_FILE } from "../openviking/local-server.js";
 import { createStateStore } from "../state-store.js";
 import { createEngineHost, createTransport } from "../engine-host.js";
 
@@ -24,23 +25,94 @@ export function agentFromSessionKey(sessionKey) {
   return m ? m[1] : null;
 }
 
+/** Can the plugin keep its state in `dir`? Creates it (0700) if missing; null when usable,
+ *  else the system's `{code, message}` (the engine names the problem: `stateDirProblem`). */
+function probeStateDir(dir) {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!statSync(dir).isDirectory()) return { code: "ENOTDIR", message: `${dir} is not a folder` };
+    accessSync(dir, constants.W_OK | constants.X_OK);
+    return null;
+  } catch (err) {
+    return { code: typeof err?.code === "string" ? err.code : "EIO", message: String(err?.message ?? err) };
+  }
+}
+
 /** The runtime for this plugin config (created once per state dir and process). `wasm` is
- *  the loaded engine package. Throws INVALID_CONFIG naming the key for a bad config. */
+ *  the loaded engine package. Never throws for a bad config: the engine checks it
+ *  (`checkConfig`) and each problem is logged once, naming the key, its value and the fix; a
+ *  config whose problems include an error (or an unusable state dir) gives a *refused*
+ *  runtime — the operator commands work, the context engine is off (`runtime.refusal`). */
 export function getRuntime({ api, rawConfig, logger, wasm }) {
-  const parsed = wasm.parseConfig(rawConfig ?? null, process.env); // throws INVALID_CONFIG naming the key
-  const config = parsed.config;
-  const stateDir = resolveStateDir(api, config);
+  const check = wasm.checkConfig(rawConfig ?? null, process.env);
+  const problems = [...check.problems];
+  let config = check.config;
+  const configuredDir = typeof rawConfig?.stateDir === "string";
+  // the state dir: the configured one once resolved, else OpenClaw's (unknown when the
+  // configured one could not be resolved)
+  const stateDir = config ? resolveStateDir(api, config) : configuredDir ? null : resolveStateDir(api, {});
   const registry = (globalThis[REGISTRY] ??= new Map());
-  const existing = registry.get(stateDir);
+  const key = stateDir ?? `(unresolved) ${JSON.stringify(problems.map((p) => p.message))}`;
+  const existing = registry.get(key);
   if (existing) return existing;
-  for (const w of parsed.warnings) logger.warn(`[openviking] config: ${w}`);
-  // what the plugin can see of its host; the engine says whether it will be used
+  if (config) {
+    const unusable = probeStateDir(stateDir);
+    if (unusable) {
+      problems.push(wasm.stateDirProblem({ path: stateDir, code: unusable.code, message: unusable.message, configured: Boolean(config.stateDir) }));
+      config = null;
+    }
+  }
+  for (const p of problems.filter((x) => x.severity === "warning")) logger.warn(`[openviking] config: ${p.message} — fix: ${p.fix}`);
+  const errors = problems.filter((x) => x.severity === "error");
+  // what the plugin can see of its host; the engine says whether it will be used (once per
+  // process and cause: the engine keeps count)
   const hostFacts = { slot: api?.config?.plugins?.slots?.contextEngine ?? null, hostVersion: api?.runtime?.version ?? null };
-  const inert = wasm.diagnoseHost(hostFacts);
-  if (inert) logger.warn(`[openviking] the context engine is not in use: ${inert.cause}; fix: ${inert.fix}`);
-  const runtime = createRuntime({ wasm, config, rawConfig: rawConfig ?? {}, stateDir, logger, hostFacts });
-  registry.set(stateDir, runtime);
+  let runtime;
+  if (errors.length) {
+    const lines = errors.map((p) => `${p.message} — fix: ${p.fix}`);
+    const log = logger.error ?? logger.warn;
+    log.call(logger, `[openviking] INVALID_CONFIG: the context engine is off until the plugin config is fixed (OpenClaw runs its built-in engine meanwhile; nothing is stored in OpenViking): ${lines.join("; ")}`);
+    runtime = refusedRuntime({ wasm, rawConfig: rawConfig ?? {}, stateDir, logger, hostFacts, problems, errors });
+  } else {
+    const inert = wasm.reportHost(hostFacts);
+    if (inert) logger.warn(`[openviking] ${inert.line}`);
+    runtime = createRuntime({ wasm, config, rawConfig: rawConfig ?? {}, stateDir, logger, hostFacts });
+    runtime.problems = problems;
+  }
+  registry.set(key, runtime);
   return runtime;
+}
+
+/** The runtime of a config the engine refused: everything that would store or recall throws
+ *  the engine's INVALID_CONFIG error (naming every bad key); `doctor` and `status` read
+ *  `problems`. */
+function refusedRuntime({ wasm, rawConfig, stateDir, logger, hostFacts, problems, errors }) {
+  const first = errors[0];
+  const message = `INVALID_CONFIG: the OpenViking context engine is off: ${errors.map((p) => `${p.message} — fix: ${p.fix}`).join("; ")}`;
+  const refusal = () => Object.assign(new Error(message), { name: "OpenVikingEngineError", code: "INVALID_CONFIG", field: first.key });
+  return {
+    wasm,
+    config: null,
+    rawConfig,
+    stateDir,
+    logger,
+    hostFacts,
+    problems,
+    refused: message,
+    refusal,
+    agent() {
+      throw refusal();
+    },
+    ensureServer: () => Promise.resolve(false),
+    localFacts: () => ({ starting: false, failed: null, logPath: null }),
+    noteLocal() {},
+    track: (p) => p,
+    drain: () => Promise.resolve(),
+    touch() {},
+    agents: new Map(),
+    warnOnce() {},
+    recovered() {},
+  };
 }
 
 function createRuntime({ wasm, config, rawConfig, stateDir, logger, hostFacts = {} }) {
@@ -50,16 +122,40 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger, hostFacts = 
   const background = new Set();
   const explicitAgent = typeof rawConfig.agentId === "string";
   let serverReady = null;
+  // what this process knows of its local server: a start under way here, the last failure
+  const local = { starting: false, failed: null };
+
+  /** What the plugin sees of its local server (LocalServerFacts): a start in this process,
+   *  or one another process is making (its start lock, its spawned server), the last failure. */
+  function localFacts() {
+    if (config.mode !== "local") return { starting: false, failed: null, logPath: null };
+    return { starting: local.starting || localServerStarting(stateDir, config.port), failed: local.failed, logPath: join(stateDir, LOG_FILE) };
+  }
+
+  /** Hands the facts to the engines (the engine tells "still starting" from "down" by them). */
+  function noteLocal(only) {
+    if (config.mode !== "local") return;
+    const facts = localFacts();
+    for (const a of only ? [only] : agents.values()) a.engine.noteLocalServer(facts);
+  }
 
   /** Local mode: start or reuse the server once per process, in the background. */
   function ensureServer() {
     if (config.mode !== "local") return Promise.resolve(true);
+    if (!serverReady) {
+      local.starting = true;
+      noteLocal();
+    }
     serverReady ??= ensureLocalServer({ port: config.port, configPath: config.configPath, stateDir, log: (m) => logger.info?.(`[openviking] ${m}`) })
       .then(() => {
+        Object.assign(local, { starting: false, failed: null });
+        noteLocal();
         recovered("local-server");
         return true;
       })
       .catch((err) => {
+        Object.assign(local, { starting: false, failed: err.message });
+        noteLocal();
         warnOnce("local-server", `local OpenViking server unavailable (turns are kept in the outbox): ${err.message}`);
         serverReady = null; // try again next time
         return false;
@@ -86,6 +182,7 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger, hostFacts = 
     // the user id behind the key: the engine asks the server once and keeps it an hour
     a = { agentId, engine, identity: () => engine.userId() };
     agents.set(agentId, a);
+    noteLocal(a);
     return a;
   }
 
@@ -125,5 +222,5 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger, hostFacts = 
     warned.delete(key);
   }
 
-  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, track, drain, touch, agents, warnOnce, recovered, hostFacts };
+  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, localFacts, noteLocal, track, drain, touch, agents, warnOnce, recovered, hostFacts, problems: [], refused: null };
 }

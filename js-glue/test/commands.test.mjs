@@ -64,7 +64,7 @@ function fakeRuntime({ mode = "remote", port, stateDir = "/tmp/ov-commands-test-
     agents.set(agentId, a);
     return a;
   }
-  return { wasm, config, rawConfig, stateDir, store: host, host, server, agents, agent, logger: { warn() {}, info() {} }, ensureServer: async () => true };
+  return { wasm, config, rawConfig, stateDir, store: host, host, server, agents, agent, logger: { warn() {}, info() {} }, ensureServer: async () => true, localFacts };
 }
 
 /** Just enough of Commander for the registrar: command/description/option/action. */
@@ -215,7 +215,9 @@ test("status: OpenViking, identity and every session of this agent (never anothe
   assert.match(human.out, /main--alpha {2}\(session alpha\)/);
   assert.match(human.out, /main--beta {2}\(session beta\)/);
   assert.match(human.out, /turns stored\s+2/);
-  assert.match(human.out, /turns +2 of 3 turns since the last commit/, "trigger progress");
+  assert.match(human.out, /turns +2 of 3 turns since the first turn \(no commit yet\)/, "trigger progress, counted from the first turn before any commit");
+  assert.match(human.out, /last commit\s+never/);
+  assert.doesNotMatch(human.out, /since the last commit/, "not beside \"last commit never\"");
   assert.match(human.out, /next commit\s+nothing due; the interval trigger is due/);
   assert.match(human.out, /last assembled\s+\d{4}-\d\d-\d\d .* ago\) \(this process\)/);
   assert.doesNotMatch(human.out, /gamma|other--/);
@@ -224,7 +226,8 @@ test("status: OpenViking, identity and every session of this agent (never anothe
   assert.equal(json.command, "status");
   assert.equal(json.openviking.reachable, true);
   assert.equal(json.openviking.version, "0.5.2");
-  assert.deepEqual(json.identity, { userId: "alice", agentId: "main", error: null });
+  assert.deepEqual(json.identity, { userId: "alice", agentId: "main", error: null, denied: false });
+  assert.equal(json.openviking.state, "ok");
   assert.deepEqual(json.sessions.map((s) => s.ovSessionId), ["main--alpha", "main--beta"]);
   const alpha = json.sessions[0];
   assert.equal(alpha.turnsStored, 2);
@@ -275,7 +278,8 @@ test("trace: the last assembled turn — query, both scopes, each memory injecte
   assert.match(human, /Query\n {2}.*billing service/);
   assert.match(human, /used · prompt: We decided to ship the billing service/);
   assert.match(human, /Scopes searched\n {2}user {3}\S+\n {2}agent {2}\S+/);
-  assert.match(human, /Memories: \d+ injected, 1 cut \(duplicate 1\); \d+ of \d+ recall tokens/);
+  assert.match(human, /Memories: searched, 3 found: 2 injected, 1 cut \(duplicate 1\); \d+ of \d+ recall tokens/);
+  assert.equal(json.trace.recallStatus.state, "searched");
   assert.match(human, /kept #1 .*total 1\.\d\d = score 0\.90 \+ level \+0\.12/);
   assert.match(human, /cut: duplicate .*\n.*\n {6}duplicate of /);
   assert.match(human, /Tokens\n {2}total\s+\d+ of 20000 \(host budget\)/);
@@ -350,8 +354,12 @@ test("doctor (remote): config without the key, host version, slot, endpoints one
     assert.match(by.health.fix, /check baseUrl/);
     assert.equal(by.auth.status, "fail");
     assert.equal(by.find.status, "skip");
+    // the engine's verdict on the host is the slot's: never "[ok] host uses the engine" beside it
+    assert.equal(by.host.status, "fail");
+    assert.match(by.host.detail, /^no — the context-engine slot is "legacy"/);
     const text = (await bad.cli("doctor")).out;
-    assert.match(text, /^OpenViking doctor: 3 checks failed, 1 warning/);
+    assert.match(text, /^OpenViking doctor: 4 checks failed, 1 warning/);
+    assert.doesNotMatch(text, /\[ok {2}\] host uses the engine/);
     assert.match(text, /\[FAIL\] context-engine slot: plugins\.slots\.contextEngine is "legacy"\n {9}fix: set plugins\.slots\.contextEngine/);
     assert.match(text, /\[FAIL\] OpenViking GET \/health: .*unreachable.*\n {9}fix: /);
   } finally {
@@ -457,6 +465,170 @@ test("the API key is never printed, even when an error message carries it", asyn
   assert.match(all, /API key\s+set \(not shown\)/);
   for (const out of [...outputs, ...texts]) assert.ok(!out.includes(KEY), `the key is in an output:\n${out.slice(0, 400)}`);
   assert.ok(!all.includes(KEY.slice(3)), "not even in part");
+});
+
+test("status and trace tell a refused key, a server still starting, a skipped recall and \"searched, found nothing\" apart", async () => {
+  // the key refused (HTTP 401): status exits 1 and says so, with the fix; not "reachable, identity unknown"
+  const refused = fakeRuntime();
+  const deny = async () => {
+    throw Object.assign(new Error("Invalid API Key"), { code: "UNAUTHENTICATED", status: 401 });
+  };
+  refused.host.userId = deny;
+  refused.host.find = deny;
+  await turn(refused, "agent:main:a", "kr", "Which editor theme do I prefer for long sessions?", "kr1");
+  const r = surfaces(refused);
+  const st = await r.cli("status");
+  assert.equal(st.exitCode, 1, st.out);
+  assert.match(st.out, /health\s+reachable, version 0\.5\.2/);
+  assert.match(st.out, /identity\s+agent main\n\s+KEY REFUSED: OpenViking refused the API key \(OpenViking answered GET \/api\/v1\/system\/status with HTTP 401 UNAUTHENTICATED: Invalid API Key\)\n\s+fix: set apiKey under plugins\.entries\.openviking\.config \(or \$OPENVIKING_API_KEY\) to a user key of this server/);
+  assert.doesNotMatch(st.out, /user unknown/);
+  assert.equal((await r.cli("status", { json: true })).json.openviking.state, "key_refused");
+  const tr = await r.cli("trace", { session: "kr" });
+  assert.match(tr.out, /Scopes \(not searched: recall was skipped\)/);
+  assert.match(tr.out, /Memories: recall SKIPPED — OpenViking refused the API key \(.*401 UNAUTHENTICATED.*\)\n {2}fix: set apiKey/);
+  assert.doesNotMatch(tr.out, /0 injected, 0 cut/);
+
+  // a local server still starting (the plugin saw a start under way): neither down nor fine
+  const facts = { starting: true, failed: null, logPath: "/s/openviking-server.log" };
+  const starting = fakeRuntime({ mode: "local", port: 19333, localFacts: () => facts });
+  starting.host.down = true;
+  starting.agent("agent:main:a").engine.noteLocalServer(facts);
+  await turn(starting, "agent:main:a", "st", "Which editor theme do I prefer for long sessions?", "st1");
+  const s2 = surfaces(starting);
+  const st2 = await s2.cli("status");
+  assert.equal(st2.exitCode, 1);
+  assert.match(st2.out, /health\s+STARTING: the local OpenViking server on 127\.0\.0\.1:19333 is still starting \(nothing answers its \/health yet\)\n\s+fix: nothing to do: recall and the queued turns resume once it answers; if it never does, see \/s\/openviking-server\.log/);
+  assert.match((await s2.cli("trace", { session: "st" })).out, /Memories: recall SKIPPED — the local OpenViking server on 127\.0\.0\.1:19333 is still starting/);
+  const doc = Object.fromEntries((await s2.cli("doctor", { json: true })).json.checks.map((c) => [c.id, c]));
+  assert.equal(doc.health.status, "warn", "starting is not a failure");
+
+  // searched, found nothing
+  const empty = fakeRuntime();
+  empty.host.find = async () => ({ memories: [] });
+  empty.host.readContent = async () => null; // no profile either
+  await turn(empty, "agent:main:a", "nf", "Which editor theme do I prefer for long sessions?", "nf1");
+  const nf = await surfaces(empty).cli("trace", { session: "nf" });
+  assert.match(nf.out, /Scopes searched\n/);
+  assert.match(nf.out, /Memories: searched, nothing found \(0 candidates\); 0 of 2000 recall tokens/);
+  assert.equal((await surfaces(empty).cli("trace", { session: "nf", json: true })).json.trace.recallStatus.state, "searched");
+
+  // recall skipped because nothing could be searched for
+  await turn(empty, "agent:main:a", "nq", "ok", "nq1");
+  assert.match((await surfaces(empty).cli("trace", { session: "nq" })).out, /Memories: nothing searched \(every user turn in the recall window was skipped\)/);
+});
+
+test("a config the engine refuses keeps the plugin and its commands loaded: the engine is off, doctor and status name each bad key, its value and the fix", async () => {
+  const logs = { warn: [], error: [] };
+  let factory = null;
+  let tools = 0;
+  const api = {
+    ...fakeApi(),
+    registrationMode: "full",
+    pluginConfig: { mode: "remote", baseUrl: "127.0.0.1:19944", recalLimit: 3, recallLimit: 500, apiKey: "${OV_TEST_UNSET_KEY_VAR}" },
+    logger: { warn: (m) => logs.warn.push(m), error: (m) => logs.error.push(m), info() {} },
+    registerContextEngine: (_id, f) => (factory = f),
+    registerTool: () => tools++,
+    on() {},
+    registerService() {},
+  };
+  assert.doesNotThrow(() => plugin.register(api), "the load never fails for a config");
+  assert.equal(logs.error.length, 1, logs.error.join("\n"));
+  assert.match(logs.error[0], /^\[openviking\] INVALID_CONFIG: the context engine is off until the plugin config is fixed/);
+  assert.match(logs.error[0], /baseUrl "127\.0\.0\.1:19944" has no http:\/\/ or https:\/\/ in front: OpenViking cannot be reached at it — fix: set baseUrl to "http:\/\/127\.0\.0\.1:19944"/);
+  assert.match(logs.error[0], /apiKey refers to \$\{OV_TEST_UNSET_KEY_VAR\}, which is not set/);
+  assert.ok(logs.warn.some((w) => /recalLimit is not a key of this plugin \(did you mean recallLimit\?\); it is ignored — fix: rename it to recallLimit/.test(w)), logs.warn.join("\n"));
+  assert.ok(logs.warn.some((w) => /recallLimit=500 is above the maximum 100; using 100 — fix: set recallLimit to a whole number from 1 to 100/.test(w)), logs.warn.join("\n"));
+  assert.equal(tools, 0, "no tools without an engine");
+  assert.throws(() => factory(), (e) => e.code === "INVALID_CONFIG" && e.field === "baseUrl" && /apiKey refers to/.test(e.message));
+
+  const program = new FakeCommand("openclaw");
+  api.clis[0].registrar({ program, config: HOST_CONFIG, parentPath: [], logger: console });
+  const root = program.subs.find((c) => c.name === "openviking");
+  const run = async (sub, options = {}) => {
+    let out = "";
+    const write = process.stdout.write;
+    const code0 = process.exitCode;
+    process.exitCode = undefined;
+    process.stdout.write = (chunk, ...rest) => (typeof chunk === "string" ? ((out += chunk), true) : write.call(process.stdout, chunk, ...rest));
+    try {
+      await root.subs.find((c) => c.name === sub).fn(options);
+    } finally {
+      process.stdout.write = write;
+    }
+    const exitCode = process.exitCode;
+    process.exitCode = code0;
+    outputs.push(out);
+    return { out, exitCode };
+  };
+  const doctor = await run("doctor");
+  assert.equal(doctor.exitCode, 1);
+  assert.match(doctor.out, /^OpenViking doctor: \d+ checks failed, 2 warnings/);
+  assert.match(doctor.out, /\[FAIL\] config baseUrl: baseUrl "127\.0\.0\.1:19944" has no http:\/\/ or https:\/\/ in front: OpenViking cannot be reached at it\n {9}fix: set baseUrl to "http:\/\/127\.0\.0\.1:19944" \(the scheme, then the host and port\)/);
+  assert.match(doctor.out, /\[FAIL\] config apiKey: apiKey refers to \$\{OV_TEST_UNSET_KEY_VAR\}, which is not set in this process's environment\n {9}fix: export OV_TEST_UNSET_KEY_VAR/);
+  assert.match(doctor.out, /\[warn\] config recalLimit: recalLimit is not a key of this plugin \(did you mean recallLimit\?\); it is ignored\n {9}fix: rename it to recallLimit/);
+  assert.match(doctor.out, /\[warn\] config recallLimit: recallLimit=500 is above the maximum 100; using 100\n {9}fix: set recallLimit to a whole number from 1 to 100 \(default 6\)/);
+  assert.match(doctor.out, /\[FAIL\] host uses the engine \(the engine's verdict\): no — the engine refuses to start while the plugin config has errors/);
+  assert.doesNotMatch(doctor.out, /\[ok {2}\] host uses the engine/);
+  const djson = JSON.parse((await run("doctor", { json: true })).out);
+  assert.deepEqual(djson.config.problems.map((p) => [p.key, p.severity, p.value]), [
+    ["recalLimit", "warning", 3], ["baseUrl", "error", "127.0.0.1:19944"], ["apiKey", "error", null], ["recallLimit", "warning", 500],
+  ]);
+  for (const sub of ["status", "trace", "flush"]) {
+    const r = await run(sub);
+    assert.equal(r.exitCode, 1, sub);
+    assert.match(r.out, new RegExp(`^OpenViking ${sub}: the plugin config has errors — the context engine is off until they are fixed\\n {2}\\[error\\] baseUrl "127\\.0\\.0\\.1:19944"`));
+  }
+});
+
+test("an unusable state dir is an error naming stateDir, at load (never a turn acknowledged without its outbox)", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "ov-cmd-statefile-"));
+  try {
+    const file = join(dir, "not-a-folder");
+    writeFileSync(file, "x");
+    for (const stateDir of [file, join(file, "below")]) {
+      const errors = [];
+      let factory = null;
+      plugin.register({ pluginConfig: { mode: "remote", baseUrl: "http://127.0.0.1:1", stateDir }, logger: { warn() {}, info() {}, error: (m) => errors.push(m) }, registerContextEngine: (_id, f) => (factory = f), registerTool() {}, on() {}, registerService() {} });
+      assert.equal(errors.length, 1, errors.join("\n"));
+      assert.match(errors[0], new RegExp(`stateDir "${stateDir.replace(/[/.]/g, "\\$&")}" cannot hold the plugin's outbox and state: a file is in the way \\(it is not a folder\\); no turn is stored until it can — fix: set stateDir to a folder this user can write`));
+      assert.throws(() => factory(), (e) => e.code === "INVALID_CONFIG" && e.field === "stateDir");
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("\"not in use\" is said once per process and cause: two loads, another agent's engine, a turn run without the engine", async () => {
+  const warned = [];
+  const dirs = [mkdtempSync(join(tmpdir(), "ov-cmd-inert-a-")), mkdtempSync(join(tmpdir(), "ov-cmd-inert-b-"))];
+  try {
+    const hostConfig = { plugins: { slots: { contextEngine: "once-per-cause-test-engine" }, entries: {} } };
+    const runtimes = [];
+    for (const stateDir of dirs) {
+      const api = { ...fakeApi({ config: hostConfig }), registrationMode: "full", pluginConfig: { mode: "remote", baseUrl: "http://127.0.0.1:1", stateDir, timeoutMs: 1000 }, logger: { warn: (m) => warned.push(m), info() {}, error: (m) => warned.push(m) }, registerContextEngine() {}, registerTool() {}, on() {}, registerService() {} };
+      plugin.register(api);
+      plugin.register(api); // OpenClaw registers a plugin more than once per process
+      runtimes.push(api);
+    }
+    const inert = warned.filter((w) => w.includes("not in use"));
+    assert.equal(inert.length, 1, inert.join("\n"));
+    assert.match(inert[0], /the context-engine slot is "once-per-cause-test-engine".*fix: set plugins\.slots\.contextEngine to "openviking"/);
+  } finally {
+    for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  }
+});
+
+test("doctor: what the engine saw in this process (a turn run without it) is the host verdict — never \"[ok] host uses the engine\" beside it", async () => {
+  const seen = fakeRuntime();
+  const a = seen.agent("agent:main:x");
+  a.engine.noteHost({ slot: "openviking", hostVersion: "2026.9.6" });
+  await a.engine.hookFallback({ sessionId: "never-assembled", prompt: "Which editor theme do I prefer?" });
+  assert.equal(a.engine.inert().code, "not_called");
+  const { json } = await surfaces(seen).cli("doctor", { json: true, agent: "main" });
+  const host = json.checks.find((c) => c.id === "host");
+  assert.equal(host.status, "warn");
+  assert.match(host.detail, /^not_called: OpenClaw ran a turn without calling the engine's assemble\(\)/);
+  assert.equal(json.checks.filter((c) => c.id === "inert").length, 0, "one check, not two that disagree");
 });
 
 test("helpers: chat argument parsing, the host's default agent, durations", () => {

@@ -70,14 +70,14 @@ test("contracts.tools lists exactly the registered tools", async () => {
   assert.deepEqual(tools.sort(), [...manifest.contracts.tools].sort());
 });
 
-test("a bad plugin config: a soft mistake loads with a warning naming the key, one nothing can stand in for fails the load naming it", async () => {
+test("a bad plugin config never fails the load: warnings name the key, an error turns the engine off with INVALID_CONFIG", async () => {
   const { default: plugin } = await import("../index.js");
   const warned = [];
-  const quiet = { warn: (m) => warned.push(m), info() {} };
-  assert.doesNotThrow(() => plugin.register({ pluginConfig: { recallLimit: "many", stateDir: "/tmp/ov-bad-soft" }, logger: quiet, registerContextEngine() {}, registerTool() {}, on() {}, registerService() {} }));
+  const quiet = { warn: (m) => warned.push(m), info() {}, error: (m) => warned.push(m) };
+  let factory = null;
+  assert.doesNotThrow(() => plugin.register({ pluginConfig: { recallLimit: "many", stateDir: "/tmp/ov-bad-soft" }, logger: quiet, registerContextEngine: (_id, f) => (factory = f), registerTool() {}, on() {}, registerService() {} }));
   assert.ok(warned.some((w) => /recallLimit="many" is a string, not a whole number; using the default 6 — fix: set recallLimit to a whole number from 1 to 100/.test(w)), warned.join("\n"));
-  assert.throws(
-    () => plugin.register({ pluginConfig: { mode: "cloud", stateDir: "/tmp/ov-bad-hard" }, logger: quiet, registerContextEngine() {}, registerTool() {} }),
-    (err) => err.code === "INVALID_CONFIG" && err.field === "mode",
-  );
+  assert.equal(typeof factory, "function");
+  assert.doesNotThrow(() => plugin.register({ pluginConfig: { mode: "cloud", stateDir: "/tmp/ov-bad-hard" }, logger: quiet, registerContextEngine: (_id, f) => (factory = f), registerTool() {}, on() {}, registerService() {} }));
+  assert.throws(() => factory(), (err) => err.code === "INVALID_CONFIG" && err.field === "mode");
 });
