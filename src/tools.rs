@@ -122,10 +122,10 @@ pub fn tool_definitions() -> Vec<ToolDef> {
             parameters: json!({
                 "type": "object", "additionalProperties": false,
                 "properties": {
-                    "query": {"type": "string", "minLength": 1, "maxLength": TOOL_TEXT_MAX_CHARS, "description": "Words to find (case-insensitive; every word must occur unless match is \"any\")."},
+                    "query": {"type": "string", "minLength": 1, "maxLength": TOOL_TEXT_MAX_CHARS, "description": "What to find, in words or as a question (case-insensitive; common words such as what/did/the are left out; Chinese, Japanese and Korean are matched by character pairs)."},
                     "pattern": {"type": "string", "minLength": 1, "maxLength": crate::history::regex::PATTERN_MAX_CHARS, "description": "Instead of query: a regular expression (literals . [a-z] [^…] \\d \\w \\s ^ $ ( ) | * + ? {m,n})."},
                     "caseSensitive": {"type": "boolean", "description": "For pattern: match case exactly (default false)."},
-                    "match": {"type": "string", "enum": ["all", "any"], "description": "For query: every word (default) or any word."},
+                    "match": {"type": "string", "enum": ["all", "any"], "description": "For query: turns with any of the words, best first (default), or only turns with every word."},
                     "since": {"type": ["string", "integer"], "description": "Only turns at or after this time: ISO 8601 (2026-11-20, 2026-11-20T14:30Z), epoch ms, or \"today\", \"yesterday\", \"last week\", \"3 days ago\"… (UTC)."},
                     "until": {"type": ["string", "integer"], "description": "Only turns before the end of this time (same forms; \"yesterday\" includes all of yesterday)."},
                     "role": {"type": "string", "enum": ["any", "user", "assistant"], "description": "Whose words to search (default any)."},
@@ -403,10 +403,12 @@ impl HistorySearchInput {
             (Some(q), None) => {
                 let terms = terms_of(&q);
                 if terms.is_empty() {
-                    return Err(EngineError::input("query", "has no words to search for (letters or digits)"));
+                    let common = crate::history::rank::common_words_of(&q);
+                    let why = if common.is_empty() { "has no words to search for (letters or digits)".to_string() } else { format!("has only words too common to search for ({}); name what the turn was about", common.join(", ")) };
+                    return Err(EngineError::input("query", why));
                 }
                 let phrase = crate::history::rank::phrase_of(&q);
-                (Matcher::Terms { terms, phrase, all: all != Some("any") }, q)
+                (Matcher::Terms { terms, phrase, all: all == Some("all") }, q)
             }
             (None, Some(p)) => {
                 if all.is_some() {
@@ -516,15 +518,18 @@ mod tests {
         let field = |v: Value| HistorySearchInput::from_value(&v, 1_795_185_000_000).unwrap_err().field;
         assert_eq!(field(json!({})).as_deref(), Some("query"));
         assert_eq!(field(json!({"query": "?!"})).as_deref(), Some("query"));
-        assert_eq!(field(json!({"query": "a", "pattern": "b"})).as_deref(), Some("pattern"));
+        let common = HistorySearchInput::from_value(&json!({"query": "What did we do?"}), 0).unwrap_err();
+        assert_eq!(common.field.as_deref(), Some("query"));
+        assert!(common.message.contains("too common") && common.message.contains("what, did, we, do"), "{}", common.message);
+        assert_eq!(field(json!({"query": "vault", "pattern": "b"})).as_deref(), Some("pattern"));
         assert_eq!(field(json!({"pattern": "(a"})).as_deref(), Some("pattern"));
-        assert_eq!(field(json!({"query": "a", "since": "soonish"})).as_deref(), Some("since"));
-        assert_eq!(field(json!({"query": "a", "since": "today", "until": "yesterday"})).as_deref(), Some("until"));
-        assert_eq!(field(json!({"query": "a", "role": "system"})).as_deref(), Some("role"));
-        assert_eq!(field(json!({"query": "a", "limit": 51})).as_deref(), Some("limit"));
-        assert_eq!(field(json!({"query": "a", "caseSensitive": true})).as_deref(), Some("caseSensitive"));
+        assert_eq!(field(json!({"query": "vault", "since": "soonish"})).as_deref(), Some("since"));
+        assert_eq!(field(json!({"query": "vault", "since": "today", "until": "yesterday"})).as_deref(), Some("until"));
+        assert_eq!(field(json!({"query": "vault", "role": "system"})).as_deref(), Some("role"));
+        assert_eq!(field(json!({"query": "vault", "limit": 51})).as_deref(), Some("limit"));
+        assert_eq!(field(json!({"query": "vault", "caseSensitive": true})).as_deref(), Some("caseSensitive"));
         assert_eq!(field(json!({"pattern": "a", "match": "any"})).as_deref(), Some("match"));
-        assert_eq!(field(json!({"query": "a", "scope": "everyone"})).as_deref(), Some("scope"));
+        assert_eq!(field(json!({"query": "vault", "scope": "everyone"})).as_deref(), Some("scope"));
         let ok = HistorySearchInput::from_value(&json!({"query": "Vault code", "since": "yesterday", "until": "yesterday", "scope": "session"}), 1_795_185_000_000).unwrap();
         assert_eq!(ok.scope, HistoryScope::Session);
         assert_eq!(ok.query.until.unwrap() - ok.query.since.unwrap(), crate::time::DAY_MS);

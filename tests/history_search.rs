@@ -191,11 +191,11 @@ fn bad_input_names_the_field() {
         (json!({}), "query"),
         (json!({"pattern": "(unclosed"}), "pattern"),
         (json!({"pattern": "a{1,999}"}), "pattern"),
-        (json!({"query": "x", "since": "the day after tomorrow"}), "since"),
-        (json!({"query": "x", "until": {"day": 1}}), "until"),
-        (json!({"query": "x", "limit": 0}), "limit"),
-        (json!({"query": "x", "sort": "random"}), "sort"),
-        (json!({"query": "x", "who": "me"}), "who"),
+        (json!({"query": "vault", "since": "the day after tomorrow"}), "since"),
+        (json!({"query": "vault", "until": {"day": 1}}), "until"),
+        (json!({"query": "vault", "limit": 0}), "limit"),
+        (json!({"query": "vault", "sort": "random"}), "sort"),
+        (json!({"query": "vault", "who": "me"}), "who"),
     ] {
         let err = block_on(e.run_tool("memory_search_history", &params)).unwrap_err();
         assert_eq!((err.code, err.field.as_deref()), (ErrorCode::InvalidInput, Some(field)), "{params}: {err}");
@@ -272,6 +272,8 @@ mod properties {
             limit in 1usize..8,
         ) {
             let text = WORDS[word];
+            // a word too common to search for ("the") is refused by the tool before any search
+            prop_assume!(!terms_of(text).is_empty());
             let since_ms = since.map(|s| NOW - s);
             let until_ms = match (since_ms, width) { (Some(s), Some(w)) => Some(s + w), (None, Some(w)) => Some(NOW - w), _ => None };
             let q = Query {
@@ -291,7 +293,7 @@ mod properties {
             // brute force: this agent's turns in the window whose messages of the role hold every term
             let expected = chunks.iter().filter(|c| c.agent_id == "main" && c.ov_session_id.starts_with("main--")).flat_map(|c| c.turns.iter()).filter(|t| {
                 since_ms.map_or(true, |s| t.timestamp_ms >= s) && until_ms.map_or(true, |u| t.timestamp_ms < u)
-                    && terms.iter().all(|w| t.messages.iter().any(|m| role_ok(role, m.role) && m.text.to_lowercase().contains(w.as_str())))
+                    && terms.iter().all(|w| t.messages.iter().any(|m| role_ok(role, m.role) && openviking_context_engine::recall::rank::token_matches(&m.text.to_lowercase(), w)))
             }).count();
             prop_assert_eq!(out.matched, expected);
             // order

@@ -4,10 +4,11 @@
 //! - Only chunks of the asking agent count (`agentId` and `session_map::owns_session` on
 //!   the OpenViking session id): another agent's turns are never read.
 //! - A turn is in the window when `since ≤ timestamp < until`.
-//! - Text queries are split into terms (runs of letters and digits, lower-cased; at most
-//!   [`TERMS_MAX`]); a message contains a term when the term occurs in it (case-insensitive
-//!   substring, so `vault` finds `vaults`). With `match: "all"` (the default) a turn matches
-//!   when its messages (of the role asked for) hold every term, with `"any"` one is enough.
+//! - Text queries are split into terms ([`terms_of`]: words without the function words,
+//!   CJK text as character bigrams; at most [`TERMS_MAX`]); a message contains a word where
+//!   a word starts (whole when shorter than 4 letters: `vault` finds `vaults`, `he` is not
+//!   found in `the`), a bigram anywhere. With `match: "any"` (the default) a turn matches
+//!   when its messages (of the role asked for) hold one term, with `"all"` every term.
 //!   Relevance is BM25 over the turns in the window (k1 = 1.2, b = 0.75), plus
 //!   [`PHRASE_BONUS`] when the whole query occurs as written.
 //! - A `pattern` (see `regex`) matches a message when it matches anywhere in it; relevance
@@ -71,12 +72,21 @@ pub struct Query {
     pub ov_session_id: Option<String>,
 }
 
-/// The terms of a text query: lower-cased runs of letters and digits, deduplicated.
+/// The terms of a text query, as recall reads a query (`recall::rank::query_tokens`): words
+/// of two letters or more that are not function words ("what", "did", "the"), and Chinese,
+/// Japanese and Korean text as character bigrams (it has no spaces: a question is one run),
+/// lower-cased, deduplicated, at most [`TERMS_MAX`].
 pub fn terms_of(query: &str) -> Vec<String> {
+    crate::recall::rank::query_tokens(query, TERMS_MAX as f64)
+}
+
+/// The words of a query that are left out as too common to search for (for the answer that
+/// says why nothing matched).
+pub fn common_words_of(query: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for w in query.split(|c: char| !c.is_alphanumeric()) {
-        let w = fold(w);
-        if !w.is_empty() && !out.contains(&w) && out.len() < TERMS_MAX {
+    for w in query.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let w = w.to_ascii_lowercase();
+        if w.len() >= 2 && crate::recall::rank::is_stopword(&w) && !out.contains(&w) {
             out.push(w);
         }
     }
@@ -149,6 +159,11 @@ fn term_match(text: &str, terms: &[String]) -> Option<MessageMatch> {
         let mut from = 0;
         while let Some(p) = folded[from..].find(t.as_str()) {
             let at = from + p;
+            // words where a word starts (whole when short), as recall matches them
+            if !crate::recall::rank::matches_at(&folded, at, t) {
+                from = at + t.len().max(1);
+                continue;
+            }
             counts[i] += 1;
             if first.map_or(true, |(f, _)| at < f) {
                 first = Some((at, t.len()));

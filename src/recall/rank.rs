@@ -32,7 +32,8 @@ const STOPWORDS: &[&str] = &[
     "whom", "whose", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves",
 ];
 
-fn is_stopword(w: &str) -> bool {
+/// A function word, left out of recall queries and history searches.
+pub fn is_stopword(w: &str) -> bool {
     STOPWORDS.binary_search(&w).is_ok()
 }
 
@@ -110,9 +111,9 @@ pub fn query_tokens(query: &str, max_weight: f64) -> Vec<String> {
         if !open {
             break;
         }
-        if c.is_ascii_alphanumeric() {
-            ascii.push(c);
-        } else if ascii.len() >= 2 && !is_stopword(&ascii) {
+        if c.is_alphanumeric() && !is_cjk(c) {
+            ascii.push(c); // a word of any alphabet (café, ünïcode): one token
+        } else if ascii.chars().count() >= 2 && !is_stopword(&ascii) {
             open = push(std::mem::take(&mut ascii), &mut tokens);
         } else {
             ascii.clear();
@@ -163,18 +164,26 @@ pub fn token_matches(hay: &str, t: &str) -> bool {
     if !t.bytes().all(|b| b.is_ascii_alphanumeric()) {
         return crate::text::contains(hay, t);
     }
-    let (h, n) = (hay.as_bytes(), t.len());
     let mut from = 0;
     while let Some(at) = hay.get(from..).and_then(|rest| rest.find(t)) {
         let i = from + at;
-        let starts = i == 0 || !h[i - 1].is_ascii_alphanumeric();
-        let ends = h.get(i + n).is_none_or(|b| !b.is_ascii_alphanumeric());
-        if starts && (ends || n >= 4) {
+        if matches_at(hay, i, t) {
             return true;
         }
         from = i + 1;
     }
     false
+}
+
+/// Whether the occurrence of `t` at byte `i` of `hay` counts (see [`token_matches`]).
+pub fn matches_at(hay: &str, i: usize, t: &str) -> bool {
+    if !t.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return true;
+    }
+    let (h, n) = (hay.as_bytes(), t.len());
+    let starts = i == 0 || !h[i - 1].is_ascii_alphanumeric();
+    let ends = h.get(i + n).is_none_or(|b| !b.is_ascii_alphanumeric());
+    starts && (ends || n >= 4)
 }
 
 /// In category `name`, by its category or by a `/<name>/` folder in its uri (`dir` = "/<name>/").
