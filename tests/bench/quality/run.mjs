@@ -92,7 +92,8 @@ const { loadEngine, findPkg } = await import(pathToFileURL(join(root, "js-glue",
 const wasmPath = join(findPkg(), "openviking_context_engine_bg.wasm");
 const wasmSha = sha256(readFileSync(wasmPath));
 const pkg = await loadEngine();
-const engine = new pkg.Engine({}, {});
+// --config '{"recallScoreThreshold": 0.7}': the recall settings to measure (default: the defaults)
+const engine = new pkg.Engine(args.config ? JSON.parse(args.config) : {}, {});
 const config = engine.config;
 const RECALL_LIMIT = config.recallLimit;
 const SEARCH_LIMIT = engine.searchLimit;
@@ -410,7 +411,7 @@ function aggregate(rs) {
 }
 
 function printTables(summary, meta) {
-  console.log(`Recall quality — OpenViking ${meta.openviking}, embedder ${meta.embedder}, seed ${meta.seed}, ${meta.context ? `each question after ${meta.context} turns of small talk` : "each question alone"}, default config (recallLimit ${meta.config.recallLimit}, threshold ${meta.config.recallScoreThreshold}, budget ${meta.config.recallTokenBudget}), ${meta.searchLimit} per scope`);
+  console.log(`Recall quality — OpenViking ${meta.openviking}, embedder ${meta.embedder}, seed ${meta.seed}, ${meta.context ? `each question after ${meta.context} turns of small talk` : "each question alone"}, ${args.config ? "config" : "default config"} (recallLimit ${meta.config.recallLimit}, threshold ${meta.config.recallScoreThreshold}, budget ${meta.config.recallTokenBudget}), ${meta.searchLimit} per scope`);
   console.log(`data: ${meta.dataset.map((d) => `${d.persona} ${d.memories} memories/${d.turns} turns/${d.questions} q`).join(", ")}; wasm ${meta.wasm.sha256.slice(0, 12)}`);
   console.log(`E = the engine (Engine.autoRecall), B = OpenViking's top ${meta.config.recallLimit} by score (level-2 items; tokens: the legacy text block)`);
   for (const lang of ["en", "zh", "all"]) {
