@@ -133,6 +133,12 @@ fn a_deleted_state_dir_or_a_second_machine_answers_from_openviking_as_the_first_
     let search = run(&fresh, "memory_search_history", json!({"query": "vault cellar", "limit": 50}));
     assert_eq!(hits(&search), hits(&first_search), "the same turns, ids and archive flags");
     assert_eq!(expand["excerpts"], first_expand["excerpts"]);
+    // the operator's commands list the adopted sessions: this agent's, never the other's
+    let other_fresh = engine(&host, json!({}));
+    host.world().state.retain(|k, _| !k.starts_with("session/"));
+    block_on(other_fresh.adopt_agent_sessions());
+    let listed: Vec<String> = host.world().state.keys().filter(|k| k.starts_with("session/")).cloned().collect();
+    assert_eq!(listed, [format!("session/{OV}")]);
     // numbering goes on where the first left off
     assert_eq!(write(&fresh, "k5", 5, "turn 5").sequence, Some(5));
     assert_eq!(user_texts(&host, OV).len(), 6);

@@ -74,6 +74,8 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
 
   /** This agent's sessions in the state dir, by the engine's ownership (parsed ids). */
   async function ownSessions(agent) {
+    // sessions OpenViking holds that this state dir has not seen (a second machine) first
+    await agent.engine.adoptSessions?.().catch(() => {});
     const keys = await runtime.store.listStateKeys(SESSION_PREFIX);
     const owns = (ov) => {
       try {

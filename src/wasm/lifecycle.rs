@@ -310,6 +310,18 @@ impl ContextEngine {
         })
     }
 
+    /// Adopts this agent's sessions that OpenViking holds and the state dir does not know (a
+    /// second machine, a deleted state dir): their records and history are rebuilt from
+    /// OpenViking, so the operator's commands list them. Quiet when OpenViking does not answer.
+    #[wasm_bindgen(js_name = adoptSessions, unchecked_return_type = "Promise<void>")]
+    pub fn adopt_sessions(&self) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "adoptSessions", async move {
+            inner.adopt_agent_sessions().await;
+            Ok(JsValue::UNDEFINED)
+        })
+    }
+
     /// A session's status for an operator (turns stored, outbox, commits, triggers).
     #[wasm_bindgen(unchecked_return_type = "Promise<SessionStatus>")]
     pub fn status(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
