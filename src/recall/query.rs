@@ -106,7 +106,15 @@ pub fn skip_reason(raw: &str) -> (String, Option<SkipReason>) {
 /// How many of the newest user messages [`build_query`] reads with this window (a caller may
 /// hand over only those: `Engine.recall` reads no more of the host's list).
 pub fn user_messages_read(window: usize) -> usize {
-    window.max(1)
+    // the engine's own user-role messages (a recall pair's opening, a compaction summary) are
+    // passed over, so a window reads up to two more
+    window.max(1) + 2
+}
+
+/// A user message the engine made, not the user: the opening of a recall pair, or the
+/// compaction summary (hosts hand the last assembled context back as history).
+fn is_engines_own(m: &Value) -> bool {
+    crate::messages::synthetic::is_synthetic(m) || text_of(m).trim_start().starts_with(crate::assemble::SUMMARY_MARKER)
 }
 
 /// Builds the recall query from the current input (`prompt`, or the last user message when
@@ -114,7 +122,7 @@ pub fn user_messages_read(window: usize) -> usize {
 pub fn build_query(prompt: Option<&str>, messages: &[Value], window: usize) -> RecallQuery {
     let window = window.max(1);
     let mut texts: Vec<(String, &'static str)> = Vec::with_capacity(window);
-    let user_texts = messages.iter().rev().filter(|m| role(m) == Some("user")).take(user_messages_read(window)).map(text_of);
+    let user_texts = messages.iter().rev().filter(|m| role(m) == Some("user")).take(user_messages_read(window)).filter(|m| !is_engines_own(m)).take(window).map(text_of);
     match prompt {
         Some(p) => {
             texts.push((p.to_string(), "prompt"));
@@ -182,6 +190,11 @@ mod tests {
         assert_eq!(q.parts.len(), 3);
         assert_eq!(q.parts[2].skipped, Some(SkipReason::Greeting));
         let without_prompt = build_query(None, &msgs, 1);
+        // the engine's own user-role messages handed back as history are not the user's words
+        let mut handed_back = msgs.clone();
+        handed_back.push(crate::messages::synthetic::recall_opening(0));
+        handed_back.push(serde_json::json!({"role": "user", "content": "<conversation-summary checkpoint=\"c\">\nEarlier turns\n</conversation-summary>"}));
+        assert_eq!(build_query(Some("which DB did we choose?"), &handed_back, 3).query, q.query);
         assert_eq!(without_prompt.query.as_deref(), Some("and Redis for caching sessions"));
     }
 
