@@ -1,0 +1,162 @@
+// Issue 24 in REAL OpenClaw 2026.9.6 (`openclaw agent --local` turns and `openclaw openviking
+// …` commands, each its own process): a plugin config mistake never costs the turn, the plugin
+// or its doctor — the engine names each bad key, its value, the bound and the fix, in the
+// turn's log and in `doctor`; a config value nothing can stand in for (baseUrl without a
+// scheme, a file as stateDir, an unset ${VAR}, a port that is no port) turns the engine off
+// with one INVALID_CONFIG line naming the key, and OpenClaw runs the turn on its built-in
+// engine; `doctor` checks configPath on disk; and against a real OpenViking, a refused API key
+// is a failed `status` (exit 1) and a skipped recall in the trace and the turn's log, each
+// with its fix, where a good key is "reachable" and "searched".
+// Run: node --test --test-concurrency=1 tests/e2e/config-and-truth.test.mjs (~3–5 min).
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { startFakeModel } from "./fake-model.mjs";
+import { writeConfig, runTurn, runCli, scratchDir } from "./openclaw.mjs";
+import { startHarness, freePort } from "../../js-glue/test/openviking/helpers.mjs";
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
+const PLUGIN = path.join(ROOT, "js-glue");
+let fm;
+const dirs = [];
+
+before(async () => {
+  fm = await startFakeModel({});
+});
+
+after(async () => {
+  await fm?.close?.();
+  if (!process.env.OV_E2E_KEEP) for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+/** A scratch OpenClaw home whose plugin config is `config`. */
+function home(config, prefix = "oc-cfg-") {
+  const dir = scratchDir(prefix);
+  dirs.push(dir);
+  writeConfig({ dir, modelUrl: `${fm.url}/v1`, plugin: { path: PLUGIN, id: "openviking", config } });
+  return dir;
+}
+
+async function openclaw(t, dir, args, env = {}) {
+  const r = await runCli({ dir, args, timeoutMs: 120_000, env });
+  t.diagnostic(`openclaw ${args.join(" ")}: exit=${r.code} wall=${r.ms}ms`);
+  return r;
+}
+
+async function turn(t, dir, sessionId, message) {
+  const r = await runTurn({ dir, sessionId, message, timeoutMs: 90_000 });
+  t.diagnostic(`turn ${sessionId}: exit=${r.code} wall=${r.ms}ms`);
+  return r;
+}
+
+const byId = (doc) => doc.checks.reduce((m, c) => ((m[`${c.id}:${c.title}`] = c), m), {});
+const lines = (text, re) => text.split("\n").filter((l) => re.test(l));
+
+test("soft mistakes (out of bounds, a typo, a wrong type): the turn runs on the engine, each key is named once with its fix, doctor lists them", { timeout: 420_000 }, async (t) => {
+  const port = await freePort(); // nothing answers: recall is skipped, the turn queued
+  const dir = home({ mode: "remote", baseUrl: `http://127.0.0.1:${port}`, recallLimit: 500, recalLimit: 3, timeoutMs: "ten", hookFallback: false });
+  const r = await turn(t, dir, "soft", "Which editor theme do I prefer for long sessions?");
+  assert.equal(r.code, 0, `the turn: exit ${r.code}\n${r.stderr.slice(-3000)}`);
+  assert.doesNotMatch(r.stderr, /invalid config|failed during register|plugin load failed/i);
+  for (const re of [
+    /\[openviking\] config: recallLimit=500 is above the maximum 100; using 100 — fix: set recallLimit to a whole number from 1 to 100 \(default 6\)/,
+    /\[openviking\] config: recalLimit is not a key of this plugin \(did you mean recallLimit\?\); it is ignored — fix: rename it to recallLimit/,
+    /\[openviking\] config: timeoutMs="ten" is a string, not a whole number; using the default 15000 — fix: set timeoutMs to a whole number from 1000 to 600000/,
+  ]) assert.equal(lines(r.stderr, re).length, 1, `once in the turn's log: ${re}\n${r.stderr.slice(-3000)}`);
+  // the engine ran the turn: its recall was skipped (nothing answers), and it says why
+  assert.match(r.stderr, /\[openviking\] recall skipped: OpenViking unreachable at http:\/\/127\.0\.0\.1:\d+ .* — fix: check baseUrl/);
+
+  const doctor = await openclaw(t, dir, ["openviking", "doctor", "--json"]);
+  const d = JSON.parse(doctor.stdout);
+  assert.deepEqual(d.config.problems.map((p) => [p.key, p.severity, p.value]), [
+    ["recalLimit", "warning", 3], ["timeoutMs", "warning", "ten"], ["recallLimit", "warning", 500],
+  ]);
+  assert.equal(d.config.resolved.recallLimit, 100, "the engine runs with the clamped value");
+  const human = await openclaw(t, dir, ["openviking", "doctor"]);
+  assert.match(human.stdout, /\[warn\] config recallLimit: recallLimit=500 is above the maximum 100; using 100\n {9}fix: set recallLimit to a whole number from 1 to 100 \(default 6\)/);
+  for (const l of human.stdout.split("\n")) t.diagnostic(`| ${l}`);
+});
+
+test("hard mistakes (baseUrl without a scheme, a file as stateDir, an unset ${VAR}, no port): one INVALID_CONFIG line naming the key, the turn runs on OpenClaw's engine, no stall; doctor names each", { timeout: 600_000 }, async (t) => {
+  const file = path.join(scratchDir("oc-cfg-file-"), "state-is-a-file");
+  dirs.push(path.dirname(file));
+  fs.writeFileSync(file, "not a folder");
+  const cases = [
+    [{ mode: "remote", baseUrl: "127.0.0.1:19944" }, "baseUrl", /baseUrl "127\.0\.0\.1:19944" has no http:\/\/ or https:\/\/ in front: OpenViking cannot be reached at it — fix: set baseUrl to "http:\/\/127\.0\.0\.1:19944"/],
+    [{ mode: "remote", baseUrl: "http://127.0.0.1:9", stateDir: file }, "stateDir", /stateDir ".*state-is-a-file" cannot hold the plugin's outbox and state: a file is in the way \(it is not a folder\); no turn is stored until it can — fix: set stateDir to a folder this user can write/],
+    [{ mode: "remote", baseUrl: "http://127.0.0.1:9", apiKey: "${OV_E2E_UNSET_KEY}" }, "apiKey", /apiKey refers to \$\{OV_E2E_UNSET_KEY\}, which is not set in this process's environment — fix: export OV_E2E_UNSET_KEY/],
+    [{ port: 70000 }, "port", /port=70000 is not a TCP port \(a whole number from 1 to 65535\) — fix: set port to the port of the local openviking-server/],
+  ];
+  for (const [config, key, said] of cases) {
+    const dir = home({ ...config, hookFallback: false });
+    const r = await turn(t, dir, `hard-${key}`, "Which editor theme do I prefer for long sessions?");
+    assert.equal(r.code, 0, `${key}: the turn runs (OpenClaw's built-in engine): exit ${r.code}\n${r.stderr.slice(-3000)}`);
+    const ours = lines(r.stderr, /\[openviking\] INVALID_CONFIG/);
+    assert.equal(ours.length, 1, `${key}: one line\n${r.stderr.slice(-3000)}`);
+    assert.match(ours[0], said);
+    assert.match(r.stderr, /Context engine "openviking" degraded to "legacy" for this logical turn: INVALID_CONFIG/, "OpenClaw says which engine ran the turn, and why");
+    assert.doesNotMatch(r.stderr, /AggregateError|failed during register|plugin load failed/);
+    assert.ok(r.ms < 60_000, `${key}: no stall (${r.ms} ms)`);
+
+    const doctor = await openclaw(t, dir, ["openviking", "doctor"]);
+    assert.equal(doctor.code, 1, doctor.stdout);
+    assert.match(doctor.stdout, new RegExp(`\\[FAIL\\] config ${key}: `));
+    assert.match(doctor.stdout, /\[FAIL\] host uses the engine \(the engine's verdict\): no — the engine refuses to start while the plugin config has errors/);
+    const status = await openclaw(t, dir, ["openviking", "status"]);
+    assert.equal(status.code, 1);
+    assert.match(status.stdout, /^OpenViking status: the plugin config has errors — the context engine is off until they are fixed\n {2}\[error\] /);
+    t.diagnostic(`${key}: ${ours[0]}`);
+  }
+});
+
+test("local mode: doctor checks configPath on disk, and says so by its key", { timeout: 300_000 }, async (t) => {
+  const port = await freePort();
+  const dir = home({ port, configPath: "/nonexistent/ov.conf" });
+  const doctor = await openclaw(t, dir, ["openviking", "doctor", "--json"]);
+  const cfg = doctor.json.checks.find((c) => c.id === "local-config");
+  assert.equal(cfg.status, "fail");
+  assert.equal(cfg.detail, "configPath /nonexistent/ov.conf does not exist: the plugin cannot start openviking-server");
+  assert.match(cfg.fix, /set configPath to yours/);
+  const lock = doctor.json.checks.find((c) => c.id === "local-lock");
+  assert.equal(lock.status, "ok");
+});
+
+test("against a real OpenViking: a refused key fails status and skips recall (trace, turn log), each with its fix; a good key is reachable and searched", { timeout: 600_000 }, async (t) => {
+  const ov = await startHarness();
+  try {
+    const wrong = home({ mode: "remote", baseUrl: ov.env.baseUrl, apiKey: "wrong-key-e2e-0123456789", hookFallback: false }, "oc-key-");
+    const r = await turn(t, wrong, "kr", "We decided the billing service runs on Postgres 16.");
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    const skipped = lines(r.stderr, /\[openviking\] recall skipped/);
+    assert.equal(skipped.length, 1, r.stderr.slice(-3000));
+    assert.match(skipped[0], /recall skipped: OpenViking refused the API key \(.*401 UNAUTHENTICATED.*\) — fix: set apiKey under plugins\.entries\.openviking\.config \(or \$OPENVIKING_API_KEY\) to a user key of this server/);
+
+    const status = await openclaw(t, wrong, ["openviking", "status"]);
+    assert.equal(status.code, 1, status.stdout);
+    assert.match(status.stdout, /health\s+reachable, version 0\.5\./);
+    assert.match(status.stdout, /KEY REFUSED: OpenViking refused the API key \(OpenViking answered GET \/api\/v1\/system\/status with HTTP 401 UNAUTHENTICATED/);
+    assert.match(status.stdout, /fix: set apiKey under plugins\.entries\.openviking\.config/);
+    assert.doesNotMatch(status.stdout, /user unknown/);
+    const trace = await openclaw(t, wrong, ["openviking", "trace", "--session", "kr"]);
+    assert.match(trace.stdout, /Memories: recall SKIPPED — OpenViking refused the API key/);
+    assert.doesNotMatch(trace.stdout, /0 injected, 0 cut/);
+    for (const l of [...status.stdout.split("\n"), ...trace.stdout.split("\n")]) t.diagnostic(`| ${l}`);
+    for (const out of [r.stdout, r.stderr, status.stdout, status.stderr, trace.stdout]) assert.ok(!out.includes("wrong-key-e2e-0123456789"), "the key is never printed");
+
+    const good = home({ mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, hookFallback: false }, "oc-key-");
+    const g = await turn(t, good, "ok", "We decided the billing service runs on Postgres 16.");
+    assert.equal(g.code, 0);
+    assert.doesNotMatch(g.stderr, /recall skipped/);
+    const st = await openclaw(t, good, ["openviking", "status", "--json"]);
+    assert.equal(st.code, 0, st.stdout);
+    assert.equal(st.json.openviking.state, "ok");
+    assert.equal(st.json.identity.userId, ov.env.userId);
+    const tr = await openclaw(t, good, ["openviking", "trace", "--session", "ok", "--json"]);
+    assert.equal(tr.json.trace.recallStatus.state, "searched");
+    assert.match(tr.json.trace.recallStatus.line, /^searched user and agent memories: /);
+  } finally {
+    await ov.stop();
+  }
+});
