@@ -1,7 +1,7 @@
 // The recall settings panel: one control per recall key of the plugin config (bounds and
 // defaults from the engine, `configBounds()` and `parseConfig({})`: the page holds none of its
-// own), plus the host's token budget, which is a simulation input and not a plugin key. Values go to the engine as typed, so the engine's own errors
-// (INVALID_CONFIG naming the key) and clamping warnings show on the page.
+// own), plus the host's token budget, which is a simulation input and not a plugin key. Values go to the engine as typed, so the engine's own warnings
+// (a value clamped, or one it cannot take read as the default — each naming the key and the fix) show on the page.
 import { h } from "./dom.js";
 
 /** Plugin config keys tuned here (presentation only: label, slider step, help). */
