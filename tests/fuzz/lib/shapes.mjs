@@ -182,15 +182,19 @@ export const BOUNDS = { port: [1, 65535], timeoutMs: [1000, 600000], recallLimit
   recallTokenBudget: [100, 50000], captureMaxLength: [200, 200000], recentRawTurnCount: [0, 200], assembleRecallWindow: [1, 50], compactCommitThreshold: [0.1, 1],
   memoryExpandMaxResults: [1, 100], compactTokensAddedThreshold: [100, 10000000], compactTurnThreshold: [1, 10000], compactMaxIntervalMinutes: [1, 10080] };
 
-/** A valid plugin config (numbers may be out of bounds: those are clamped, not errors). */
+/** A valid plugin config: numbers may be out of bounds (clamped), of the wrong type or a
+ *  fraction (the default, with a warning), and a key may be misspelled (ignored, with a
+ *  warning) — none of those is an error. `port` is never clamped: out of range it is an error. */
 export function pluginConfig(rng, { timeoutMs = 1000 } = {}) {
   const c = {};
   for (const [k, f] of Object.entries(CONFIG_KEYS)) if (rng.chance(0.25)) c[k] = f(rng);
   if (rng.chance(0.2)) {
-    const k = rng.pick(Object.keys(BOUNDS));
+    const k = rng.pick(Object.keys(BOUNDS).filter((x) => x !== "port"));
     const [lo, hi] = BOUNDS[k];
     c[k] = rng.pick([lo - 1, hi + 1, -1e9, 1e12, lo, hi]);
   }
+  if (rng.chance(0.05)) c[rng.pick(["recallLimit", "timeoutMs", "autoRecall", "captureMode"])] = rng.pick(["ten", 2.5, [], {}]);
+  if (rng.chance(0.05)) c[rng.pick(["recalLimit", "recallLimits", "enabled", "zzz"])] = rng.int(9);
   if (rng.chance(0.05)) c.ingestReplyAssistFoo = hostile(rng, { allowHuge: false });
   if (timeoutMs !== undefined) c.timeoutMs = timeoutMs;
   if (rng.chance(0.1)) c.baseUrl = "${FUZZ_URL}";
