@@ -107,7 +107,7 @@ fn a_full_recall_crosses_the_boundary() {
     let req = obj(&[("prompt", "which theme do I like?".into()), ("search", search), ("nowMs", JsValue::from_f64(1.0))]);
     let out = e.auto_recall_js(req).expect("ok");
     let messages: Array = Reflect::get(&out, &"messages".into()).unwrap().into();
-    assert_eq!(messages.length(), 2);
+    assert_eq!(messages.length(), 3, "the pair and the user message that opens it");
     assert!(estimate_tokens_js("数据库慢查询".into()).unwrap() >= 4);
 }
 

@@ -18,6 +18,10 @@ pub(super) const REPLAY_LEASE_TTL_MS: u64 = 600_000;
 /// How long a replay waits for another process's replay before it leaves the turns to it.
 pub(super) const REPLAY_WAIT_MS: u64 = 3_000;
 
+/// Tries of a lock before giving up, whatever the clock says (a wait of 10 minutes at the
+/// longest pause is 6,000 tries).
+const MAX_TRIES: u32 = 6_000;
+
 pub(super) fn replay_lease(ov_id: &str) -> String {
     format!("replay/{ov_id}")
 }
@@ -29,7 +33,9 @@ impl<H: Host> Engine<H> {
     pub(super) async fn take_lock(&self, name: &str, ttl_ms: u64, wait_ms: u64) -> HostResult<bool> {
         let start = self.host.now_ms();
         let mut pause = 5;
-        loop {
+        // bounded in tries too: a host whose sleep returns at once (or whose clock stands
+        // still) must not turn the wait into a loop that never yields to its timers
+        for _ in 0..MAX_TRIES {
             match self.host.try_lock(name, ttl_ms).await {
                 Ok(true) => return Ok(true),
                 Ok(false) => {}
@@ -44,6 +50,7 @@ impl<H: Host> Engine<H> {
             self.host.sleep(pause).await;
             pause = (pause * 2).min(100);
         }
+        Ok(false)
     }
 
     /// Gives a lock back; a failure is only worth a warning (the lock expires).

@@ -122,6 +122,7 @@ test("every request names the agent, carries the key (GET /health does not) and 
     if (req.url.startsWith("/api/v1/system/status")) return json(res, 200, { status: "ok", result: { user: "alice" } });
     if (req.url.startsWith("/api/v1/sessions/main--s?")) return json(res, 404, { status: "error", error: { code: "NOT_FOUND", message: "no session" } });
     if (req.url === "/api/v1/sessions") return json(res, 200, { status: "ok", result: { session_id: "main--s" } });
+    if (req.url.startsWith("/api/v1/sessions/main--s/context")) return json(res, 200, { status: "ok", result: { messages: [] } });
     if (req.url.endsWith("/messages/batch")) return json(res, 200, { status: "ok", result: { message_count: 2 } });
     if (req.url.startsWith("/api/v1/search/find")) return json(res, 200, { status: "ok", result: { memories: [] } });
     return json(res, 200, { status: "ok", result: null });
