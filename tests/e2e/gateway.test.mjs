@@ -392,7 +392,12 @@ test("every turn is in OpenViking exactly once, in order; the outbox is empty", 
     assert.equal(inOv, true, `checkpoint ${c.checkpointId} is also stored in OpenViking (${uri})`);
     assert.ok(c.summary, `checkpoint ${c.checkpointId} has its summary`);
   }
-  assert.ok(cps.filter((c) => c.reason !== "compact()").length >= 2, "the trigger committed in both gateway lives");
+  // the trigger committed in both gateway lives: life #1's checkpoint is recorded; life #2's
+  // commit is in OpenViking (the previous test saw its count grow), and its checkpoint is
+  // recorded when its task ends — later than the gateway's stop when the commit came late
+  // (after a back-off from the outage), by the next process that follows it
+  const sessionCommits = (await client.getSession(OV_SESSION)).commit_count;
+  assert.ok(cps.filter((c) => c.reason !== "compact()").length >= 1 && sessionCommits >= 3, `the trigger committed in both gateway lives (${sessionCommits} commits)`);
 
   timings.total = Date.now() - timings.t0;
   const walls = [...results.values()].map((r) => r.ms);
