@@ -32,7 +32,7 @@ import { REPO, startHarness } from "../../js-glue/test/openviking/helpers.mjs";
 import { startFaultProxy } from "./fault-proxy.mjs";
 import { makeEngine } from "./engine-host.mjs";
 import { createStateStore } from "../../js-glue/state-store.js";
-import { crashText } from "./crash-writer.mjs";
+import { crashText, prng } from "./crash-writer.mjs";
 
 const WRITER = fileURLToPath(new URL("./crash-writer.mjs", import.meta.url));
 const int = (v, d) => (v === undefined || v === "" ? d : Math.max(0, Math.floor(Number(v))));
@@ -47,26 +47,6 @@ const TIMEOUT_MS = 1000; // per OpenViking call (the config's lower bound)
 const WATCHDOG_MS = 60000; // a writer still running after this is a hang
 const VERBOSE = process.env.CRASH_VERBOSE === "1"; // every writer's plan and output on stderr
 const CONFIG = { compactTurnThreshold: 10000, compactTokensAddedThreshold: 10000000, compactMaxIntervalMinutes: 10080 };
-
-/** mulberry32: small, seeded, good enough to pick modes and delays. */
-function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const between = (lo, hi) => lo + Math.floor(next() * (hi - lo + 1));
-  const pick = (weights) => {
-    const total = Object.values(weights).reduce((s, w) => s + w, 0);
-    let r = next() * total;
-    for (const [k, w] of Object.entries(weights)) if ((r -= w) < 0) return k;
-    return Object.keys(weights)[0];
-  };
-  return { next, between, pick, chance: (p) => next() < p };
-}
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const run = promisify(execFile);
