@@ -167,3 +167,19 @@ fn a_turn_this_process_sent_that_comes_back_into_the_outbox_is_not_sent_again() 
     assert_eq!((report.queued, report.reason), (0, None));
     assert_eq!(user_texts(&host, OV), ["first turn", "second turn"]);
 }
+
+#[test]
+fn an_adopted_session_knows_its_turns_written_without_a_key_by_their_content() {
+    // afterTurn hosts send no advancement key: the turn is named by its content key, and a
+    // state dir rebuilt from OpenViking still recognises the same turn handed over again
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    let mut msgs = turn(0, "the pool size is ten");
+    msgs[3]["timestamp"] = json!(1_763_999_000_000u64);
+    block_on(e.write_turn(turn_write("s1", None, msgs.clone()))).unwrap();
+    host.world().state.clear();
+    let fresh = engine(&host, json!({}));
+    let again = block_on(fresh.write_turn(turn_write("s1", None, msgs))).unwrap();
+    assert!(again.already_stored, "{again:?}");
+    assert_eq!(user_texts(&host, OV).len(), 1);
+}

@@ -56,8 +56,10 @@ impl<H: Host> Engine<H> {
         let next = turns.last().map_or(start, |t| t.sequence + 1);
         // the ledger knows the adopted turns: a retry of one of them is not written again
         let mut ledger = TurnLedger::default();
+        // (a turn written without an advancement key is named by its content key: `<id>:c<key>`)
+        let by_content = format!("{ov_id}:c");
         for t in &turns {
-            ledger.note(t.sequence, &t.turn_id, None);
+            ledger.note(t.sequence, &t.turn_id, t.turn_id.strip_prefix(by_content.as_str()));
         }
         rec.state.next_sequence = rec.state.next_sequence.max(next);
         rec.live_count = Some(meta.message_count);
