@@ -183,3 +183,42 @@ fn an_adopted_session_knows_its_turns_written_without_a_key_by_their_content() {
     assert!(again.already_stored, "{again:?}");
     assert_eq!(user_texts(&host, OV).len(), 1);
 }
+
+/// A turn and, when it says a commit is due, the commit the host then runs.
+fn write_and_commit(e: &Engine<FakeHost>, key: &str, i: usize, text: &str) -> bool {
+    let out = write(e, key, i, text);
+    if out.commit_due {
+        let reason = out.trigger.map(|t| t.reason()).unwrap_or_default();
+        assert!(block_on(e.run_commit(OV, false, &reason, None)).unwrap().compacted);
+    }
+    out.commit_due
+}
+
+#[test]
+fn a_second_machine_continues_the_trigger_window_where_the_first_left_it() {
+    let host = FakeHost::new();
+    let cfg = json!({"compactTurnThreshold": 6, "compactTokensAddedThreshold": 1_000_000});
+    let e = engine(&host, cfg.clone());
+    let due: Vec<bool> = (0..10).map(|i| write_and_commit(&e, &format!("k{i}"), i, &format!("turn {i}: the boiler pressure"))).collect();
+    assert_eq!(due.iter().position(|d| *d), Some(5), "the sixth turn fired the turn trigger");
+    assert_eq!(host.world().sessions[OV].archives.len(), 1);
+    let first = block_on(e.status(OV)).unwrap();
+    let turns_of = |s: &openviking_context_engine::engine::SessionStatus| s.triggers.iter().find(|t| t.kind == "turns").unwrap().current;
+    assert_eq!(turns_of(&first), 4);
+    host.world().now += 7 * 60_000;
+
+    // a second machine: same OpenViking, an empty state dir
+    host.world().state.clear();
+    host.world().outbox.clear();
+    let fresh = engine(&host, cfg);
+    let second = block_on(fresh.status(OV)).unwrap();
+    assert_eq!(turns_of(&second), 4, "four live turns since the commit, read from OpenViking");
+    let interval = |s: &openviking_context_engine::engine::SessionStatus| s.triggers.iter().find(|t| t.kind == "interval").unwrap().current;
+    assert_eq!(interval(&second), interval(&block_on(e.status(OV)).unwrap()), "the last commit's time came from its checkpoint");
+    assert_eq!(interval(&second), 7);
+    // two more turns reach the threshold of 6, as they would have on the first machine
+    assert!(!write_and_commit(&fresh, "k10", 10, "turn 10: the boiler pressure"));
+    assert!(write_and_commit(&fresh, "k11", 11, "turn 11: the boiler pressure"), "the window went on: the sixth turn since the commit fires");
+    let archived: Vec<String> = host.world().sessions[OV].archives[1].iter().filter(|m| m["role"] == "user").map(|m| m["turn_id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(archived, (6..12).map(|i| format!("k{i}")).collect::<Vec<_>>());
+}

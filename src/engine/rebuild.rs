@@ -49,10 +49,13 @@ impl<H: Host> Engine<H> {
                 }
             }
         }
+        let archived = messages.len();
         messages.extend(self.host.live_messages(&ov_id).await?);
         // the first archive read starts where its checkpoint says (older ones were not read)
         let start = if first > 1 { rec.checkpoints.checkpoints.iter().find(|c| u64::from(c.archive_index) == first).map_or(0, |c| c.source_turn_range.start_sequence) } else { 0 };
         let turns = turns_from_messages(&messages, start, self.host.now_ms());
+        let archived_turns = turns_from_messages(&messages[..archived], start, self.host.now_ms()).len();
+        adopt_window(&mut rec.state, &turns[archived_turns.min(turns.len())..], meta, rec.checkpoints.checkpoints.last().map(|c| c.committed_at.as_str()));
         let next = turns.last().map_or(start, |t| t.sequence + 1);
         // the ledger knows the adopted turns: a retry of one of them is not written again
         let mut ledger = TurnLedger::default();
@@ -97,3 +100,35 @@ impl<H: Host> Engine<H> {
         }
     }
 }
+
+/// The trigger window of an adopted session, from what OpenViking holds: the live turns are
+/// the ones since the last commit (their count, ids and first time), OpenViking's pending
+/// tokens stand for the tokens added, and the last commit's time is its checkpoint's. A
+/// second machine's triggers thus continue where the first machine's stood instead of
+/// starting from zero. (Every live turn counts: the capture decision that skips, e.g., a
+/// bare greeting cannot be replayed from the stored text alone, so a rebuilt window may
+/// fire one such turn early.)
+fn adopt_window(st: &mut crate::triggers::SessionState, live: &[crate::history::TurnEntry], meta: &SessionMeta, last_commit_at: Option<&str>) {
+    let Some(first) = live.first() else {
+        st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(iso_ms));
+        return;
+    };
+    st.turns_since_commit = st.turns_since_commit.max(live.len() as u64);
+    st.counted_turns_since_commit = st.counted_turns_since_commit.max(live.len() as u64);
+    st.tokens_since_commit = st.tokens_since_commit.max(meta.pending_tokens);
+    st.server_pending_tokens = Some(meta.pending_tokens);
+    st.first_turn_at_ms = st.first_turn_at_ms.or(Some(first.timestamp_ms));
+    st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(iso_ms));
+    st.window_start_sequence = first.sequence;
+    st.recorded_through = live.last().map(|t| t.sequence).max(st.recorded_through);
+    if st.window_turn_ids.is_empty() {
+        for t in live {
+            crate::triggers::push_window_turn_id(st, t.turn_id.clone());
+        }
+    }
+}
+
+fn iso_ms(s: &str) -> Option<u64> {
+    crate::history::when::parse_iso(&s.trim().to_uppercase()).map(|w| w.start)
+}
+
