@@ -287,6 +287,37 @@ fn a_scope_answer_the_pipeline_cannot_read_counts_as_that_scope_failing() {
 }
 
 #[test]
+fn a_state_dir_that_did_not_assemble_the_turn_rebuilds_its_trace_from_openviking() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    assemble(&e, "s1", "Which editor theme do I prefer?");
+    block_on(e.write_turn(turn_write("s1", Some("k1"), turn(1, "Which editor theme do I prefer?")))).unwrap();
+    let first = block_on(e.trace("main--s1")).unwrap();
+    assert!(first.rebuilt.is_none());
+    let shown: Vec<String> = first.recall["memories"].as_array().unwrap().iter().map(|m| m["uri"].as_str().unwrap().to_string()).collect();
+    assert!(!shown.is_empty());
+
+    // a second machine (or a lost state dir): nothing kept locally, OpenViking has the turn
+    host.world().state.clear();
+    let fresh = engine(&host, json!({}));
+    let t = block_on(fresh.trace("main--s1")).expect("rebuilt from OpenViking");
+    let r = t.rebuilt.expect("marked as rebuilt");
+    assert_eq!((r.turn_id.as_str(), r.archived), ("k1", false));
+    assert_eq!(r.injected_uris, shown, "the memories the turn was shown, as the first machine's trace says");
+    assert_eq!(t.query["query"], "Which editor theme do I prefer?");
+    let stored_at = host.all_messages("main--s1")[0]["created_at"].as_str().unwrap().to_string();
+    assert_eq!(openviking_context_engine::time::iso8601(t.at_ms), stored_at, "the turn's time as stored");
+    // after a commit the turn is read from the newest archive
+    assert!(block_on(fresh.compact("s1", None)).unwrap().compacted);
+    host.world().state.clear();
+    let t = block_on(engine(&host, json!({})).trace("main--s1")).unwrap();
+    assert_eq!(t.rebuilt.as_ref().map(|r| (r.turn_id.as_str(), r.archived, r.injected_uris.clone())), Some(("k1", true, shown)));
+    // never another agent's session, never a session nobody wrote
+    assert!(block_on(engine(&host, json!({"agentId": "other"})).trace("main--s1")).is_none());
+    assert!(block_on(fresh.trace("main--never")).is_none());
+}
+
+#[test]
 fn status_and_trace_show_what_the_engine_did() {
     let host = host_with_memories();
     let e = engine(&host, json!({}));

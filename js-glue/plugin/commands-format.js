@@ -238,6 +238,7 @@ export function formatTrace(doc, { now = Date.now() } = {}) {
   if (doc.error) return `OpenViking trace: ${doc.error}`;
   const t = doc.trace;
   if (!t) return `OpenViking trace of ${sessionTitle(doc)}: no assembled turn known yet (the engine keeps the last one per session).`;
+  if (t.rebuilt) return formatRebuilt(doc, t, now);
   const lines = [`OpenViking trace of ${sessionTitle(doc)}`, `  assembled ${fmtWhen(t.atMs, now)}`, "", "Query"];
   if (t.query?.query) lines.push(`  ${clip(t.query.query, 400)}`);
   else lines.push("  (none: every turn in the window was skipped, nothing was searched)");
@@ -270,6 +271,24 @@ export function formatTrace(doc, { now = Date.now() } = {}) {
       ["trimmed", trimmed || "nothing"],
     ]),
   );
+  return lines.join("\n");
+}
+
+/** A trace the engine rebuilt from OpenViking: this state dir did not assemble the turn. */
+function formatRebuilt(doc, t, now) {
+  const r = t.rebuilt;
+  const lines = [
+    `OpenViking trace of ${sessionTitle(doc)} — rebuilt from OpenViking`,
+    `  the last stored turn (${r.turnId || "no turn id"}${r.archived ? ", in the newest archive" : ""}), ${fmtWhen(t.atMs, now)}`,
+    "  this state dir did not assemble it (another machine or process did, or the state dir was new):",
+    "  the candidates cut and the token split are known only where it was assembled",
+    "",
+    "Question",
+    `  ${clip(t.query?.query || "(no text)", 400)}`,
+    "",
+    `Memories shown with the turn: ${r.injectedUris.length}`,
+    ...r.injectedUris.map((u) => `  ${u}`),
+  ];
   return lines.join("\n");
 }
 

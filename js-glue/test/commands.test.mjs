@@ -290,6 +290,22 @@ test("trace: the last assembled turn — query, both scopes, each memory injecte
   assert.match((await cli("trace", { session: "never-assembled" })).out, /no assembled turn known yet/);
 });
 
+test("trace on a state dir that did not assemble the turn: rebuilt from OpenViking — the last stored turn's question and the memories it was shown", async () => {
+  const other = fakeRuntime();
+  await turn(other, "agent:main:d", "delta", "Which editor theme do I prefer for long sessions?", "d1");
+  const shown = (await other.agent("agent:main:d").engine.trace("main--delta")).recall.memories.map((m) => m.uri);
+  other.host.forgetStateDir();
+  other.agents.clear(); // the next process, or another machine
+  const { cli } = surfaces(other);
+  const { json } = await cli("trace", { json: true, session: "delta" });
+  assert.deepEqual(json.trace.rebuilt, { turnId: "d1", archived: false, injectedUris: shown });
+  const human = (await cli("trace", { session: "delta" })).out;
+  assert.match(human, /OpenViking trace of main--delta .*— rebuilt from OpenViking/);
+  assert.match(human, /the last stored turn \(d1\)/);
+  assert.match(human, /Question\n {2}Which editor theme do I prefer for long sessions\?/);
+  assert.match(human, new RegExp(`Memories shown with the turn: ${shown.length}\n {2}${shown[0].replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
+});
+
 test("flush: drains each session's outbox; reports written, still queued and why", async () => {
   const local = fakeRuntime();
   await turn(local, "agent:main:a", "delta", "A first turn while OpenViking answers.", "d1");

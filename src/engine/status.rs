@@ -100,6 +100,24 @@ pub struct Trace {
     pub estimated_tokens: u64,
     /// The token split of the composed context.
     pub split: TokenSplit,
+    /// Set when this state dir never assembled the turn (another machine did, or the state
+    /// dir was lost): what OpenViking holds of the last stored turn. `null` otherwise.
+    #[serde(default)]
+    pub rebuilt: Option<RebuiltTurn>,
+}
+}
+
+crate::ts_type! { ts(inline);
+/// A trace rebuilt from OpenViking: the last stored turn, the question it asked and the
+/// memories it was shown (the `context` parts stored with it). The candidates cut and the
+/// token split are known only to the process that assembled it.
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RebuiltTurn {
+    pub turn_id: String,
+    /// `true`: read from the newest archive (nothing live since the last commit).
+    pub archived: bool,
+    pub injected_uris: Vec<String>,
 }
 }
 
@@ -184,8 +202,60 @@ impl<H: Host> Engine<H> {
         if let Some(t) = self.trace_in_memory(ov_id) {
             return Some(t);
         }
-        let kept = self.host.load_state(&trace_key(ov_id)).await.ok().flatten()?;
-        serde_json::from_value(kept).ok()
+        if let Some(kept) = self.host.load_state(&trace_key(ov_id)).await.ok().flatten() {
+            if let Ok(t) = serde_json::from_value(kept) {
+                return Some(t);
+            }
+        }
+        self.rebuilt_trace(ov_id).await
+    }
+
+    /// The trace of a session this state dir did not assemble, from OpenViking: its last
+    /// stored turn (live, else in the newest archive), the question and the memories the
+    /// turn was shown. Only this agent's sessions (a parsed id, never a prefix).
+    async fn rebuilt_trace(&self, ov_id: &str) -> Option<Trace> {
+        if !crate::session_map::owns_session(&self.config.agent_id, ov_id) {
+            return None;
+        }
+        let mut messages = self.host.live_messages(ov_id).await.ok()?;
+        let mut archived = false;
+        if !messages.iter().any(is_user) {
+            let meta = self.host.session_meta(ov_id).await.ok()??;
+            if meta.commit_count == 0 {
+                return None;
+            }
+            let a = self.host.archive(ov_id, &format!("archive_{:03}", meta.commit_count)).await.ok()?;
+            messages = a.get("messages").and_then(Value::as_array).cloned().unwrap_or_default();
+            archived = true;
+        }
+        let start = messages.iter().rposition(is_user)?;
+        let turn_id = messages[start].get("turn_id").and_then(Value::as_str).unwrap_or_default().to_string();
+        let turn: Vec<&Value> = messages[start..]
+            .iter()
+            .enumerate()
+            .take_while(|(i, m)| *i == 0 || turn_id.is_empty() && !is_user(m) || m.get("turn_id").and_then(Value::as_str) == Some(turn_id.as_str()))
+            .map(|(_, m)| m)
+            .collect();
+        let parts = || turn.iter().flat_map(|m| m.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default());
+        let question = messages[start].get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default().iter().filter(|p| p.get("type").and_then(Value::as_str) == Some("text")).filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n");
+        let mut injected_uris: Vec<String> = Vec::new();
+        for p in parts().filter(|p| p.get("type").and_then(Value::as_str) == Some("context")) {
+            if let Some(u) = p.get("uri").and_then(Value::as_str).filter(|u| !injected_uris.iter().any(|x| x == u)) {
+                injected_uris.push(u.to_string());
+            }
+        }
+        let at_ms = messages[start].get("created_at").and_then(Value::as_str).and_then(|s| crate::history::when::parse_iso(&s.trim().to_uppercase())).map_or(0, |w| w.start);
+        Some(Trace {
+            at_ms,
+            query: serde_json::json!({ "query": question, "parts": [] }),
+            scopes: None,
+            recall: Value::Null,
+            recall_status: None,
+            token_budget: None,
+            estimated_tokens: 0,
+            split: TokenSplit { recall: 0, summaries: 0, summarized_turns: 0, recent_raw_turns: 0, trimmed: Value::Null, over_budget: false },
+            rebuilt: Some(RebuiltTurn { turn_id, archived, injected_uris }),
+        })
     }
 
     /// Keeps the last assembled turn's trace in the state dir (called by the turn's write,
@@ -215,6 +285,12 @@ impl<H: Host> Engine<H> {
                 trimmed: serde_json::to_value(&comp.trimmed).unwrap_or(Value::Null),
                 over_budget: comp.over_budget,
             },
+            rebuilt: None,
         })
     }
 }
+
+fn is_user(m: &Value) -> bool {
+    m.get("role").and_then(Value::as_str) == Some("user")
+}
+

@@ -572,6 +572,11 @@ export interface Trace {
   estimatedTokens: number;
   /** The token split of the composed context. */
   split: { recall: number; summaries: number; summarizedTurns: number; recentRawTurns: number; trimmed: unknown; overBudget: boolean };
+  /**
+   * Set when this state dir never assembled the turn (another machine did, or the state
+   * dir was lost): what OpenViking holds of the last stored turn. `null` otherwise.
+   */
+  rebuilt: { turnId: string; archived: boolean; injectedUris: string[] } | null;
 }
 
 /** What the plugin can see of its host (each part may be unknown). */

@@ -24,7 +24,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModel, lastQuestion, textOf, isInternalUser } from "./fake-model.mjs";
-import { writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
+import { writeConfig, runTurn, runCli, scratchDir } from "./openclaw.mjs";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
 import { createClient } from "../inspect/client.js";
 import { storedMessages } from "../inspect/stored.js";
@@ -87,7 +87,7 @@ before(async () => {
 after(async () => {
   await fm?.close?.();
   await ov?.stop();
-  for (const h of [A, B].filter(Boolean)) {
+  for (const h of [A, B, C].filter(Boolean)) {
     if (process.env.OV_E2E_KEEP === "1") console.log(`# kept ${h.dir}`);
     else fs.rmSync(h.dir, { recursive: true, force: true });
   }
@@ -154,6 +154,7 @@ async function waitFor(fn, ms = 90_000) {
   }
 }
 
+let C; // a third home that never runs a turn: only the operator's commands
 let answerA, firstHits;
 test("home A: facts, a trigger compaction with its checkpoint in OpenViking, a search and a memory expansion", { timeout: 900_000 }, async (t) => {
   for (const mk of ["M01", "M02", "M03"]) await turn(t, A, mk, FACTS[mk]);
@@ -217,6 +218,34 @@ test("home B (fresh state dir, same OpenViking, agent and session): the same sea
 test("home B: memory_expand of a memory A's compaction extracted gives A's answer (archive, checkpoint, excerpts)", { timeout: 60_000 }, () => {
   assert.ok(answerB, "scenario B ran");
   assert.deepEqual(noElapsed(answerB.expand), noElapsed(answerA.expand), "memory_expand in B, its first turn on the session, answers as in A");
+});
+
+test("home C (fresh state dir, no turn of its own): status and trace as B's, read from OpenViking", { timeout: 300_000 }, async (t) => {
+  assert.ok(answerB, "scenario B ran");
+  C = home("c", 1000);
+  const cli = async (h, args) => {
+    const r = await runCli({ dir: h.dir, args, timeoutMs: 120_000 });
+    t.diagnostic(`${h.name}: openclaw ${args.join(" ")}: exit=${r.code} wall=${r.ms}ms`);
+    assert.equal(r.code, 0, `${h.name} ${args.join(" ")}: ${r.stdout.slice(-1000)}\n${r.stderr.slice(-1000)}`);
+    return r.json;
+  };
+  const [statusB, traceB] = [await cli(B, ["openviking", "status", "--json", "--session", SESSION]), await cli(B, ["openviking", "trace", "--json", "--session", SESSION])];
+  const [statusC, traceC] = [await cli(C, ["openviking", "status", "--json", "--session", SESSION]), await cli(C, ["openviking", "trace", "--json", "--session", SESSION])];
+  const brief = (doc) => {
+    const s = doc.sessions.find((x) => x.ovSessionId === OV_ID);
+    return { turnsStored: s.turnsStored, outboxDepth: s.outboxDepth, checkpoints: s.checkpoints, lastCheckpoint: s.lastCheckpoint?.checkpointId, turnsSinceCommit: s.triggers.find((x) => x.kind === "turns").current };
+  };
+  t.diagnostic(`status B ${JSON.stringify(brief(statusB))} C ${JSON.stringify(brief(statusC))}`);
+  assert.deepEqual(brief(statusC), brief(statusB), "C's status of the session is B's");
+  assert.equal(brief(statusC).lastCheckpoint, `ckpt-${OV_ID}-001`);
+  const shownB = traceB.trace.recall?.memories.map((m) => m.uri) ?? [];
+  t.diagnostic(`trace B: ${shownB.length} shown; C: ${JSON.stringify(traceC.trace.rebuilt)}`);
+  assert.equal(traceB.trace.rebuilt, null, "B assembled the turn itself");
+  const s = await stored();
+  assert.equal(traceC.trace.rebuilt.turnId, s.turns.at(-1).turnId, "C's trace is of the last stored turn (B's M07)");
+  assert.deepEqual(traceC.trace.rebuilt.injectedUris, shownB, "… with the memories B showed the model");
+  assert.match(traceC.trace.query.query, /M07/);
+  console.log(`# second-machine C: status equal, trace rebuilt (turn ${traceC.trace.rebuilt.turnId}, ${shownB.length} memories shown, as B's)`);
 });
 
 test("A's state dir deleted mid-conversation: every turn stored once in order, and the search still finds the earlier turns", { timeout: 600_000 }, async (t) => {

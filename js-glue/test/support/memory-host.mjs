@@ -88,6 +88,11 @@ export function memoryHost() {
     nowMs: () => Date.now(),
     warn: (m) => warnings.push(m),
   };
+  /** The state dir is lost (or this is another machine on the same server): OpenViking stays. */
+  h.forgetStateDir = () => {
+    state.clear();
+    outbox.clear();
+  };
   const route = httpFromOps(h);
   h.request = (req) => {
     if (h.down) return Promise.reject(Object.assign(new Error("ECONNREFUSED"), { kind: "unreachable" }));
