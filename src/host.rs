@@ -108,6 +108,10 @@ pub trait OpenViking {
     async fn list_sessions(&self) -> HostResult<Vec<String>>;
     /// `GET …/archives/{archive_id}` → `{archive_id, abstract, overview, messages}`.
     async fn archive(&self, ov_session_id: &str, archive_id: &str) -> HostResult<Value>;
+    /// `GET …/sessions/{id}/tool-results/{tool_result_id}?limit=-1`: the whole text of a tool
+    /// output OpenViking externalized at a commit (an archived tool part names it in
+    /// `tool_output_ref`), `None` when there is no such result.
+    async fn tool_result(&self, ov_session_id: &str, tool_result_id: &str) -> HostResult<Option<String>>;
     /// Reads a JSON file (e.g. `memory_diff.json`, a checkpoint).
     async fn read_json(&self, uri: &str) -> HostResult<Value>;
     /// Writes (creates or replaces) a JSON file.

@@ -59,9 +59,16 @@ pub struct StandInRef {
 }
 }
 
-/// `out-` and 16 hex digits of sha256(call id, text): the same output keeps its reference.
+/// `out-` and 16 hex digits of sha256(call id, sha256(text)): the same output keeps its
+/// reference, and a machine that never saw it finds it in OpenViking from the tool part
+/// alone — an archived part carries its id and `tool_output_sha256`, not the text.
 pub fn output_ref(call_id: &str, text: &str) -> String {
-    let digest = crate::sha256::sha256_hex(format!("{call_id}\0{text}").as_bytes());
+    output_ref_of_digest(call_id, &crate::sha256::sha256_hex(text.as_bytes()))
+}
+
+/// [`output_ref`] from the text's sha256 (lowercase hex).
+pub fn output_ref_of_digest(call_id: &str, text_sha256: &str) -> String {
+    let digest = crate::sha256::sha256_hex(format!("{call_id}\0{text_sha256}").as_bytes());
     format!("out-{}", &digest[..16])
 }
 

@@ -81,6 +81,7 @@ fn each_operation_sends_its_endpoint_with_the_agent_and_the_key() {
         ok(json!("{\"a\":1}")),
         ok(json!({ "uri": "viking://x", "estimated_deleted_count": 1 })),
         ok(json!({ "status": "accepted", "task_id": "t-1", "archive_uri": "viking://a" })),
+        ok(json!({ "tool_result_id": "tr_call_1_0123", "content": "the whole output", "offset": 0, "total_chars": 16, "has_more": false })),
     ]);
     block_on(async {
         let meta = c.session_meta("oc-main_s 1").await.unwrap().unwrap();
@@ -91,6 +92,7 @@ fn each_operation_sends_its_endpoint_with_the_agent_and_the_key() {
         c.delete_uri("viking://user/alice/memories/x.md").await.unwrap();
         let commit = c.commit("oc-main_s1", json!({})).await.unwrap();
         assert_eq!(commit, CommitAnswer::Accepted { task_id: "t-1".into(), archive_uri: "viking://a".into() });
+        assert_eq!(c.tool_result("oc-main_s1", "tr_call_1_0123").await.unwrap().as_deref(), Some("the whole output"));
     });
     let s = sent(&c);
     let lines: Vec<String> = s.iter().map(|r| format!("{} {}", r.method.as_str(), r.url)).collect();
@@ -103,6 +105,7 @@ fn each_operation_sends_its_endpoint_with_the_agent_and_the_key() {
             "GET http://127.0.0.1:1933/ov/api/v1/content/read?uri=viking%3A%2F%2Fuser%2Falice%2Fresources%2Fx.json",
             "DELETE http://127.0.0.1:1933/ov/api/v1/fs?uri=viking%3A%2F%2Fuser%2Falice%2Fmemories%2Fx.md&recursive=false&wait=true",
             "POST http://127.0.0.1:1933/ov/api/v1/sessions/oc-main_s1/commit",
+            "GET http://127.0.0.1:1933/ov/api/v1/sessions/oc-main_s1/tool-results/tr_call_1_0123?offset=0&limit=-1&include_metadata=false",
         ]
     );
     for r in &s {
@@ -119,9 +122,10 @@ fn each_operation_sends_its_endpoint_with_the_agent_and_the_key() {
 #[test]
 fn not_found_is_none_where_absence_is_an_answer() {
     let nf = || error(404, "NOT_FOUND", "no such thing");
-    let c = client(vec![nf(), nf(), nf(), nf()]);
+    let c = client(vec![nf(), nf(), nf(), nf(), nf()]);
     block_on(async {
         assert_eq!(c.session_meta("s").await.unwrap(), None);
+        assert_eq!(c.tool_result("s", "tr_x").await.unwrap(), None);
         assert_eq!(c.read_content("viking://x").await.unwrap(), None);
         assert_eq!(c.stat("viking://x").await.unwrap(), None);
         let e = c.archive("s", "archive_001").await.unwrap_err();

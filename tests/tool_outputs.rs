@@ -47,7 +47,8 @@ fn a_big_output_is_a_stand_in_the_context_fits_and_the_stored_turn_is_the_hosts(
     // the turn is written as the host sent it
     block_on(e.write_turn(turn_write("s1", Some("k1"), big_turn(&log)))).unwrap();
     let stored = host.all_messages("main--s1");
-    assert!(stored.iter().any(|m| m.to_string().contains("06001 ERROR the vault combination")), "the full output is in OpenViking");
+    let tool_results = host.world().tool_results.values().cloned().collect::<Vec<_>>();
+    assert!(stored.iter().any(|m| m.to_string().contains("tool-results/tr_call_read_")) && tool_results == [log.clone()], "the full output is in OpenViking (its tool-results store, as 0.5.2 keeps an output this big)");
 
     let out = block_on(e.assemble(next_call(big_turn(&log), 50_000))).unwrap();
     let c = &out.result.composition;
@@ -86,6 +87,63 @@ fn a_big_output_is_a_stand_in_the_context_fits_and_the_stored_turn_is_the_hosts(
     block_on(e2.assemble(next_call(big_turn(&log), 50_000))).unwrap();
     assert_eq!(host.world().state.keys().filter(|k| k.starts_with("output/")).count(), saves);
     assert_eq!(block_on(e2.run_tool("memory_read_output", &json!({ "reference": reference, "fromLine": 1, "toLine": 1 }))).unwrap()["text"], log.lines().next().unwrap());
+}
+
+#[test]
+fn a_state_dir_that_never_saw_the_output_reads_it_from_openviking_live_or_archived() {
+    let host = FakeHost::new();
+    let cfg = json!({ "largeToolResultTokens": 20000 });
+    let e = engine(&host, cfg.clone());
+    let log = big_log();
+    block_on(e.write_turn(turn_write("s1", Some("k1"), big_turn(&log)))).unwrap();
+    let reference = block_on(e.assemble(next_call(big_turn(&log), 50_000))).unwrap().result.stand_ins[0].reference.clone();
+    let read = |e: &openviking_context_engine::engine::Engine<FakeHost>| block_on(e.run_tool("memory_read_output", &json!({ "reference": reference, "query": "vault combination" })));
+    let line = |v: Value| v["matches"].as_array().unwrap().iter().find(|m| m["line"] == 6001).map(|m| m["text"].clone());
+    let first = line(read(&e).unwrap());
+
+    // another machine (or a lost state dir): the turn is live in OpenViking, its output in
+    // the session's tool-results store (the stored part holds a preview)
+    assert!(!Value::Array(host.all_messages("main--s1")).to_string().contains("06001 ERROR"));
+    host.world().state.clear();
+    let fresh = engine(&host, cfg.clone());
+    assert_eq!(line(read(&fresh).unwrap()), first, "found through the live tool part");
+    assert!(host.world().state.contains_key(&format!("output/{reference}")), "and kept again as a cache");
+
+    // after a commit: found through the archived part
+    assert!(block_on(e.compact("s1", None)).unwrap().compacted);
+    host.world().state.clear();
+    let calls = host.world().calls.len();
+    assert_eq!(line(read(&engine(&host, cfg.clone())).unwrap()), first, "read from tool-results");
+    assert!(host.world().calls[calls..].iter().any(|c| c == "tool_result"));
+    // a stored text that does not hash to the archived part's sha256 is not taken
+    host.world().state.clear();
+    for v in host.world().tool_results.values_mut() {
+        v.push_str("\ntampered");
+    }
+    let err = read(&engine(&host, cfg.clone())).unwrap_err();
+    assert_eq!(err.field.as_deref(), Some("reference"));
+    // never another agent's: the other agent does not even look in main's sessions
+    host.world().state.clear();
+    let calls = host.world().calls.len();
+    let err = read(&engine(&host, json!({ "agentId": "ops", "largeToolResultTokens": 20000 }))).unwrap_err();
+    assert_eq!(err.field.as_deref(), Some("reference"));
+    assert!(!host.world().calls[calls..].iter().any(|c| c == "live_messages" || c == "archive"), "{:?}", &host.world().calls[calls..]);
+}
+
+#[test]
+fn an_output_openviking_keeps_inline_is_found_in_the_live_part_on_another_machine() {
+    let host = FakeHost::new();
+    let cfg = json!({ "largeToolResultTokens": 500 });
+    let e = engine(&host, cfg.clone());
+    let log: String = (1..=400).map(|i| format!("{i:04} the pump {i} reads {} bar\n", i % 9)).collect();
+    assert!(log.len() < support::TOOL_OUTPUT_THRESHOLD_CHARS, "below OpenViking's externalization threshold");
+    block_on(e.write_turn(turn_write("s1", Some("k1"), big_turn(&log)))).unwrap();
+    assert!(Value::Array(host.all_messages("main--s1")).to_string().contains("0200 the pump 200"), "kept inline");
+    let reference = block_on(e.assemble(next_call(big_turn(&log), 50_000))).unwrap().result.stand_ins[0].reference.clone();
+    host.world().state.clear();
+    let r = block_on(engine(&host, cfg).run_tool("memory_read_output", &json!({ "reference": reference, "fromLine": 200, "toLine": 200 }))).unwrap();
+    assert_eq!(r["text"], "0200 the pump 200 reads 2 bar");
+    assert!(!host.world().calls.iter().any(|c| c == "tool_result"));
 }
 
 #[test]

@@ -222,6 +222,16 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
         }
     }
 
+    async fn tool_result(&self, id: &str, tool_result_id: &str) -> HostResult<Option<String>> {
+        let path = format!("{}/tool-results/{}", sessions(id)?, seg("tool result id", tool_result_id)?);
+        let call = Call::new(Method::Get, path).query("offset", 0).query("limit", -1).query("include_metadata", false);
+        let Some(v) = self.call_found(call).await? else { return Ok(None) };
+        match v.get("content") {
+            Some(Value::String(t)) => Ok(Some(t.clone())),
+            _ => Err(bad("GET …/tool-results/{id}", "expected {content: \"…\"}")),
+        }
+    }
+
     async fn read_json(&self, uri: &str) -> HostResult<Value> {
         match self.call(Call::new(Method::Get, "/api/v1/content/read").query("uri", uri)).await? {
             // 0.5.2 answers the file's text

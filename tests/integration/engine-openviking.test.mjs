@@ -50,6 +50,32 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     assert.ok(parts.some((p) => p.type === "tool" && String(p.tool_output).includes("pool: 11")));
   });
 
+  test("a large tool output stood in on one machine is read on another: live, then from OpenViking's tool-results after the commit", async () => {
+    const lines = Array.from({ length: 3000 }, (_, i) => `${String(i + 1).padStart(5, "0")} INFO worker ${i % 7} served /api/orders/${i * 3}`);
+    lines[1500] = "01501 ERROR the vault combination is 31-7-44";
+    const log = lines.join("\n"); // ~130k characters: above OpenViking's 20k externalization threshold
+    const turn = toolTurn(0, "Read the application log.", "It mostly shows served requests.");
+    turn[2].content = [{ type: "text", text: log }];
+    const config = { compactTurnThreshold: 50, largeToolResultTokens: 1000 };
+    const a = await makeEngine({ ...base(), stateDir: stateDir("out-a"), config });
+    assert.equal((await a.engine.writeTurn({ sessionId: "out", advancementKey: "out-0", messages: turn })).status, "committed");
+    const next = [...turn, { role: "user", content: "What did the error line say?", timestamp: 1764000000100 }];
+    const assembled = await a.engine.assemble({ sessionId: "out", prompt: "What did the error line say?", messages: next, tokenBudget: 20000 });
+    const reference = assembled.standIns[0]?.reference;
+    assert.match(reference ?? "", /^out-[0-9a-f]{16}$/, "the output was stood in");
+    const read = async (dir) => {
+      const { engine } = await makeEngine({ ...base(), stateDir: stateDir(dir), config });
+      const r = await engine.runTool("memory_read_output", { reference, query: "vault combination" }, { sessionId: "out" });
+      return r.matches.find((m) => m.line === 1501)?.text;
+    };
+    assert.equal(await read("out-b"), lines[1500], "another state dir finds it among the live messages");
+    const out = await a.engine.runCommit({ ovSessionId: "main--out", reason: "test", waitMs: 90000 });
+    assert.ok(out.compacted, JSON.stringify(out));
+    const archived = JSON.stringify((await a.client.getArchive("main--out", "archive_001")).messages);
+    assert.ok(archived.includes("tool_output_ref") && !archived.includes("01501 ERROR"), `the archive keeps a preview and a reference: ${archived.slice(0, 600)}`);
+    assert.equal(await read("out-c"), lines[1500], "a third state dir reads it from the tool-results store, checked against its sha256");
+  });
+
   test("a retried advancement key writes nothing twice", async () => {
     const { engine, client } = await makeEngine({ ...base(), stateDir: stateDir("dup") });
     const turn = toolTurn(0, "Remember that staging uses PgBouncer", "Noted: staging uses PgBouncer.");

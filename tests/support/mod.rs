@@ -97,7 +97,12 @@ pub struct World {
     pub odd_find: HashMap<String, Value>,
     /// Files read with `read_content`, in order.
     pub reads: Vec<String>,
+    /// (session, tool result id) → an oversized tool output OpenViking externalized.
+    pub tool_results: HashMap<(String, String), String>,
 }
+
+/// OpenViking 0.5.2's default `threshold_chars` of tool-output externalization.
+pub const TOOL_OUTPUT_THRESHOLD_CHARS: usize = 20_000;
 
 /// A handle on a shared world: two handles are two processes on one machine and server.
 #[derive(Clone, Default)]
@@ -172,6 +177,20 @@ impl OpenViking for FakeHost {
             self.ov("add_messages")?;
         }
         let mut w = self.0.borrow_mut();
+        let mut messages = messages;
+        // as OpenViking 0.5.2 does when a message is added: an oversized tool output goes to
+        // the session's tool-results store, the stored part keeps a preview and its reference
+        for p in messages.iter_mut().filter_map(|m| m.get_mut("parts")?.as_array_mut()).flatten() {
+            let out = p.get("tool_output").and_then(Value::as_str).unwrap_or("").to_string();
+            if p.get("type").and_then(Value::as_str) == Some("tool") && out.chars().count() > TOOL_OUTPUT_THRESHOLD_CHARS {
+                let sha = openviking_context_engine::sha256::sha256_hex(out.as_bytes());
+                let trid = format!("tr_{}_{}", p["tool_id"].as_str().unwrap_or(""), &sha[..16]);
+                p["tool_output"] = Value::String(format!("[OpenViking tool result externalized]\n{}", out.chars().take(200).collect::<String>()));
+                p["tool_output_ref"] = Value::String(format!("viking://user/alice/sessions/{id}/tool-results/{trid}"));
+                p["tool_output_sha256"] = Value::String(sha);
+                w.tool_results.insert((id.to_string(), trid), out);
+            }
+        }
         let s = w.sessions.get_mut(id).ok_or_else(|| HostError::new(HostErrorKind::NotFound, "no session"))?;
         s.live.extend(messages);
         if let Some(k) = lost_answer {
@@ -221,6 +240,10 @@ impl OpenViking for FakeHost {
             return Ok(TaskAnswer::Failed { error: "parse_error".into() });
         }
         Ok(TaskAnswer::Completed { result: t.1.clone() })
+    }
+    async fn tool_result(&self, id: &str, tool_result_id: &str) -> HostResult<Option<String>> {
+        self.ov("tool_result")?;
+        Ok(self.0.borrow().tool_results.get(&(id.to_string(), tool_result_id.to_string())).cloned())
     }
     async fn archive(&self, id: &str, archive_id: &str) -> HostResult<Value> {
         self.ov("archive")?;
