@@ -39,6 +39,9 @@ pub struct CommitGuard {
     pub last_auto_commit_at_ms: Option<u64>,
     pub consecutive_failures: u32,
     pub backoff_until_ms: Option<u64>,
+    /// The back-off is for an outage (OpenViking unreachable, the outbox not sent): it ends
+    /// as soon as a turn reaches OpenViking again, not at its time.
+    pub outage: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -123,8 +126,26 @@ impl CommitGuard {
     /// The commit call or its task failed: the raw session is intact; back off.
     pub fn on_failure(&mut self, now_ms: u64) {
         self.phase = CommitPhase::Idle;
+        self.outage = false;
         self.consecutive_failures = self.consecutive_failures.saturating_add(1);
         self.backoff_until_ms = Some(now_ms + backoff_ms(self.consecutive_failures));
+    }
+
+    /// OpenViking could not be reached for the commit (or the turns before it): back off
+    /// as for a failure, until the server is seen again ([`CommitGuard::on_reachable`]).
+    pub fn on_outage(&mut self, now_ms: u64) {
+        self.on_failure(now_ms);
+        self.outage = true;
+    }
+
+    /// A turn reached OpenViking: an outage's back-off is over (a failed commit task's is
+    /// not — the server answered then too).
+    pub fn on_reachable(&mut self) {
+        if self.outage {
+            self.outage = false;
+            self.consecutive_failures = 0;
+            self.backoff_until_ms = None;
+        }
     }
 
     /// The task completed.
@@ -174,6 +195,19 @@ mod tests {
         g.on_task_completed();
         assert_eq!(g.consecutive_failures, 0);
         assert_eq!(backoff_ms(30), BACKOFF_MAX_MS);
+    }
+
+    #[test]
+    fn an_outage_back_off_ends_when_openviking_is_reached_a_task_failure_back_off_does_not() {
+        let mut g = CommitGuard::default();
+        g.on_outage(1_000);
+        g.on_outage(2_000);
+        assert!(matches!(g.admit(3_000, false), Admission::BackingOff { until_ms: 62_000 }));
+        g.on_reachable();
+        assert_eq!(g.admit(3_000, false), Admission::Start, "a turn reached OpenViking: the outage is over");
+        g.on_failure(4_000);
+        g.on_reachable();
+        assert!(matches!(g.admit(5_000, false), Admission::BackingOff { .. }), "a failed task backs off for its time");
     }
 
     #[test]

@@ -407,3 +407,26 @@ fn a_checkpoint_written_in_the_designs_snake_case_still_reads() {
     assert_eq!(now["sourceTurnRange"], json!({"startSequence": 0, "endSequence": 2}));
     assert!(now.get("checkpoint_id").is_none(), "written in one casing");
 }
+
+#[test]
+fn after_an_outage_the_first_turn_that_reaches_openviking_lets_the_due_commit_start() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    host.world().down = Some(HostErrorKind::Unreachable);
+    let mut due = None;
+    for i in 0..3 {
+        let out = write(&e, "s1", Some(&format!("k{i}")), turn(i, "We decided the pool stays at 10"));
+        due = out.trigger.map(|t| t.reason()).or(due);
+    }
+    let reason = due.expect("the turn trigger fired while OpenViking was down");
+    let failed = block_on(e.run_commit(OV, false, &reason, None)).unwrap();
+    assert!(!failed.compacted, "nothing to commit against while OpenViking is down");
+    // OpenViking is back a few seconds later, well inside the 30 s back-off
+    host.world().down = None;
+    host.world().now += 5_000;
+    let out = write(&e, "s1", Some("k3"), turn(3, "And production stays at 20"));
+    assert!(out.commit_due, "the back-off of an outage ended when the turn reached OpenViking");
+    let done = block_on(e.run_commit(OV, false, &out.trigger.unwrap().reason(), None)).unwrap();
+    assert!(done.compacted, "{done:?}");
+    assert_eq!(host.world().sessions[OV].archives[0].iter().filter(|m| m["role"] == "user").count(), 4);
+}

@@ -93,7 +93,7 @@ impl<H: Host> Engine<H> {
             }
             if report.queued > 0 {
                 let now = self.host.now_ms();
-                self.update(ov_id, |rec| rec.guard.on_failure(now)).await?;
+                self.update(ov_id, |rec| rec.guard.on_outage(now)).await?;
                 return Ok(outcome(false, "OpenViking is unreachable; turns are kept in the outbox".to_string()));
             }
         }
@@ -113,8 +113,13 @@ impl<H: Host> Engine<H> {
         let now = self.host.now_ms();
         match answer {
             Err(e) => {
+                let outage = matches!(e.kind, crate::host::HostErrorKind::Unreachable | crate::host::HostErrorKind::Timeout);
                 self.update(ov_id, |rec| {
-                    rec.guard.on_failure(now);
+                    if outage {
+                        rec.guard.on_outage(now);
+                    } else {
+                        rec.guard.on_failure(now);
+                    }
                     rec.state.commit_snapshot = None;
                 })
                 .await?;

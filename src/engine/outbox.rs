@@ -300,7 +300,11 @@ impl<H: Host> Engine<H> {
                     }
                 }
                 drop(known);
-                self.update(ov_id, |rec| rec.live_count = Some(live)).await?;
+                self.update(ov_id, |rec| {
+                    rec.live_count = Some(live);
+                    rec.guard.on_reachable();
+                })
+                .await?;
                 self.outage_over(ov_id);
                 Ok(())
             }

@@ -301,6 +301,12 @@ impl<H: Host> Engine<H> {
             Some(n) => n,
             None => self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0),
         };
+        // an outage's back-off ends when a turn reaches OpenViking (`CommitGuard::on_reachable`):
+        // this one just did, so a due commit starts now rather than after the back-off's time
+        let admission = match admission {
+            Admission::BackingOff { .. } if !queued => self.records.borrow().get(&ov_id).map_or(admission, |r| r.guard.admit(self.host.now_ms(), false)),
+            other => other,
+        };
         Ok(WriteOutcome {
             status: WriteStatus::Committed,
             already_stored: false,
