@@ -37,10 +37,20 @@ fn owned(engine: &Engine<Host>, ov_session_id: &str) -> Result<(), JsValue> {
 /// Runs an engine operation as a promise that settles within `ms`: at the deadline it
 /// rejects `HOST_TIMEOUT`, while the operation itself finishes in the background (every host
 /// call it makes is bounded too; nothing is cut off half-way).
+///
+/// Every export's future is boxed into one type before it reaches `future_to_promise`, so the
+/// promise machinery is compiled once for the class, not once per method.
 fn bounded<F>(ms: u64, what: &'static str, fut: F) -> Promise
 where
     F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static,
 {
+    bounded_boxed(ms, what, Box::pin(fut))
+}
+
+type BoxedCall = std::pin::Pin<Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>>;
+
+#[inline(never)]
+fn bounded_boxed(ms: u64, what: &'static str, fut: BoxedCall) -> Promise {
     let inner = future_to_promise(fut);
     future_to_promise(async move {
         match super::js_host::race_timer(&inner, ms).await {
