@@ -53,6 +53,11 @@ pub struct CompactCheckpoint {
     /// The archive's summary (working memory overview) at compaction time, when it had one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
+    /// Why the summary is not used (`summary_check`): empty, a placeholder, the empty
+    /// template, far shorter than the turns. `None`: trusted (or recorded by an earlier
+    /// release, then checked when read).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_problem: Option<String>,
     /// The ids of the turns in the archive, in sequence order (`start_sequence` first):
     /// archive message → turn, memory → archive → turns.
     #[serde(default)]
@@ -151,6 +156,7 @@ mod tests {
             task_id: None,
             reason: "test".into(),
             summary: None,
+            summary_problem: None,
             turn_ids: vec![],
         }
     }

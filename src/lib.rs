@@ -99,6 +99,7 @@ pub mod replay;
 pub mod sanitize;
 pub mod scopes;
 pub mod session_map;
+pub mod summary_check;
 pub mod sha256;
 pub mod text;
 pub mod time;

@@ -458,3 +458,41 @@ fn a_refused_key_a_starting_server_a_skipped_recall_and_found_nothing_are_four_a
     let e = engine(&host, json!({}));
     assert_eq!(assemble(&e, "s1", "ok").recall_status.state, "no_query");
 }
+
+#[test]
+fn a_summary_that_cannot_be_trusted_is_not_used_the_turns_behind_it_stay_raw_and_it_is_said() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    let texts: Vec<String> = (0..6).map(|i| format!("Turn {i}: the staging pool question, part {i}")).collect();
+    let write = |i: usize| block_on(e.write_turn(turn_write("s1", Some(&format!("k{i}")), turn(i, &texts[i])))).unwrap();
+    host.world().task_polls = 0;
+    (0..3).for_each(|i| drop(write(i)));
+    assert!(block_on(e.compact("s1", None)).unwrap().compacted, "the first compaction: a good summary");
+    (3..6).for_each(|i| drop(write(i)));
+    // OpenViking without a model for its summaries writes a placeholder
+    host.world().archive_overview = Some("# Session Summary\n\n**Overview**: 3 turns, 12 messages".into());
+    assert!(block_on(e.compact("s1", None)).unwrap().compacted);
+    let warned: Vec<String> = host.world().warnings.iter().filter(|w| w.contains("is a placeholder")).cloned().collect();
+    assert_eq!(warned.len(), 1, "said once in the log: {:?}", host.world().warnings);
+    assert!(warned[0].contains("archive_002") && warned[0].contains("vlm"), "{}", warned[0]);
+
+    // the host still holds all six turns: the placeholder's turns stay raw, the first summary
+    // stands for the first three
+    // (OpenClaw 2026.9 hands the current prompt apart from the transcript)
+    let messages: Vec<Value> = (0..6).flat_map(|i| turn(i, &texts[i])).collect();
+    let next = engine(&host, json!({"recentRawTurnCount": 1}));
+    let out = block_on(next.assemble(AssembleCall { session_id: "s1".into(), prompt: Some("And production?".into()), messages, token_budget: Some(20_000), explain: false })).unwrap();
+    let c = &out.result.composition;
+    assert_eq!(c.compact_summaries.iter().map(|s| s.checkpoint_id.as_str()).collect::<Vec<_>>(), ["ckpt-main--s1-001"]);
+    let shown = Value::Array(c.messages.clone()).to_string();
+    for (i, t) in texts.iter().enumerate() {
+        let raw = c.messages.iter().any(|m| m["role"] == "user" && m["content"] == t.as_str());
+        assert_eq!(raw, i >= 3, "turn {i} raw: {}", i >= 3);
+    }
+    assert!(!shown.contains("**Overview**: 3 turns"), "the placeholder never reaches the model");
+    // status and trace say it
+    let st = block_on(next.status("main--s1")).unwrap();
+    assert_eq!(st.distrusted_summaries, 1);
+    assert_eq!(st.last_checkpoint.unwrap().summary_problem.as_deref(), Some(openviking_context_engine::summary_check::SummaryProblem::Placeholder.reason()));
+    assert_eq!(block_on(next.trace("main--s1")).unwrap().split.distrusted_summaries, 1);
+}

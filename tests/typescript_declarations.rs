@@ -382,6 +382,7 @@ fn declared_shapes_are_what_serde_produces() {
         task_id: Some("t".into()),
         reason: "compact()".into(),
         summary: None,
+        summary_problem: Some("empty".into()),
         turn_ids: vec!["a".into()],
     };
     n += check("checkpoint", &cp);

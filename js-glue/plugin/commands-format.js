@@ -66,7 +66,7 @@ function checkpointLine(c) {
   const range = Array.isArray(c.turns) ? `turns ${c.turns[0]}–${c.turns[1]}` : "";
   return [
     `${c.checkpointId}: ${range}, committed ${c.committedAt}`,
-    `summary ${c.hasSummary ? "yes" : "not yet"}, ${plural(c.extractedMemories ?? 0, "memory", "memories")} extracted`,
+    `summary ${c.summaryProblem ? `NOT USED: ${c.summaryProblem}` : c.hasSummary ? "yes" : "not yet"}, ${plural(c.extractedMemories ?? 0, "memory", "memories")} extracted`,
     c.archiveUri ? `archive ${c.archiveUri}` : "archive: not named by the server",
   ].join("\n");
 }
@@ -86,7 +86,7 @@ export function formatSessionStatus(s, now) {
       ["outbox", outboxLine(s)],
       ["last commit", commit],
       ["commit phase", s.commitPhase],
-      [`checkpoints`, `${s.checkpoints}${s.lastCheckpoint ? "; last:" : ""}`],
+      [`checkpoints`, `${s.checkpoints}${s.distrustedSummaries ? ` (${s.distrustedSummaries} with a summary not used: their turns stay raw, the previous good summary stands)` : ""}${s.lastCheckpoint ? "; last:" : ""}`],
       ...(s.lastCheckpoint ? [["", checkpointLine(s.lastCheckpoint)]] : []),
       ["triggers", triggerLines(s.triggers)],
       ["next commit", next],
@@ -266,7 +266,7 @@ export function formatTrace(doc, { now = Date.now() } = {}) {
     ...rows([
       ["total", `${t.estimatedTokens}${Number.isFinite(t.tokenBudget) ? ` of ${t.tokenBudget} (host budget)` : " (no host budget given)"}${s.overBudget ? " — OVER BUDGET" : ""}`],
       ["recall", s.recall ?? 0],
-      ["summaries", `${s.summaries ?? 0} (${plural(s.summarizedTurns ?? 0, "turn")} summarized)`],
+      ["summaries", `${s.summaries ?? 0} (${plural(s.summarizedTurns ?? 0, "turn")} summarized)${s.distrustedSummaries ? `; ${s.distrustedSummaries} not used (cannot be trusted)` : ""}`],
       ["raw turns", `${plural(s.recentRawTurns ?? 0, "recent turn")} kept raw`],
       ["trimmed", trimmed || "nothing"],
     ]),

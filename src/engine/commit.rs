@@ -289,17 +289,24 @@ impl<H: Host> Engine<H> {
                 Err(e) => self.host.warn(&format!("could not read {diff_uri}: {e}")),
             }
         }
-        let summary = match self.host.archive(ov_id, &archive_id).await {
+        let (summary, replaced_chars) = match self.host.archive(ov_id, &archive_id).await {
             _ if archive_id.is_empty() => {
                 self.host.warn(&format!("commit task {task_id} of {ov_id} named no archive; checkpoint kept without a summary"));
-                None
+                (None, 0)
             }
-            Ok(a) => a.get("overview").and_then(Value::as_str).map(str::to_string).filter(|s| !s.trim().is_empty()),
+            Ok(a) => (a.get("overview").and_then(Value::as_str).map(str::to_string).filter(|s| !s.trim().is_empty()), archived_text_chars(&a)),
             Err(e) => {
                 self.host.warn(&format!("could not read archive {archive_id} of {ov_id}: {e}"));
-                None
+                (None, 0)
             }
         };
+        let summary_problem = crate::summary_check::check_summary(summary.as_deref(), replaced_chars).err().map(|p| p.reason().to_string());
+        if let Some(why) = &summary_problem {
+            self.warn_once(
+                "summary",
+                &format!("the summary of {archive_id} of {ov_id} is {why}; it is not used: the turns behind it stay raw where the host still has them, and the previous good summary stands for older ones (OpenViking needs a model for its working-memory summaries: `vlm` in ov.conf)"),
+            );
+        }
         let cp = CompactCheckpoint {
             checkpoint_id: checkpoint_id(ov_id, archive_index),
             session_id: ov_id.to_string(),
@@ -313,6 +320,7 @@ impl<H: Host> Engine<H> {
             reason: commit_reason.unwrap_or_else(|| "commit".into()),
             turn_ids,
             summary,
+            summary_problem,
         };
         match self.resolve_user().await {
             Some(uid) => {
@@ -326,3 +334,10 @@ impl<H: Host> Engine<H> {
         Ok(cp)
     }
 }
+
+/// Characters of text in an archive's messages (what its summary replaces).
+fn archived_text_chars(archive: &Value) -> usize {
+    let parts = archive.get("messages").and_then(Value::as_array).into_iter().flatten().filter_map(|m| m.get("parts").and_then(Value::as_array)).flatten();
+    parts.filter(|p| p.get("type").and_then(Value::as_str) == Some("text")).filter_map(|p| p.get("text").and_then(Value::as_str)).map(|t| t.chars().count()).sum()
+}
+

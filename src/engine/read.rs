@@ -107,6 +107,14 @@ pub struct LastAssembled {
     pub scopes: Option<MemoryScopes>,
     pub result: AssembleResult,
     pub recall_status: RecallStatus,
+    /// Checkpoints whose summary was not used (`summary_check`).
+    pub distrusted_summaries: usize,
+}
+
+/// Is this checkpoint's summary used? Its recorded verdict, else (a checkpoint recorded by an
+/// earlier release) the summary checked now.
+pub fn summary_trusted(c: &crate::checkpoint::CompactCheckpoint) -> bool {
+    c.summary_problem.is_none() && crate::summary_check::check_summary(c.summary.as_deref(), 0).is_ok()
 }
 
 /// `assemble({sessionId, sessionKey?, prompt?, messages, tokenBudget?, explain?})`.
@@ -328,12 +336,16 @@ impl<H: Host> Engine<H> {
             Some((search, profile, s))
         };
         let (record, found) = join2(catch_up, recall).await;
+        // a summary that cannot be trusted (`summary_check`) is not used: the turns behind it
+        // stay raw where the host holds them, the previous good summary stands for older ones
+        let distrusted = record.as_ref().map_or(0, |r| r.checkpoints.checkpoints.iter().filter(|c| !summary_trusted(c)).count());
         let summaries: Vec<SummaryRef> = record
             .as_ref()
             .map(|r| {
                 r.checkpoints
                     .checkpoints
                     .iter()
+                    .filter(|c| summary_trusted(c))
                     .map(|c| SummaryRef {
                         checkpoint_id: c.checkpoint_id.clone(),
                         archive_uri: c.archive_uri.clone(),
@@ -404,6 +416,7 @@ impl<H: Host> Engine<H> {
                 scopes,
                 result: result.clone(),
                 recall_status: recall_status.clone(),
+                distrusted_summaries: distrusted,
             },
         );
         let addition = result.composition.system_prompt_addition.take();

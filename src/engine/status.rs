@@ -46,6 +46,8 @@ pub struct CheckpointBrief {
     pub committed_at: String,
     pub turns: (u64, u64),
     pub has_summary: bool,
+    /// Why its summary is not used (empty, a placeholder, …), `null` when it is.
+    pub summary_problem: Option<String>,
     pub extracted_memories: usize,
 }
 }
@@ -68,6 +70,9 @@ pub struct SessionStatus {
     /// `idle`, `archiving` or `extracting` (a commit task being followed).
     pub commit_phase: &'static str => r#""idle" | "archiving" | "extracting""#,
     pub checkpoints: usize,
+    /// Checkpoints whose summary is not used (`summary_check`): the turns behind them stay
+    /// raw where the host still holds them, the previous good summary stands for older ones.
+    pub distrusted_summaries: usize,
     pub last_checkpoint: Option<CheckpointBrief>,
     pub triggers: Vec<TriggerProgress>,
     /// What would fire now, if anything (a reason a person can read, and when the commit
@@ -131,6 +136,9 @@ pub struct TokenSplit {
     pub recent_raw_turns: usize,
     pub trimmed: Value,
     pub over_budget: bool,
+    /// Summaries not used because they cannot be trusted (`summary_check`).
+    #[serde(default)]
+    pub distrusted_summaries: usize,
 }
 }
 
@@ -168,8 +176,10 @@ impl<H: Host> Engine<H> {
             committed_at: cp.committed_at.clone(),
             turns: (cp.source_turn_range.start_sequence, cp.source_turn_range.end_sequence),
             has_summary: cp.summary.as_deref().is_some_and(|s| !s.trim().is_empty()),
+            summary_problem: summary_problem(cp),
             extracted_memories: cp.extracted_memory_uris.len(),
         });
+        let distrusted_summaries = rec.checkpoints.checkpoints.iter().filter(|c| summary_problem(c).is_some()).count();
         Ok(SessionStatus {
             ov_session_id: ov_id.to_string(),
             session_id: rec.session_id.clone(),
@@ -184,6 +194,7 @@ impl<H: Host> Engine<H> {
                 CommitPhase::Extracting { .. } => "extracting",
             },
             checkpoints: rec.checkpoints.checkpoints.len(),
+            distrusted_summaries,
             last_checkpoint,
             triggers,
             next_trigger: evaluate(st, c, now).map(|t| {
@@ -253,7 +264,7 @@ impl<H: Host> Engine<H> {
             recall_status: None,
             token_budget: None,
             estimated_tokens: 0,
-            split: TokenSplit { recall: 0, summaries: 0, summarized_turns: 0, recent_raw_turns: 0, trimmed: Value::Null, over_budget: false },
+            split: TokenSplit { recall: 0, summaries: 0, summarized_turns: 0, recent_raw_turns: 0, trimmed: Value::Null, over_budget: false, distrusted_summaries: 0 },
             rebuilt: Some(RebuiltTurn { turn_id, archived, injected_uris }),
         })
     }
@@ -284,6 +295,7 @@ impl<H: Host> Engine<H> {
                 recent_raw_turns: comp.recent_raw_turns,
                 trimmed: serde_json::to_value(&comp.trimmed).unwrap_or(Value::Null),
                 over_budget: comp.over_budget,
+                distrusted_summaries: last.distrusted_summaries,
             },
             rebuilt: None,
         })
@@ -292,5 +304,10 @@ impl<H: Host> Engine<H> {
 
 fn is_user(m: &Value) -> bool {
     m.get("role").and_then(Value::as_str) == Some("user")
+}
+
+/// Why a checkpoint's summary is not used, if it is not (its recorded verdict, else checked now).
+fn summary_problem(cp: &crate::checkpoint::CompactCheckpoint) -> Option<String> {
+    cp.summary_problem.clone().or_else(|| crate::summary_check::check_summary(cp.summary.as_deref(), 0).err().map(|p| p.reason().to_string()))
 }
 

@@ -199,6 +199,7 @@ impl<H: Host> Engine<H> {
                 task_id: None,
                 reason: "live".into(),
                 summary: None,
+                summary_problem: None,
                 turn_ids: ids.iter().map(|t| t.1.clone()).collect(),
             };
             out = expand(&session_uri, &live, Some(&cp), query, limit);

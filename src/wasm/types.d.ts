@@ -387,6 +387,12 @@ export interface CompactCheckpoint {
   /** The archive's summary (working memory overview) at compaction time, when it had one. */
   summary?: string;
   /**
+   * Why the summary is not used (`summary_check`): empty, a placeholder, the empty
+   * template, far shorter than the turns. `null`: trusted (or recorded by an earlier
+   * release, then checked when read).
+   */
+  summaryProblem?: string;
+  /**
    * The ids of the turns in the archive, in sequence order (`start_sequence` first):
    * archive message → turn, memory → archive → turns.
    */
@@ -525,7 +531,12 @@ export interface SessionStatus {
   /** `idle`, `archiving` or `extracting` (a commit task being followed). */
   commitPhase: "idle" | "archiving" | "extracting";
   checkpoints: number;
-  lastCheckpoint: { checkpointId: string; archiveUri: string; committedAt: string; turns: [number, number]; hasSummary: boolean; extractedMemories: number } | null;
+  /**
+   * Checkpoints whose summary is not used (`summary_check`): the turns behind them stay
+   * raw where the host still holds them, the previous good summary stands for older ones.
+   */
+  distrustedSummaries: number;
+  lastCheckpoint: { checkpointId: string; archiveUri: string; committedAt: string; turns: [number, number]; hasSummary: boolean; summaryProblem: string | null; extractedMemories: number } | null;
   triggers: Array<{ kind: "budget" | "tokens_added" | "turns" | "interval"; current: number; threshold: number | null; unit: string }>;
   /**
    * What would fire now, if anything (a reason a person can read, and when the commit
@@ -571,7 +582,7 @@ export interface Trace {
   tokenBudget: number | null;
   estimatedTokens: number;
   /** The token split of the composed context. */
-  split: { recall: number; summaries: number; summarizedTurns: number; recentRawTurns: number; trimmed: unknown; overBudget: boolean };
+  split: { recall: number; summaries: number; summarizedTurns: number; recentRawTurns: number; trimmed: unknown; overBudget: boolean; distrustedSummaries: number };
   /**
    * Set when this state dir never assembled the turn (another machine did, or the state
    * dir was lost): what OpenViking holds of the last stored turn. `null` otherwise.

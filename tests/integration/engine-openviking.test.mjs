@@ -76,6 +76,23 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     assert.equal(await read("out-c"), lines[1500], "a third state dir reads it from the tool-results store, checked against its sha256");
   });
 
+  test("an archive summary that says nothing (the empty template) is not used, and status says so", async () => {
+    const { engine } = await makeEngine({ ...base(), stateDir: stateDir("empty-wm"), config: { compactTurnThreshold: 50 } });
+    // the stand-in model answers this session's summary with the template and nothing in it
+    const turns = [0, 1, 2].map((i) => toolTurn(i, `STANDIN-EMPTY-SUMMARY: we decided service ${i} keeps a pool of ${10 + i}.`, "Noted."));
+    for (const [i, t] of turns.entries()) await engine.writeTurn({ sessionId: "emptywm", advancementKey: `w-${i}`, messages: t });
+    const out = await engine.runCommit({ ovSessionId: "main--emptywm", reason: "test", waitMs: 90000 });
+    assert.ok(out.compacted && out.checkpoint, JSON.stringify(out));
+    assert.match(out.checkpoint.summary ?? "", /## Current State/, "OpenViking stored the template as the summary");
+    assert.match(out.checkpoint.summaryProblem ?? "", /template with nothing filled in/);
+    const st = await engine.status("main--emptywm");
+    assert.equal(st.distrustedSummaries, 1);
+    // the next turn: no summary stands for the archived turns, which the host still holds raw
+    const a = await engine.assemble({ sessionId: "emptywm", prompt: "Which pool?", messages: turns.flat(), tokenBudget: 20000 });
+    assert.deepEqual(a.compactSummaries, []);
+    assert.ok(a.messages.some((m) => m.role === "user" && String(m.content).includes("service 0 keeps a pool of 10")), "the first turn is there raw");
+  });
+
   test("a retried advancement key writes nothing twice", async () => {
     const { engine, client } = await makeEngine({ ...base(), stateDir: stateDir("dup") });
     const turn = toolTurn(0, "Remember that staging uses PgBouncer", "Noted: staging uses PgBouncer.");

@@ -31,7 +31,9 @@ Call kinds (how OpenViking 0.5.2 phrases them -> what we answer)
                      extraction) -> the valid "no changes" answer.
   wm_create          "You are a session note-taker. Produce a structured Working
                      Memory document" -> markdown `# Working Memory` + 7 sections
-                     (or a `create_working_memory` tool call when tools are forced).
+                     (or a `create_working_memory` tool call when tools are forced);
+                     a session containing EMPTY_SUMMARY_MARKER gets the template with
+                     nothing in it (a model that fails usefully: the engine's test case).
   wm_update          "You are the Working Memory maintainer" + tool
                      `update_working_memory` -> forced tool call with per-section ops.
   search_plan        "You are OpenViking's context query planner" -> {"queries":[...]}.
@@ -817,6 +819,7 @@ def answer_no_changes(body: dict) -> str:
 # Working memory (first archive: markdown; later archives: update tool call)
 # ---------------------------------------------------------------------------
 
+EMPTY_SUMMARY_MARKER = "STANDIN-EMPTY-SUMMARY"
 WM_SECTIONS = ["Session Title", "Current State", "Task & Goals", "Key Facts & Decisions",
                "Files & Context", "Errors & Corrections", "Open Issues"]
 
@@ -1093,6 +1096,10 @@ def chat_answer(body: dict) -> tuple[str, str | None, dict | None, dict]:
         session = between(first, "<session_content>", "</session_content>") or ""
         prior = between(first, "<previous_working_memory>", "</previous_working_memory>") or ""
         doc = render_wm(first, parse_wm_transcript(session), prior)
+        if EMPTY_SUMMARY_MARKER in session:
+            # a model that answers with the template and nothing in it (what the engine's
+            # summary check must not trust)
+            doc = "# Working Memory\n\n" + "\n\n".join(f"## {s}\n_(nothing recorded)_" for s in WM_SECTIONS)
         tools = [((t.get("function") or {}).get("name")) for t in body.get("tools") or []]
         if "create_working_memory" in tools:
             args = {"working_memory": doc, "checkpoint_summaries": checkpoint_summaries(first) or []}

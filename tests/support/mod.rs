@@ -97,6 +97,8 @@ pub struct World {
     pub odd_find: HashMap<String, Value>,
     /// Files read with `read_content`, in order.
     pub reads: Vec<String>,
+    /// What `archive` answers as the overview (summary) instead of the fake's own.
+    pub archive_overview: Option<String>,
     /// (session, tool result id) → an oversized tool output OpenViking externalized.
     pub tool_results: HashMap<(String, String), String>,
 }
@@ -252,7 +254,8 @@ impl OpenViking for FakeHost {
         let n: usize = archive_id.trim_start_matches("archive_").parse().unwrap_or(0);
         let s = w.sessions.get(id).ok_or_else(|| HostError::new(HostErrorKind::NotFound, "no session"))?;
         let msgs = s.archives.get(n.wrapping_sub(1)).cloned().unwrap_or_default();
-        Ok(json!({"archive_id": archive_id, "abstract": "# Working Memory", "overview": format!("# Working Memory\n\n## Current State\n{} messages archived", msgs.len()), "messages": msgs}))
+        let overview = w.archive_overview.clone().unwrap_or_else(|| format!("# Working Memory\n\n## Current State\n{} messages archived", msgs.len()));
+        Ok(json!({"archive_id": archive_id, "abstract": "# Working Memory", "overview": overview, "messages": msgs}))
     }
     async fn read_json(&self, uri: &str) -> HostResult<Value> {
         self.ov("read_json")?;
