@@ -6,11 +6,16 @@
 // with one INVALID_CONFIG line naming the key, and OpenClaw runs the turn on its built-in
 // engine; `doctor` checks configPath on disk; and against a real OpenViking, a refused API key
 // is a failed `status` (exit 1) and a skipped recall in the trace and the turn's log, each
-// with its fix, where a good key is "reachable" and "searched".
-// Run: node --test --test-concurrency=1 tests/e2e/config-and-truth.test.mjs (~3–5 min).
+// with its fix, where a good key is "reachable" and "searched"; `/openviking status` sent as a
+// CLI message is answered by the plugin (no model call, no turn stored) — an ordinary, stored
+// turn without hooks.allowConversationAccess; local mode set up as the README says: doctor
+// names a missing configPath, server binary and user key, the README's curl makes the key, a
+// turn starts openviking-server and is stored, and every doctor check passes.
+// Run: node --test --test-concurrency=1 tests/e2e/config-and-truth.test.mjs (~6–8 min).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModel } from "./fake-model.mjs";
@@ -171,6 +176,21 @@ test("local mode as the README sets it up: doctor checks configPath (on disk, JS
     assert.equal(all.code, 0, all.stdout);
     assert.match(all.stdout, /^OpenViking doctor: all checks passed/);
     for (const l of all.stdout.split("\n")) t.diagnostic(`| ${l}`);
+
+    // the README's way to a user key, run as written (its root key and port swapped for this server's)
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const local = readme.slice(readme.indexOf("\n## Local mode"), readme.indexOf("\n## Configuration"));
+    const curl = [...local.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes("admin/accounts"));
+    assert.ok(curl, "the README shows how to make a user key");
+    const rootInReadme = /"server": \{ "root_api_key": "([^"]+)" \}/.exec(local)?.[1];
+    assert.ok(rootInReadme && curl.includes(rootInReadme), "the curl uses the ov.conf's root key");
+    const made = spawnSync("bash", ["-c", curl.replaceAll(rootInReadme, ov.env.rootKey).replaceAll("127.0.0.1:1933", `127.0.0.1:${lport}`)], { encoding: "utf8", timeout: 30_000 });
+    const userKey = JSON.parse(made.stdout).result?.user_key;
+    assert.ok(typeof userKey === "string" && userKey.length > 10, `a user key: ${made.stdout.slice(0, 300)} ${made.stderr}`);
+    const mine = home({ port: lport, configPath: ov.env.configPath, apiKey: userKey, hookFallback: false }, "oc-local-");
+    const st = await openclaw(t, mine, ["openviking", "status", "--json"], withBin);
+    assert.equal(st.code, 0, st.stdout);
+    assert.equal(st.json.identity.userId, "me", "the README's key is the user it names");
   } finally {
     if (stateDir) await stopLocalServer({ stateDir, graceMs: 5000 }).catch(() => {});
     await ov.stop();
