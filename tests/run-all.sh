@@ -67,6 +67,7 @@ suite() {
 }
 
 suite rust-native "" cargo test --all-targets
+suite rust-doc "" cargo test --doc
 suite wasm-node "" wasm-pack test --node
 suite wasm-chrome "Running headless tests in Chrome" env -u GECKODRIVER wasm-pack test --headless --chrome -- --features browser-tests
 suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-pack test --headless --firefox -- --features browser-tests
