@@ -8,10 +8,11 @@
 // is a failed `status` (exit 1) and a skipped recall in the trace and the turn's log, each
 // with its fix, where a good key is "reachable" and "searched"; `/openviking status` sent as a
 // CLI message is answered by the plugin (no model call, no turn stored) — an ordinary, stored
-// turn without hooks.allowConversationAccess; local mode set up as the README says: doctor
+// turn without hooks.allowConversationAccess; sent with chat.send to a gateway, the plugin's
+// command answers it (no model call) even without that permission; local mode set up as the README says: doctor
 // names a missing configPath, server binary and user key, the README's curl makes the key, a
 // turn starts openviking-server and is stored, and every doctor check passes.
-// Run: node --test --test-concurrency=1 tests/e2e/config-and-truth.test.mjs (~6–8 min).
+// Run: node --test --test-concurrency=1 tests/e2e/config-and-truth.test.mjs (~7–9 min).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -19,7 +20,8 @@ import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModel } from "./fake-model.mjs";
-import { writeConfig, runTurn, runCli, scratchDir } from "./openclaw.mjs";
+import { writeConfig, runTurn, runCli, scratchDir, gatewayConfig, startGateway } from "./openclaw.mjs";
+import { randomBytes } from "node:crypto";
 import { startHarness, harnessCommand, freePort, SERVER_BIN } from "../../js-glue/test/openviking/helpers.mjs";
 import { inspectPort, stopLocalServer } from "../../js-glue/openviking/local-server.js";
 import { createClient } from "../inspect/client.js";
@@ -264,3 +266,30 @@ test("against a real OpenViking: a refused key fails status and skips recall (tr
     await ov.stop();
   }
 });
+
+test("`/openviking status` in a chat through a gateway (chat.send, what the TUI, the Control UI and channels use): OpenClaw's command dispatcher hands it to the plugin's command — no model call, even without the hook permission", { timeout: 300_000 }, async (t) => {
+  const port = await freePort();
+  const dir = scratchDir("oc-gw-cmd-");
+  dirs.push(dir);
+  writeConfig({ dir, modelUrl: `${fm.url}/v1`, plugin: { path: PLUGIN, id: "openviking", config: { mode: "remote", baseUrl: `http://127.0.0.1:${await freePort()}`, hookFallback: false } },
+    extra: { ...gatewayConfig({ dir, port }), plugins: { entries: { openviking: { hooks: { allowConversationAccess: false } } } } } });
+  const env = { OPENCLAW_GATEWAY_TOKEN: randomBytes(24).toString("hex") };
+  const gw = await startGateway({ dir, port, env });
+  try {
+    const calls = fm.requests.length;
+    const key = "agent:main:main";
+    const send = await openclaw(t, dir, ["gateway", "call", "chat.send", "--params", JSON.stringify({ sessionKey: key, message: "/openviking status", idempotencyKey: `cmd-${Date.now()}` }), "--json"], env);
+    assert.equal(send.code, 0, send.stderr.slice(-2000));
+    let text = "";
+    for (let i = 0; i < 40 && !/OpenViking status/.test(text); i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const h = await runCli({ dir, args: ["gateway", "call", "chat.history", "--params", JSON.stringify({ sessionKey: key, limit: 20 }), "--json"], env, timeoutMs: 60_000 });
+      text = JSON.stringify(h.json?.messages ?? []);
+    }
+    assert.match(text, /OpenViking status\\n {2}server {5}http:\/\/127\.0\.0\.1:\d+ \(remote mode\)/, "the plugin's answer is in the chat");
+    assert.equal(fm.requests.length, calls, "the model is not called");
+  } finally {
+    await gw.stop();
+  }
+});
+
