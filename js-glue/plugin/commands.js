@@ -341,7 +341,7 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
       // the key: a server whose ov.conf sets server.root_api_key wants a user key (its
       // data APIs refuse the root key); without one it runs in dev mode and wants none
       if (conf.ok) {
-        const keyFix = `make a user key with the root key: curl -s -X POST http://127.0.0.1:${config.port}/api/v1/admin/accounts -H "X-API-Key: <server.root_api_key>" -H "Content-Type: application/json" -d '{"account_id":"me","admin_user_id":"me"}' (its result.user_key), then set apiKey (or $OPENVIKING_API_KEY) to it`;
+        const keyFix = `make a user key with the root key — POST http://127.0.0.1:${config.port}/api/v1/admin/accounts {"account_id":"me","admin_user_id":"me"} sent with server.root_api_key (the README's local mode has the curl) answers it as result.user_key — then set apiKey (or $OPENVIKING_API_KEY) to it`;
         if (conf.rootKey && config.apiKey && config.apiKey === conf.rootKey) {
           check("local-key", "API key for the local server", "fail", "apiKey is the server's root key (server.root_api_key in configPath): OpenViking refuses it on the data APIs (PERMISSION_DENIED)", keyFix);
         } else if (conf.rootKey && !config.apiKey) {

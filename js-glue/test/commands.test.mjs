@@ -478,7 +478,7 @@ test("doctor (local): configPath parses as one JSON object, the server binary is
     by = await doctor({ apiKey: null });
     assert.equal(by["local-key"].status, "fail");
     assert.match(by["local-key"].detail, /server\.root_api_key, so the server wants a user key, and apiKey is not set/);
-    assert.match(by["local-key"].fix, new RegExp(`curl -s -X POST http://127\\.0\\.0\\.1:${port}/api/v1/admin/accounts .*result\\.user_key.*set apiKey`));
+    assert.match(by["local-key"].fix, new RegExp(`POST http://127\\.0\\.0\\.1:${port}/api/v1/admin/accounts .*root_api_key .*result\\.user_key .*set apiKey`));
     by = await doctor({ apiKey: ROOT_KEY });
     assert.equal(by["local-key"].status, "fail");
     assert.match(by["local-key"].detail, /apiKey is the server's root key .*PERMISSION_DENIED/);
@@ -531,7 +531,8 @@ test("where the host sends `/openviking …` to the agent run (CLI --message, --
   const claimed = await reply("/openviking status");
   assert.equal(claimed.handled, true);
   assert.match(claimed.reply.text, /identity\s+user alice, agent main/);
-  assert.equal(claimed.reply.text, await chat("status", { sessionKey: "agent:main:chat", sessionId: "alpha" }), "the same answer as the chat command");
+  const digitless = (t) => t.replace(/\d+/g, "#"); // latencies and ages move between two calls
+  assert.equal(digitless(claimed.reply.text), digitless(await chat("status", { sessionKey: "agent:main:chat", sessionId: "alpha" })), "the same answer as the chat command");
   assert.match((await reply("  /openviking\n")).reply.text, /\/openviking status \[--session <sessionId>\] \[json\]/, "a bare /openviking answers its usage");
   for (const text of ["Tell me about /openviking status", "/openvikings status", "hello", "", undefined]) {
     assert.equal(await reply(text), undefined, `left to the model: ${JSON.stringify(text)}`);
