@@ -576,12 +576,16 @@ export function registerCommands(api, runtime, { pluginVersion = null } = {}) {
   // ends before the context engine sees a turn. OpenClaw calls the hook only with
   // plugins.entries.openviking.hooks.allowConversationAccess: true.
   if (typeof api.on === "function") {
-    api.on("before_agent_reply", async (event, ctx = {}) => {
-      const args = chatCommandArgs(event?.cleanedBody);
-      if (args === null) return undefined;
-      const { text } = await answer(args, ctx);
-      return { handled: true, reply: { text } };
-    }, { eligibleTriggers: ["user"] });
+    try {
+      api.on("before_agent_reply", async (event, ctx = {}) => {
+        const args = chatCommandArgs(event?.cleanedBody);
+        if (args === null) return undefined;
+        const { text } = await answer(args, ctx);
+        return { handled: true, reply: { text } };
+      }, { eligibleTriggers: ["user"] });
+    } catch {
+      // a host that does not know the hook: the commands still work on its other surfaces
+    }
   }
   return operator;
 }
