@@ -1,4 +1,5 @@
-//! # OpenViking context engine for OpenClaw
+#![doc = include_str!("README.md")]
+//! ## The crate: the drive contract and its parts
 //!
 //! The engine decides what an OpenClaw agent's model sees each turn, with OpenViking as the
 //! memory behind it. This crate is its pure core, compiled to WebAssembly for the JS plugin
@@ -20,7 +21,7 @@
 //!     "nowMs": 1764000000000u64
 //! })).unwrap();
 //! let out = auto_recall(&cfg, req).unwrap();
-//! assert_eq!(out.messages.len(), 3); // an opening user message, the memory_recall_auto call, its result
+//! assert_eq!(out.messages.len(), 3); // the pair's one-line user opening, the memory_recall_auto call, its result
 //! ```
 //!
 //! ## The engine that owns a turn

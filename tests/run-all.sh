@@ -66,7 +66,8 @@ suite() {
   fi
 }
 
-suite rust-native "" bash -c "cargo test --all-targets && cargo test --doc"
+suite rust-native "" cargo test --all-targets
+suite rust-doc "" cargo test --doc
 suite wasm-node "" wasm-pack test --node
 suite wasm-chrome "Running headless tests in Chrome" env -u GECKODRIVER wasm-pack test --headless --chrome -- --features browser-tests
 suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-pack test --headless --firefox -- --features browser-tests

@@ -216,7 +216,7 @@ function run() {
   render.renderComposed(out, out.messages.length ? wasm.estimateMessageTokens(out.messages) : [], data.prompt);
   render.renderSynthetic(recall, out);
   render.renderFinal(out);
-  render.renderExport(engine.configSnippet());
+  render.renderExport(changedKeys(engine.configSnippet()));
   const current = engine;
   const triggerSteps = engine.replayTriggers({ messages: data.messages, tokenBudget: host.value });
   const recallAt = (step) => current.autoRecall({ prompt: step.prompt, messages: step.history, search: data.search, contents: data.contents, nowMs: step.nowMs, explain: true });
@@ -227,6 +227,22 @@ function run() {
     performance.mark("results-rendered");
     document.body.dataset.ready = "true";
   }
+}
+
+/** The keys of `snippet` whose value is not the engine's default: what the user changed. An
+ *  export of every key would also carry `mode`, `port` and `agentId` defaults, which would
+ *  switch a remote install pasting it to local mode. */
+let defaults = null;
+function changedKeys(snippet) {
+  if (!defaults) {
+    const plain = new wasm.Engine({}, {});
+    try {
+      defaults = plain.configSnippet();
+    } finally {
+      plain.free();
+    }
+  }
+  return Object.fromEntries(Object.entries(snippet).filter(([k, v]) => JSON.stringify(v) !== JSON.stringify(defaults[k])));
 }
 
 /** The page's data as one AssembleRequest (the same object the tests hand the engine in Node). */

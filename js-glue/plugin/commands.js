@@ -8,7 +8,7 @@
 // resolved config is printed without it, and every output passes through the engine's redactor.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { inspectPort, readPidFile, startLockPath, LOG_FILE } from "../openviking/local-server.js";
+import { inspectPort, readPidFile, resolveServerBin, startLockPath, LOG_FILE } from "../openviking/local-server.js";
 import { isOpenVikingServer, pidAlive } from "../openviking/proc.js";
 import { agentFromSessionKey } from "./runtime.js";
 import { ENGINE_ID } from "./context-engine.js";
@@ -316,22 +316,43 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
       check("local-port", `local server port 127.0.0.1:${config.port}`, v.state === "openviking" ? "ok" : "fail",
         v.state === "openviking" ? `OpenViking ${v.health?.version ?? ""} answers`.trim() : v.state === "absent" ? `nothing answers (${v.reason})` : `something that is not OpenViking answers: ${v.reason}`,
         v.state === "impostor" ? `stop what listens on 127.0.0.1:${config.port} or choose another port (the plugin's "port"); the plugin sends it no key and no turns` : `start the gateway or run one turn: the plugin starts openviking-server --config ${config.configPath}; see ${join(stateDir, LOG_FILE)}`);
-      // the server's config file, which the plugin passes to the server it starts
-      let cfgStat = null;
-      let cfgWhy = "does not exist";
-      try {
-        cfgStat = statSync(config.configPath);
-        if (!cfgStat.isFile()) cfgWhy = "is not a file";
-      } catch (err) {
-        if (err?.code && err.code !== "ENOENT") cfgWhy = `cannot be read (${err.code})`;
-      }
-      if (cfgStat?.isFile()) {
-        check("local-config", "local server config (configPath)", "ok", `${config.configPath} exists`);
+      // the server's config file, which the plugin passes to the server it starts: on disk,
+      // one JSON object (what openviking-server reads)
+      const answering = v.state === "openviking";
+      const conf = readServerConfig(config.configPath);
+      if (conf.ok) {
+        check("local-config", "local server config (configPath)", "ok", `${config.configPath} exists and parses (${conf.summary})`);
       } else {
-        const answering = v.state === "openviking";
         check("local-config", "local server config (configPath)", answering ? "warn" : "fail",
-          `configPath ${config.configPath} ${cfgWhy}${answering ? " (the server answering on the port is reused; a new start would fail)" : ": the plugin cannot start openviking-server"}`,
-          "create that ov.conf (OpenViking's server config: storage path, embedding and model settings) or set configPath to yours");
+          `configPath ${config.configPath} ${conf.why}${answering ? " (the server answering on the port is reused; a new start would fail)" : ": the plugin cannot start openviking-server"}`,
+          conf.exists
+            ? "make it one JSON object (OpenViking's ov.conf: server, storage, embedding, vlm — see the README's local mode), or set configPath to yours"
+            : "create that ov.conf (OpenViking's server config: storage path, embedding and model settings) or set configPath to yours");
+      }
+      // the server binary the plugin starts: $OPENVIKING_SERVER_BIN, else openviking-server on PATH
+      try {
+        const bin = resolveServerBin(undefined, process.env);
+        check("local-bin", "local server binary (openviking-server)", "ok", `${bin} (${process.env.OPENVIKING_SERVER_BIN ? "OPENVIKING_SERVER_BIN" : "on PATH"})`);
+      } catch (err) {
+        check("local-bin", "local server binary (openviking-server)", answering ? "warn" : "fail",
+          `${message(err)}${answering ? " (the server answering on the port is reused; a new start would fail)" : ""}`,
+          "pip install openviking==0.5.2 (in a venv), then set OPENVIKING_SERVER_BIN=<venv>/bin/openviking-server where OpenClaw (or its gateway) starts, or put <venv>/bin on its PATH");
+      }
+      // the key: a server whose ov.conf sets server.root_api_key wants a user key (its
+      // data APIs refuse the root key); without one it runs in dev mode and wants none
+      if (conf.ok) {
+        const keyFix = `make a user key with the root key — POST http://127.0.0.1:${config.port}/api/v1/admin/accounts {"account_id":"me","admin_user_id":"me"} sent with server.root_api_key (the README's local mode has the curl) answers it as result.user_key — then set apiKey (or $OPENVIKING_API_KEY) to it`;
+        if (conf.rootKey && config.apiKey && config.apiKey === conf.rootKey) {
+          check("local-key", "API key for the local server", "fail", "apiKey is the server's root key (server.root_api_key in configPath): OpenViking refuses it on the data APIs (PERMISSION_DENIED)", keyFix);
+        } else if (conf.rootKey && !config.apiKey) {
+          check("local-key", "API key for the local server", "fail", "configPath sets server.root_api_key, so the server wants a user key, and apiKey is not set (nor $OPENVIKING_API_KEY)", keyFix);
+        } else if (conf.rootKey) {
+          check("local-key", "API key for the local server", "ok", `set (a user key; the server checks it${answering ? ": see the status check above" : " once it answers"})`);
+        } else {
+          check("local-key", "API key for the local server", "ok", `the server runs in dev mode (configPath sets no server.root_api_key): no key needed${config.apiKey ? "; the key set is sent" : ""}`);
+        }
+      } else {
+        check("local-key", "API key for the local server", "skip", "needs a readable configPath (above)");
       }
       const info = readPidFile(stateDir);
       if (!info) {
@@ -373,6 +394,32 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
   return { status, doctor, flush, trace };
 }
 
+/** The local server's ov.conf as far as doctor needs it: {ok, summary, rootKey} or {ok:false,
+ *  exists, why}. The root key is only compared, never shown. */
+function readServerConfig(path) {
+  let text;
+  try {
+    if (!statSync(path).isFile()) return { ok: false, exists: true, why: "is not a file" };
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    return err?.code === "ENOENT" ? { ok: false, exists: false, why: "does not exist" } : { ok: false, exists: true, why: `cannot be read (${err?.code ?? message(err)})` };
+  }
+  let conf;
+  try {
+    conf = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, exists: true, why: `is not valid JSON (${message(err)}): openviking-server cannot read it` };
+  }
+  if (conf === null || typeof conf !== "object" || Array.isArray(conf)) return { ok: false, exists: true, why: "is not a JSON object: openviking-server cannot read it" };
+  const rootKey = typeof conf.server?.root_api_key === "string" && conf.server.root_api_key ? conf.server.root_api_key : null;
+  const parts = [
+    conf.storage?.workspace ? `storage.workspace ${conf.storage.workspace}` : "no storage.workspace",
+    conf.embedding?.dense ? `embedding ${conf.embedding.dense.provider ?? "?"}/${conf.embedding.dense.model ?? "?"}` : "no embedding (the server's local default model, downloaded on first use)",
+    rootKey ? "server.root_api_key set" : "no server.root_api_key (dev mode)",
+  ];
+  return { ok: true, summary: parts.join(", "), rootKey };
+}
+
 function safe(fn) {
   try {
     return fn();
@@ -411,6 +458,14 @@ export function createRenderer(runtime, { now = () => Date.now() } = {}) {
       return redact(text);
     },
   };
+}
+
+/** The arguments of a message that is only `/openviking [args]` (the whole message, as a
+ *  command is sent), else null: any other text is the user's, for the model. */
+export function chatCommandArgs(text) {
+  if (typeof text !== "string") return null;
+  const m = new RegExp(`^\\s*/${COMMAND}(?:\\s+([\\s\\S]*?))?\\s*$`).exec(text);
+  return m ? m[1] ?? "" : null;
 }
 
 /** The chat command's argument string → {sub, json, session, help}. */
@@ -487,28 +542,50 @@ export function registerCommands(api, runtime, { pluginVersion = null } = {}) {
     );
   }
 
+  /** A chat command's answer: `args` after `/openviking`, `ctx` the host's (sessionKey, agentId, sessionId, config). */
+  async function answer(args, ctx = {}) {
+    const a = parseChatArgs(args);
+    if (a.help || !a.sub || a.unknown.length) {
+      const head = a.unknown.length ? `unknown argument(s): ${a.unknown.join(" ")}\n` : "";
+      return { text: `${head}${usage(`/${COMMAND}`)}` };
+    }
+    const sessionKey = ctx.sessionKey ?? (ctx.agentId ? `agent:${ctx.agentId}:${COMMAND}` : undefined);
+    try {
+      const doc = await operator[a.sub]({ sessionKey, session: a.session, preferSession: ctx.sessionId, hostConfig: ctx.config ?? safe(() => api.config) });
+      const text = render(doc, a.json);
+      return { text: a.json ? `\`\`\`json\n${text}\n\`\`\`` : text };
+    } catch (err) {
+      return { text: render({ command: a.sub, error: message(err) }, a.json) };
+    }
+  }
+
+  // where OpenClaw runs its command dispatcher (a gateway's chat.send: the TUI on a gateway,
+  // the Control UI, channels), `/openviking …` reaches this handler and never the model
   if (typeof api.registerCommand === "function") {
     api.registerCommand({
       name: COMMAND,
       description: DESCRIPTION,
       acceptsArgs: true,
       requireAuth: true,
-      async handler(ctx = {}) {
-        const a = parseChatArgs(ctx.args);
-        if (a.help || !a.sub || a.unknown.length) {
-          const head = a.unknown.length ? `unknown argument(s): ${a.unknown.join(" ")}\n` : "";
-          return { text: `${head}${usage(`/${COMMAND}`)}` };
-        }
-        const sessionKey = ctx.sessionKey ?? (ctx.agentId ? `agent:${ctx.agentId}:${COMMAND}` : undefined);
-        try {
-          const doc = await operator[a.sub]({ sessionKey, session: a.session, preferSession: ctx.sessionId, hostConfig: ctx.config ?? safe(() => api.config) });
-          const text = render(doc, a.json);
-          return { text: a.json ? `\`\`\`json\n${text}\n\`\`\`` : text };
-        } catch (err) {
-          return { text: render({ command: a.sub, error: message(err) }, a.json) };
-        }
-      },
+      handler: (ctx = {}) => answer(ctx.args, ctx),
     });
+  }
+  // where it does not (`openclaw agent --message`, `--local`, `openclaw chat`: the text goes
+  // to the agent run as it is), the run's before_agent_reply hook claims a message that is
+  // only `/openviking …` and answers it in place of the model: no model call, and the run
+  // ends before the context engine sees a turn. OpenClaw calls the hook only with
+  // plugins.entries.openviking.hooks.allowConversationAccess: true.
+  if (typeof api.on === "function") {
+    try {
+      api.on("before_agent_reply", async (event, ctx = {}) => {
+        const args = chatCommandArgs(event?.cleanedBody);
+        if (args === null) return undefined;
+        const { text } = await answer(args, ctx);
+        return { handled: true, reply: { text } };
+      }, { eligibleTriggers: ["user"] });
+    } catch {
+      // a host that does not know the hook: the commands still work on its other surfaces
+    }
   }
   return operator;
 }

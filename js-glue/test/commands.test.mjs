@@ -5,12 +5,12 @@
 // subcommand; the API key never printed; another agent's sessions never listed.
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadEngine } from "../wasm.js";
 import { agentFromSessionKey } from "../plugin/runtime.js";
-import { registerCommands, machineOutput, parseChatArgs, hostDefaultAgent } from "../plugin/commands.js";
+import { registerCommands, machineOutput, parseChatArgs, hostDefaultAgent, chatCommandArgs } from "../plugin/commands.js";
 import { fmtDuration } from "../plugin/commands-format.js";
 import { createServer } from "node:net";
 import plugin from "../index.js";
@@ -34,10 +34,11 @@ async function freePort() {
 const outputs = []; // every text any command printed, for the key check at the end
 
 /** The runtime's shape (plugin/runtime.js) with real engines over one in-memory host. */
-function fakeRuntime({ mode = "remote", port, stateDir = "/tmp/ov-commands-test-state", keyLeaks = false, configPath = "/nowhere/ov.conf", localFacts } = {}) {
+function fakeRuntime({ mode = "remote", port, stateDir = "/tmp/ov-commands-test-state", keyLeaks = false, configPath = "/nowhere/ov.conf", localFacts, apiKey = KEY } = {}) {
   const host = memoryHost();
-  const rawConfig = { mode, port, baseUrl: "http://127.0.0.1:1933", apiKey: KEY, compactTurnThreshold: 3, timeoutMs: 1000, stateDir, configPath };
+  const rawConfig = { mode, port, baseUrl: "http://127.0.0.1:1933", apiKey, compactTurnThreshold: 3, timeoutMs: 1000, stateDir, configPath };
   if (mode === "remote") delete rawConfig.port;
+  if (apiKey === null) delete rawConfig.apiKey;
   const { config } = wasm.parseConfig(rawConfig, {});
   const agents = new Map();
   // the server as the probe sees it: down, or a careless proxy that echoes the key
@@ -96,6 +97,8 @@ function fakeApi(extra = {}) {
   const api = { clis: [], commands: [], config: HOST_CONFIG, runtime: { version: "2026.9.6" }, ...extra };
   api.registerCli = (registrar, opts) => api.clis.push({ registrar, opts });
   api.registerCommand = (def) => api.commands.push(def);
+  api.hooks = [];
+  api.on = (name, handler, opts) => api.hooks.push({ name, handler, opts });
   return api;
 }
 
@@ -438,6 +441,74 @@ test("doctor (local): the port, the config file, a stale pid file and a stale st
   }
 });
 
+test("doctor (local): configPath parses as one JSON object, the server binary is found (OPENVIKING_SERVER_BIN, else PATH), the key fits the server's ov.conf", async () => {
+  const stateDir = mkdtempSync(join(tmpdir(), "ov-cmd-local-"));
+  const saved = { bin: process.env.OPENVIKING_SERVER_BIN, path: process.env.PATH };
+  const ROOT_KEY = "root-key-NEVER-SHOWN-1234";
+  try {
+    const port = await freePort();
+    const conf = join(stateDir, "ov.conf");
+    const doctor = async (opts) => {
+      const { json, out } = await surfaces(fakeRuntime({ mode: "local", port, stateDir, configPath: conf, ...opts })).cli("doctor", { json: true });
+      assert.ok(!out.includes(ROOT_KEY), "the root key is never shown");
+      return Object.fromEntries(json.checks.map((c) => [c.id, c]));
+    };
+    // a file that is not JSON: named, with what the parser said
+    writeFileSync(conf, "{ server: { port: 1933 } ");
+    let by = await doctor();
+    assert.equal(by["local-config"].status, "fail");
+    assert.match(by["local-config"].detail, /^configPath .*ov\.conf is not valid JSON \(.+\): openviking-server cannot read it: the plugin cannot start openviking-server$/);
+    assert.match(by["local-config"].fix, /make it one JSON object/);
+    assert.equal(by["local-key"].status, "skip");
+    writeFileSync(conf, "[1]");
+    assert.match((await doctor())["local-config"].detail, /is not a JSON object/);
+
+    // the binary: OPENVIKING_SERVER_BIN first (not executable: named), else PATH, else how to get it
+    const fake = join(stateDir, "openviking-server");
+    writeFileSync(fake, "#!/bin/sh\nexit 0\n", { mode: 0o644 });
+    process.env.OPENVIKING_SERVER_BIN = fake;
+    by = await doctor();
+    assert.equal(by["local-bin"].status, "fail");
+    assert.equal(by["local-bin"].detail, `OPENVIKING_SERVER_BIN is not an executable file: ${fake}`);
+    assert.match(by["local-bin"].fix, /pip install openviking==0\.5\.2 .*OPENVIKING_SERVER_BIN=<venv>\/bin\/openviking-server .*PATH/);
+    chmodSync(fake, 0o755);
+    by = await doctor();
+    assert.equal(by["local-bin"].status, "ok");
+    assert.equal(by["local-bin"].detail, `${fake} (OPENVIKING_SERVER_BIN)`);
+    delete process.env.OPENVIKING_SERVER_BIN;
+    process.env.PATH = `/nonexistent-bin:${stateDir}`;
+    assert.equal((await doctor())["local-bin"].detail, `${fake} (on PATH)`);
+    process.env.PATH = "/nonexistent-bin";
+    by = await doctor();
+    assert.equal(by["local-bin"].status, "fail");
+    assert.match(by["local-bin"].detail, /^openviking-server not found: set OPENVIKING_SERVER_BIN to its path, or put it on PATH/);
+
+    // the key: dev mode wants none; a root key in ov.conf wants a user key, never the root key
+    writeFileSync(conf, JSON.stringify({ storage: { workspace: "/srv/ov" } }));
+    by = await doctor({ apiKey: null });
+    assert.equal(by["local-config"].status, "ok");
+    assert.match(by["local-config"].detail, /exists and parses \(storage\.workspace \/srv\/ov, no embedding \(the server's local default model, downloaded on first use\), no server\.root_api_key \(dev mode\)\)/);
+    assert.equal(by["local-key"].status, "ok");
+    assert.match(by["local-key"].detail, /dev mode .*no key needed$/);
+    writeFileSync(conf, JSON.stringify({ server: { root_api_key: ROOT_KEY }, storage: { workspace: "/srv/ov" } }));
+    by = await doctor({ apiKey: null });
+    assert.equal(by["local-key"].status, "fail");
+    assert.match(by["local-key"].detail, /server\.root_api_key, so the server wants a user key, and apiKey is not set/);
+    assert.match(by["local-key"].fix, new RegExp(`POST http://127\\.0\\.0\\.1:${port}/api/v1/admin/accounts .*root_api_key .*result\\.user_key .*set apiKey`));
+    by = await doctor({ apiKey: ROOT_KEY });
+    assert.equal(by["local-key"].status, "fail");
+    assert.match(by["local-key"].detail, /apiKey is the server's root key .*PERMISSION_DENIED/);
+    by = await doctor();
+    assert.equal(by["local-key"].status, "ok");
+    assert.match(by["local-key"].detail, /^set \(a user key; the server checks it once it answers\)$/);
+  } finally {
+    if (saved.bin === undefined) delete process.env.OPENVIKING_SERVER_BIN;
+    else process.env.OPENVIKING_SERVER_BIN = saved.bin;
+    process.env.PATH = saved.path;
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+});
+
 test("the chat command: /openviking <sub> [json] for the current agent and session", async () => {
   const { chat } = surfaces(rt);
   const usage = await chat("");
@@ -465,6 +536,26 @@ test("the chat command: /openviking <sub> [json] for the current agent and sessi
   assert.match(await chat("flush", { agentId: "other" }), /OpenViking flush \(agent other\): 0 turns written, 0 turns still queued\n {2}other--gamma/);
   const doctor = await chat("doctor", { sessionKey: "agent:main:chat" });
   assert.match(doctor, /OpenViking doctor: all checks passed/);
+});
+
+test("where the host sends `/openviking …` to the agent run (CLI --message, --local, openclaw chat), before_agent_reply answers it in place of the model; any other text is left to the model", async () => {
+  const { api, chat } = surfaces(rt);
+  const hooks = api.hooks.filter((h) => h.name === "before_agent_reply");
+  assert.equal(hooks.length, 1);
+  assert.deepEqual(hooks[0].opts, { eligibleTriggers: ["user"] });
+  const reply = (cleanedBody, ctx = { sessionKey: "agent:main:chat", sessionId: "alpha", config: HOST_CONFIG }) => hooks[0].handler({ cleanedBody }, ctx);
+  const claimed = await reply("/openviking status");
+  assert.equal(claimed.handled, true);
+  assert.match(claimed.reply.text, /identity\s+user alice, agent main/);
+  const digitless = (t) => t.replace(/\d+/g, "#"); // latencies and ages move between two calls
+  assert.equal(digitless(claimed.reply.text), digitless(await chat("status", { sessionKey: "agent:main:chat", sessionId: "alpha" })), "the same answer as the chat command");
+  assert.match((await reply("  /openviking\n")).reply.text, /\/openviking status \[--session <sessionId>\] \[json\]/, "a bare /openviking answers its usage");
+  for (const text of ["Tell me about /openviking status", "/openvikings status", "hello", "", undefined]) {
+    assert.equal(await reply(text), undefined, `left to the model: ${JSON.stringify(text)}`);
+  }
+  assert.equal(chatCommandArgs("/openviking trace json"), "trace json");
+  assert.equal(chatCommandArgs("/openviking"), "");
+  assert.equal(chatCommandArgs("/openviking2"), null);
 });
 
 test("the API key is never printed, even when an error message carries it", async () => {

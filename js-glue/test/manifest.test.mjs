@@ -81,3 +81,17 @@ test("a bad plugin config never fails the load: warnings name the key, an error 
   assert.doesNotThrow(() => plugin.register({ pluginConfig: { mode: "cloud", stateDir: "/tmp/ov-bad-hard" }, logger: quiet, registerContextEngine: (_id, f) => (factory = f), registerTool() {}, on() {}, registerService() {} }));
   assert.throws(() => factory(), (err) => err.code === "INVALID_CONFIG" && err.field === "mode");
 });
+
+test("the project README's configuration table has a row for every key, with the engine's default and bounds", () => {
+  const rows = readFileSync(new URL("../../README.md", import.meta.url), "utf8").split("\n")
+    .filter((l) => l.startsWith("| ") && !l.startsWith("| key ") && !l.startsWith("|---"))
+    .map((l) => l.split("|").map((c) => c.trim()));
+  const rowOf = (key) => rows.find((c) => c[1].split(" / ").includes(key));
+  for (const key of Object.keys(props)) assert.ok(rowOf(key), `README has a row for ${key}`);
+  const plain = (n) => String(n);
+  for (const b of configBounds()) {
+    const c = rowOf(b.key);
+    assert.ok(c[3].startsWith(`${plain(b.min)}–${plain(b.max)}`), `${b.key}: bounds ${b.min}–${b.max} in "${c[3]}"`);
+    assert.ok(c[2].split(" / ").includes(plain(b.default)), `${b.key}: default ${b.default} in "${c[2]}"`);
+  }
+});

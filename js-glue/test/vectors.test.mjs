@@ -60,3 +60,14 @@ for (const file of files) {
     });
   }
 }
+
+test("legacy-divergences.json, non-finite score: Infinity and NaN handed over from JS read as 0, as the vector's null does (the legacy clamped Infinity to 1)", () => {
+  const c = JSON.parse(readFileSync(join(dir, "legacy-divergences.json"), "utf8")).find((v) => v.name.includes("not a finite number"));
+  assert.ok(c, "the vector exists");
+  for (const score of [Infinity, NaN, null]) {
+    const input = structuredClone(c.input);
+    input.search.user.memories[0].score = score;
+    const out = run({ ...c, input });
+    matches(c.expect, out, `score ${score}`);
+  }
+});

@@ -503,7 +503,7 @@ impl<H: Host> Engine<H> {
 
     /// The `before_prompt_build` fallback's block for a turn the engine did not assemble
     /// (older host, engine not in the slot); `None` when the engine assembled this session
-    /// within [`HOOK_SAME_TURN_MS`] (recall never reaches the model twice), recall is off, or
+    /// within `HOOK_SAME_TURN_MS` (recall never reaches the model twice), recall is off, or
     /// nothing was recalled.
     pub async fn hook_fallback(&self, session_id: Option<&str>, prompt: Option<String>, messages: Vec<Value>) -> Result<Option<String>> {
         if let Some(id) = session_id {

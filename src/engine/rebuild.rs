@@ -85,7 +85,7 @@ impl<H: Host> Engine<H> {
     }
 
     /// Adopts this agent's sessions OpenViking holds that this state dir has no record of
-    /// (at most [`ADOPT_SESSIONS_MAX`], newest first). Quiet when OpenViking does not answer:
+    /// (at most `ADOPT_SESSIONS_MAX`, newest first). Quiet when OpenViking does not answer:
     /// the caller works with what the state dir has.
     pub async fn adopt_agent_sessions(&self) {
         let Ok(ids) = self.host.list_sessions().await else { return };

@@ -285,7 +285,9 @@ test("the export snippet parses and round-trips through parseConfig without warn
   assert.equal(snippet.apiKey, undefined);
   assert.doesNotMatch(text, /apiKey/);
   const expected = { recallLimit: 4, recallScoreThreshold: 0.3, recallMaxContentChars: 320, recallPreferAbstract: false, recallTokenBudget: 1500, assembleRecallWindow: 3, recentRawTurnCount: 2 };
-  for (const [k, v] of Object.entries(expected)) assert.equal(snippet[k], v, k);
+  // only the keys the user changed: no mode, port or agentId default that would turn a remote
+  // install pasting it into a local one
+  assert.deepEqual(snippet, expected);
   const parsed = await page.evaluate(async (s) => {
     const m = await import("/pkg/openviking_context_engine.js");
     return m.parseConfig(s, {});
@@ -411,6 +413,50 @@ test("the Chinese sample works", T, async () => {
   assert.match(await page.textContent("#data-source"), /订单列表慢查询/);
   assert.match(await page.textContent("#synthetic"), /memory_recall_auto/);
   assert.equal(await page.isVisible("#engine-error"), false);
+});
+
+test("the export holds only the keys the user changed: none on a fresh page (each sample), a key set back to its default leaves it", T, async () => {
+  for (const sample of ["en", "en-compacted", "en-large-output", "zh"]) {
+    await load();
+    await page.selectOption("#sample", sample);
+    await page.waitForFunction(() => document.getElementById("export").value.trim() === "{}", null, { timeout: 10_000 });
+  }
+  await page.fill("#set-recallLimit", "9");
+  await page.fill("#set-largeToolResultTokens", "12000");
+  assert.deepEqual(JSON.parse(await page.inputValue("#export")), { recallLimit: 9, largeToolResultTokens: 12000 });
+  await page.fill("#set-recallLimit", "6"); // the default
+  const left = JSON.parse(await page.inputValue("#export"));
+  assert.deepEqual(left, { largeToolResultTokens: 12000 });
+  for (const k of ["mode", "port", "agentId", "baseUrl", "apiKey"]) assert.equal(k in left, false, k);
+  // pasted into a remote install's config, it changes only that key
+  const remote = { mode: "remote", baseUrl: "http://ov.example:1933" };
+  const parsed = wasm.parseConfig({ ...remote, ...left }, {});
+  assert.equal(parsed.config.mode, "remote");
+  assert.equal(parsed.config.baseUrl, "http://ov.example:1933");
+  assert.equal(parsed.config.largeToolResultTokens, 12000);
+});
+
+test("on a phone (390 × 844) the page has no horizontal scroll, every sample; settings and results fit the screen", T, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    for (const sample of ["en", "en-compacted", "en-large-output", "zh"]) {
+      await load();
+      await page.selectOption("#sample", sample);
+      await page.waitForSelector("#composed-list li");
+      const m = await page.evaluate(() => {
+        const de = document.documentElement;
+        const right = (sel) => Math.max(...[...document.querySelectorAll(sel)].map((e) => e.getBoundingClientRect().right));
+        return { scroll: de.scrollWidth, client: de.clientWidth, side: right(".side"), cards: right(".card"), settings: right("#settings .setting") };
+      });
+      assert.ok(m.scroll <= m.client, `${sample}: the page scrolls sideways (${m.scroll} > ${m.client})`);
+      for (const k of ["side", "cards", "settings"]) assert.ok(m[k] <= m.client, `${sample}: ${k} ends at ${m[k]} px, past ${m.client}`);
+    }
+    // the controls still work there
+    await page.fill("#set-recallLimit", "2");
+    await shows("#injected-count", /^[0-2]$/);
+  } finally {
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }
 });
 
 test("the replay steps through the transcript turn by turn", T, async () => {

@@ -6,16 +6,26 @@
 // with one INVALID_CONFIG line naming the key, and OpenClaw runs the turn on its built-in
 // engine; `doctor` checks configPath on disk; and against a real OpenViking, a refused API key
 // is a failed `status` (exit 1) and a skipped recall in the trace and the turn's log, each
-// with its fix, where a good key is "reachable" and "searched".
-// Run: node --test --test-concurrency=1 tests/e2e/config-and-truth.test.mjs (~3–5 min).
+// with its fix, where a good key is "reachable" and "searched"; `/openviking status` sent as a
+// CLI message is answered by the plugin (no model call, no turn stored) — an ordinary, stored
+// turn without hooks.allowConversationAccess; sent with chat.send to a gateway, the plugin's
+// command answers it (no model call) even without that permission; local mode set up as the README says: doctor
+// names a missing configPath, server binary and user key, the README's curl makes the key, a
+// turn starts openviking-server and is stored, and every doctor check passes.
+// Run: node --test --test-concurrency=1 tests/e2e/config-and-truth.test.mjs (~7–9 min).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { startFakeModel } from "./fake-model.mjs";
-import { writeConfig, runTurn, runCli, scratchDir } from "./openclaw.mjs";
-import { startHarness, freePort } from "../../js-glue/test/openviking/helpers.mjs";
+import { writeConfig, runTurn, runCli, scratchDir, gatewayConfig, startGateway } from "./openclaw.mjs";
+import { randomBytes } from "node:crypto";
+import { startHarness, harnessCommand, freePort, SERVER_BIN } from "../../js-glue/test/openviking/helpers.mjs";
+import { inspectPort, stopLocalServer } from "../../js-glue/openviking/local-server.js";
+import { createClient } from "../inspect/client.js";
+import { storedMessages } from "../inspect/stored.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const PLUGIN = path.join(ROOT, "js-glue");
@@ -31,11 +41,11 @@ after(async () => {
   if (!process.env.OV_E2E_KEEP) for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
 });
 
-/** A scratch OpenClaw home whose plugin config is `config`. */
-function home(config, prefix = "oc-cfg-") {
+/** A scratch OpenClaw home whose plugin config is `config` (`extra` deep-merged into openclaw.json). */
+function home(config, prefix = "oc-cfg-", extra = {}) {
   const dir = scratchDir(prefix);
   dirs.push(dir);
-  writeConfig({ dir, modelUrl: `${fm.url}/v1`, plugin: { path: PLUGIN, id: "openviking", config } });
+  writeConfig({ dir, modelUrl: `${fm.url}/v1`, plugin: { path: PLUGIN, id: "openviking", config }, extra });
   return dir;
 }
 
@@ -111,16 +121,82 @@ test("hard mistakes (baseUrl without a scheme, a file as stateDir, an unset ${VA
   }
 });
 
-test("local mode: doctor checks configPath on disk, and says so by its key", { timeout: 300_000 }, async (t) => {
+test("local mode as the README sets it up: doctor checks configPath (on disk, JSON), the server binary (OPENVIKING_SERVER_BIN or PATH) and the key; then a turn starts openviking-server and is stored, and every check passes", { timeout: 420_000 }, async (t) => {
   const port = await freePort();
-  const dir = home({ port, configPath: "/nonexistent/ov.conf" });
-  const doctor = await openclaw(t, dir, ["openviking", "doctor", "--json"]);
+  const missing = home({ port, configPath: "/nonexistent/ov.conf" });
+  const doctor = await openclaw(t, missing, ["openviking", "doctor", "--json"]);
   const cfg = doctor.json.checks.find((c) => c.id === "local-config");
   assert.equal(cfg.status, "fail");
   assert.equal(cfg.detail, "configPath /nonexistent/ov.conf does not exist: the plugin cannot start openviking-server");
   assert.match(cfg.fix, /set configPath to yours/);
   const lock = doctor.json.checks.find((c) => c.id === "local-lock");
   assert.equal(lock.status, "ok");
+
+  // a real ov.conf (the harness's: root_api_key, workspace, embedding and vlm on the loopback
+  // stand-in) and its user key; the harness's own server is stopped, so the plugin starts one
+  const ov = await startHarness();
+  let stateDir = null;
+  try {
+    harnessCommand(ov, "kill-server");
+    const lport = Number(new URL(ov.env.baseUrl).port);
+    const bare = { PATH: "/usr/bin:/bin" }; // no openviking-server on it
+    const withBin = { ...bare, OPENVIKING_SERVER_BIN: SERVER_BIN };
+    const checks = async (dir, env) => {
+      const r = await openclaw(t, dir, ["openviking", "doctor", "--json"], env);
+      return Object.fromEntries(r.json.checks.map((c) => [c.id, c]));
+    };
+    const nokey = home({ port: lport, configPath: ov.env.configPath, hookFallback: false }, "oc-local-");
+    let by = await checks(nokey, bare);
+    assert.equal(by["local-config"].status, "ok");
+    assert.match(by["local-config"].detail, /exists and parses \(storage\.workspace .*, embedding openai\/standin-embed, server\.root_api_key set\)/);
+    assert.equal(by["local-bin"].status, "fail");
+    assert.match(by["local-bin"].detail, /^openviking-server not found: set OPENVIKING_SERVER_BIN to its path, or put it on PATH/);
+    assert.match(by["local-bin"].fix, /pip install openviking==0\.5\.2/);
+    assert.equal(by["local-key"].status, "fail");
+    assert.match(by["local-key"].fix, /api\/v1\/admin\/accounts .*result\.user_key/);
+    assert.ok(!JSON.stringify(by).includes(ov.env.rootKey), "the root key is never shown");
+    by = await checks(nokey, withBin);
+    assert.equal(by["local-bin"].status, "ok");
+    assert.equal(by["local-bin"].detail, `${SERVER_BIN} (OPENVIKING_SERVER_BIN)`);
+
+    const dir = home({ port: lport, configPath: ov.env.configPath, apiKey: ov.env.userKey, hookFallback: false }, "oc-local-");
+    stateDir = path.join(dir, "state/plugins/openviking");
+    const r = await runTurn({ dir, sessionId: "loc", message: "We decided the billing service runs on Postgres 16.", timeoutMs: 120_000, env: withBin });
+    t.diagnostic(`local turn: exit=${r.code} wall=${r.ms}ms`);
+    assert.equal(r.code, 0, r.stderr.slice(-3000));
+    const deadline = Date.now() + 90_000;
+    while ((await inspectPort(lport)).state !== "openviking") {
+      assert.ok(Date.now() < deadline, "the server the plugin started answers");
+      await new Promise((res) => setTimeout(res, 500));
+    }
+    const flush = await openclaw(t, dir, ["openviking", "flush"], withBin);
+    assert.equal(flush.code, 0, flush.stdout);
+    const client = createClient({ baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, agentId: "main" });
+    const stored = await storedMessages(client, "main--loc");
+    assert.ok(stored.some((m) => m.role === "user" && JSON.stringify(m).includes("Postgres 16")), "the turn is in OpenViking");
+    const all = await openclaw(t, dir, ["openviking", "doctor"], withBin);
+    assert.equal(all.code, 0, all.stdout);
+    assert.match(all.stdout, /^OpenViking doctor: all checks passed/);
+    for (const l of all.stdout.split("\n")) t.diagnostic(`| ${l}`);
+
+    // the README's way to a user key, run as written (its root key and port swapped for this server's)
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const local = readme.slice(readme.indexOf("\n## Local mode"), readme.indexOf("\n## Configuration"));
+    const curl = [...local.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes("admin/accounts"));
+    assert.ok(curl, "the README shows how to make a user key");
+    const rootInReadme = /"server": \{ "root_api_key": "([^"]+)" \}/.exec(local)?.[1];
+    assert.ok(rootInReadme && curl.includes(rootInReadme), "the curl uses the ov.conf's root key");
+    const made = spawnSync("bash", ["-c", curl.replaceAll(rootInReadme, ov.env.rootKey).replaceAll("127.0.0.1:1933", `127.0.0.1:${lport}`)], { encoding: "utf8", timeout: 30_000 });
+    const userKey = JSON.parse(made.stdout).result?.user_key;
+    assert.ok(typeof userKey === "string" && userKey.length > 10, `a user key: ${made.stdout.slice(0, 300)} ${made.stderr}`);
+    const mine = home({ port: lport, configPath: ov.env.configPath, apiKey: userKey, hookFallback: false }, "oc-local-");
+    const st = await openclaw(t, mine, ["openviking", "status", "--json"], withBin);
+    assert.equal(st.code, 0, st.stdout);
+    assert.equal(st.json.identity.userId, "me", "the README's key is the user it names");
+  } finally {
+    if (stateDir) await stopLocalServer({ stateDir, graceMs: 5000 }).catch(() => {});
+    await ov.stop();
+  }
 });
 
 test("against a real OpenViking: a refused key fails status and skips recall (trace, turn log), each with its fix; a good key is reachable and searched", { timeout: 600_000 }, async (t) => {
@@ -156,7 +232,64 @@ test("against a real OpenViking: a refused key fails status and skips recall (tr
     const tr = await openclaw(t, good, ["openviking", "trace", "--session", "ok", "--json"]);
     assert.equal(tr.json.trace.recallStatus.state, "searched");
     assert.match(tr.json.trace.recallStatus.line, /^searched user and agent memories: /);
+
+    // `/openviking status` sent as a CLI message (the host gives it to the agent run, not to
+    // its command dispatcher): the plugin's before_agent_reply answers it — no model call, no
+    // turn stored in OpenViking
+    const client = createClient({ baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, agentId: "main" });
+    assert.equal((await openclaw(t, good, ["openviking", "flush"])).code, 0, "the turn before is in OpenViking");
+    const storedBefore = (await storedMessages(client, "main--ok")).length;
+    const calls = fm.requests.length;
+    const cmd = await turn(t, good, "ok", "/openviking status");
+    assert.equal(cmd.code, 0, cmd.stderr.slice(-3000));
+    assert.equal(fm.requests.length, calls, "the model is not called");
+    const answer = cmd.json.payloads.map((p) => p.text).join("\n");
+    assert.match(answer, /^OpenViking status\n {2}server {5}http:\/\/127\.0\.0\.1:\d+ \(remote mode\)\n {2}health {5}reachable, version 0\.5\./);
+    assert.match(answer, /main--ok/);
+    const after = await storedMessages(client, "main--ok");
+    assert.equal(after.length, storedBefore, "the command is not stored as a turn");
+    assert.ok(!after.some((m) => JSON.stringify(m).includes("/openviking")));
+    for (const l of answer.split("\n")) t.diagnostic(`/openviking status | ${l}`);
+
+    // without hooks.allowConversationAccess OpenClaw never calls that hook: the text is an
+    // ordinary message — the model answers it and the engine stores it like any turn
+    const closed = home({ mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, hookFallback: false }, "oc-key-",
+      { plugins: { entries: { openviking: { hooks: { allowConversationAccess: false } } } } });
+    const calls2 = fm.requests.length;
+    const plain = await turn(t, closed, "closed", "/openviking status");
+    assert.equal(plain.code, 0, plain.stderr.slice(-3000));
+    assert.ok(fm.requests.length > calls2, "the model is called");
+    assert.match(plain.json.payloads.map((p) => p.text).join("\n"), /FAKE-ANSWER: \/openviking status/);
+    const stored = await storedMessages(client, "main--closed");
+    assert.ok(stored.some((m) => m.role === "user" && JSON.stringify(m).includes("/openviking status")), "stored as the user's turn");
   } finally {
     await ov.stop();
   }
 });
+
+test("`/openviking status` in a chat through a gateway (chat.send, what the TUI, the Control UI and channels use): OpenClaw's command dispatcher hands it to the plugin's command — no model call, even without the hook permission", { timeout: 300_000 }, async (t) => {
+  const port = await freePort();
+  const dir = scratchDir("oc-gw-cmd-");
+  dirs.push(dir);
+  writeConfig({ dir, modelUrl: `${fm.url}/v1`, plugin: { path: PLUGIN, id: "openviking", config: { mode: "remote", baseUrl: `http://127.0.0.1:${await freePort()}`, hookFallback: false } },
+    extra: { ...gatewayConfig({ dir, port }), plugins: { entries: { openviking: { hooks: { allowConversationAccess: false } } } } } });
+  const env = { OPENCLAW_GATEWAY_TOKEN: randomBytes(24).toString("hex") };
+  const gw = await startGateway({ dir, port, env });
+  try {
+    const calls = fm.requests.length;
+    const key = "agent:main:main";
+    const send = await openclaw(t, dir, ["gateway", "call", "chat.send", "--params", JSON.stringify({ sessionKey: key, message: "/openviking status", idempotencyKey: `cmd-${Date.now()}` }), "--json"], env);
+    assert.equal(send.code, 0, send.stderr.slice(-2000));
+    let text = "";
+    for (let i = 0; i < 40 && !/OpenViking status/.test(text); i++) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const h = await runCli({ dir, args: ["gateway", "call", "chat.history", "--params", JSON.stringify({ sessionKey: key, limit: 20 }), "--json"], env, timeoutMs: 60_000 });
+      text = JSON.stringify(h.json?.messages ?? []);
+    }
+    assert.match(text, /OpenViking status\\n {2}server {5}http:\/\/127\.0\.0\.1:\d+ \(remote mode\)/, "the plugin's answer is in the chat");
+    assert.equal(fm.requests.length, calls, "the model is not called");
+  } finally {
+    await gw.stop();
+  }
+});
+
