@@ -76,6 +76,7 @@ pub fn exported() -> Vec<Decl> {
         decl::<engine::CompactAnswer>(),
         decl::<tools::ToolDef>(),
         decl::<engine::SessionStatus>(),
+        decl::<engine::IntentTrace>(),
         decl::<engine::RecallStatus>(),
         decl::<engine::Trace>(),
         decl::<inert::HostFacts>(),

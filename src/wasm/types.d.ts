@@ -538,20 +538,40 @@ export interface SessionStatus {
   lastAssembledAtMs: number | null;
 }
 
+/** The intent of a turn as `trace` shows it: the decision, and the find it led to. */
+export interface IntentTrace {
+  needsRecall: boolean;
+  reason: string;
+  types: string[];
+  /** The window's words and its start (ISO), sent as `since`. */
+  window: string | null;
+  since: string | null;
+  /** The user-scope folder searched instead of the whole scope. */
+  narrowedTo: string | null;
+  /** The narrowed or windowed find returned no memory, so the whole user scope was searched. */
+  fellBack: boolean;
+}
+
 /**
  * What recall did for one assembled turn, in one word, with a line a person reads:
  * `searched` (both scopes, or one, answered: `found` candidates, `injected` of them reached
  * the model — 0 and 0 is "searched, found nothing"), `skipped` (OpenViking could not be
  * searched: `reason` says why and how to fix it), `off` (`autoRecall: false`), `no_query`
- * (every user turn in the window was skipped, so nothing was searched).
+ * (every user turn in the window was skipped, so nothing was searched), `not_needed` (the
+ * intent analysis decided this turn needs no recall: `intent.reason` says why).
  */
 export interface RecallStatus {
-  state: "searched" | "skipped" | "off" | "no_query";
+  state: "searched" | "skipped" | "off" | "no_query" | "not_needed";
   found: number;
   injected: number;
   /** Why recall was skipped, or why one of the two scopes failed. */
   reason: Reachability | null;
   line: string;
+  /**
+   * What the intent analysis decided for the current turn (`recall::intent`), and how the
+   * user scope was searched because of it; absent in traces of earlier releases.
+   */
+  intent?: IntentTrace;
 }
 
 /** The last assembled turn of a session, in full. */
