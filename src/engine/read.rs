@@ -25,7 +25,7 @@ use crate::auto_recall::{auto_recall_with, AutoRecall, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::host::{FindFilter, Host, HostErrorKind};
-use crate::recall::intent::{analyze, RecallIntent};
+use crate::recall::intent::{of_turn as turn_intent, RecallIntent};
 use crate::openviking::probe::{classify, Reachability};
 use crate::messages::synthetic::RecalledMemory;
 use crate::recall::RecallSettings;
@@ -235,12 +235,6 @@ impl AssembleCall {
     pub fn from_value(v: Value) -> Result<Self> {
         crate::decode::request_from_value(v)
     }
-}
-
-/// The intent of the current user turn (the newest part of the recall query), `None` when
-/// there is no user turn at all.
-pub fn turn_intent(built: &crate::recall::query::RecallQuery, now_ms: u64) -> Option<RecallIntent> {
-    built.parts.first().map(|p| analyze(&p.text, now_ms))
 }
 
 /// `sessionId` must name a session.

@@ -78,7 +78,7 @@ pub struct RecallIntent {
     /// The memory types the turn is about, by cue words; empty when none is named.
     pub types: Vec<MemoryType>,
     pub window: Option<TimeWindow>,
-    /// The user-scope folder searched instead of the whole scope (one type named), if any.
+    /// The user-scope folder searched instead of the whole scope (when one type is named).
     pub narrowed_to: Option<String>,
 }
 }
@@ -394,6 +394,12 @@ pub fn analyze(text: &str, now_ms: u64) -> RecallIntent {
         _ => None,
     };
     intent
+}
+
+/// The intent of the current user turn (the newest part of the recall query), `None` when
+/// there is no user turn at all.
+pub fn of_turn(built: &crate::recall::query::RecallQuery, now_ms: u64) -> Option<RecallIntent> {
+    built.parts.first().map(|p| analyze(&p.text, now_ms))
 }
 
 #[cfg(test)]

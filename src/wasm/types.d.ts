@@ -199,6 +199,35 @@ export interface RecallQuery {
   parts: QueryPart[];
 }
 
+/**
+ * A kind of memory a question is about (OpenViking's memory folders: `preferences`,
+ * `events`, `entities`, `cases`, `experiences`).
+ */
+export type MemoryType = "preference" | "event" | "entity" | "case_pattern" | "experience";
+
+/** The time span a turn names: `[startMs, endMs)`, and the words that named it. */
+export interface TimeWindow {
+  startMs: number;
+  endMs: number;
+  phrase: string;
+}
+
+/** What the intent analysis decided for one turn (shown in `trace` and the explain output). */
+export interface RecallIntent {
+  /** `false`: the turn is not searched. */
+  needsRecall: boolean;
+  /**
+   * Why, in one word: `acknowledgement`, `greeting`, `command`, `empty`,
+   * `general_knowledge` (no recall), or `about_the_user`, `no_cue` (recall).
+   */
+  reason: string;
+  /** The memory types the turn is about, by cue words; empty when none is named. */
+  types: MemoryType[];
+  window: TimeWindow | null;
+  /** The user-scope folder searched instead of the whole scope (when one type is named). */
+  narrowedTo: string | null;
+}
+
 /** What the rerank needs to know about the query, computed once per recall. */
 export interface QueryProfile {
   /** The first distinct lexical tokens, 8 tokens' worth (a CJK bigram weighs ½). */
