@@ -124,8 +124,10 @@ const PREFERENCE_EN: &[&str] = &[
     "loves", "hate", "hates", "dislike", "dislikes", "usually", "habit", "habits", "style", "taste", "want", "enjoy",
 ];
 const PREFERENCE_ZH: &[&str] = &["喜欢", "偏好", "爱吃", "爱喝", "最爱", "讨厌", "习惯", "口味", "风格", "倾向", "更想"];
+/// "when" names an event only in the past ("when did …", "when was …"); "when is my
+/// brother's birthday" asks for a stated fact.
 const EVENT_EN: &[&str] = &[
-    "when", "happened", "happen", "decide", "decided", "decision", "switch", "switched", "changed", "change", "moved", "meeting",
+    "when did", "when was", "when were", "when had", "when has", "when have", "happened", "happen", "decide", "decided", "decision", "switch", "switched", "changed", "change", "moved", "meeting",
     "incident", "trip", "visited", "went", "ago", "yesterday", "today", "date", "before", "after", "last", "since", "outage",
 ];
 const EVENT_ZH: &[&str] = &["什么时候", "何时", "哪天", "哪一天", "发生", "决定", "换成", "改成", "换到", "搬到", "会议", "那天", "日期", "之前", "以前", "上次", "变化", "改了"];
@@ -453,6 +455,8 @@ mod tests {
         let ev = analyze("When did we switch the cache to Redis?", NOW);
         assert_eq!(ev.types, vec![MemoryType::Event]);
         assert_eq!(ev.narrowed_to.as_deref(), Some("events"));
+        assert!(analyze("When is my brother's birthday?", NOW).narrowed_to.is_none(), "a present-tense when asks for a fact");
+        assert_eq!(analyze("When was the outage?", NOW).narrowed_to.as_deref(), Some("events"));
         assert_eq!(analyze("How did we fix the login bug?", NOW).types, vec![MemoryType::CasePattern]);
         assert_eq!(analyze("What are the steps to rotate the keys?", NOW).types, vec![MemoryType::Experience]);
         assert_eq!(analyze("这个报错之前是怎么解决的？", NOW).types, vec![MemoryType::Event, MemoryType::CasePattern]);
