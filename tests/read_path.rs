@@ -457,7 +457,11 @@ fn a_refused_key_a_starting_server_a_skipped_recall_and_found_nothing_are_four_a
     assert_eq!(assemble(&e, "s1", prompt).recall_status.state, "off");
     let e = engine(&host, json!({}));
     assert_eq!(assemble(&e, "s1", "abc").recall_status.state, "no_query");
-    let ack = assemble(&e, "s1", "ok");
+    assert_eq!(assemble(&e, "s1", "ok").recall_status.state, "no_query", "a turn the query skips stays no_query");
+    // a query the intent declined: an acknowledgement after a real question
+    let mut c = call("s1", "ok thanks!");
+    c.messages.insert(0, json!({"role": "user", "content": "Which editor theme do I prefer?", "timestamp": 0}));
+    let ack = block_on(e.assemble(c)).unwrap();
     assert_eq!(ack.recall_status.state, "not_needed");
     assert_eq!(ack.recall_status.line, "not searched: the turn needs no recall (an acknowledgement)");
 }

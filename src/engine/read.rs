@@ -416,6 +416,9 @@ impl<H: Host> Engine<H> {
         let record = self.load_record(&ov_id, &call.session_id).await.ok();
         let built = crate::recall::query::build_query(call.prompt.as_deref(), &call.messages, self.config.assemble_recall_window);
         let intent = turn_intent(&built, now_ms);
+        // every turn skipped by the query's own rules stays `no_query`; `not_needed` is a query
+        // the intent declined
+        let had_query = built.query.is_some();
         let query = built.query.filter(|_| intent.as_ref().is_none_or(|i| i.needs_recall));
         // a commit task that finished since the last turn is recorded (one poll) while the
         // memories are searched: a slow OpenViking costs one timeout, not two
@@ -498,7 +501,7 @@ impl<H: Host> Engine<H> {
         let traced = intent.as_ref().map(|i| IntentTrace::of(i, fell_back));
         let recall_status = if !self.config.auto_recall {
             RecallStatus::of("off", 0, 0, None)
-        } else if intent.as_ref().is_some_and(|i| !i.needs_recall) {
+        } else if had_query && intent.as_ref().is_some_and(|i| !i.needs_recall) {
             RecallStatus::with_intent("not_needed", 0, 0, None, traced)
         } else if !searched {
             RecallStatus::with_intent("no_query", 0, 0, None, traced)
