@@ -2,6 +2,11 @@
 //! OpenViking as a `tool` part with its status, `duration_ms` from the host's message times,
 //! and `skill_uri` when the call belongs to a skill; the envelope's `used_skills` is filled.
 
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(all(target_arch = "wasm32", feature = "browser-tests"))]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
 use openviking_context_engine::turn::{build_envelope, skill_of_call, to_openviking_messages, Status, TurnMeta, USED_SKILL_TEXT_MAX};
 use serde_json::{json, Value};
 
