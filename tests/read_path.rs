@@ -540,6 +540,18 @@ fn a_named_window_is_sent_as_since_and_keeps_what_was_said_in_it() {
 }
 
 #[test]
+fn a_server_that_refuses_since_is_searched_without_it() {
+    let host = host_with_memories();
+    host.world().refuse_since = true;
+    let e = engine(&host, json!({}));
+    let out = assemble(&e, "s1", "Which editor theme did I pick last week?");
+    assert_eq!(out.recall_status.state, "searched");
+    assert!(out.recall_status.reason.is_none(), "not a failed scope: {:?}", out.recall_status.reason);
+    assert!(out.recall_status.intent.as_ref().unwrap().fell_back);
+    assert!(recalled_uris(&out).contains(&format!("{USER}/preferences/theme.md")));
+}
+
+#[test]
 fn the_hook_fallback_reads_the_question_too() {
     let host = host_with_memories();
     let e = engine(&host, json!({}));

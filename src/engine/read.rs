@@ -323,10 +323,11 @@ impl<H: Host> Engine<H> {
         let (mut user, agent) = join2(self.host.find(&user_target, query, limit, &user_filter), self.host.find(&scopes.agent, query, limit, &FindFilter::NONE)).await;
         let mut search = Search::default();
         // a wrong guess costs one find, never the evidence (a folder that does not exist yet
-        // answers NOT_FOUND: that is a miss too, not a failed scope)
+        // answers NOT_FOUND, a server without `since` refuses the request: a miss too, not a
+        // failed scope)
         let missed = match &user {
             Ok(v) => !has_memory(v),
-            Err(e) => e.kind == HostErrorKind::NotFound,
+            Err(e) => matches!(e.kind, HostErrorKind::NotFound | HostErrorKind::Rejected),
         };
         if narrowed.is_some() && missed {
             search.fell_back = true;

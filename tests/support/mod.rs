@@ -93,6 +93,8 @@ pub struct World {
     pub finds: Vec<(String, String, usize)>,
     /// The `since` of each find, in the order of `finds`.
     pub find_filters: Vec<Option<String>>,
+    /// A server that refuses `since` (an OpenViking before it had the field).
+    pub refuse_since: bool,
     /// `delete_uri` answers "deleted" but keeps the file (a server that lies).
     pub keep_on_delete: bool,
     /// A scope's `find` answers this instead (an answer the pipeline cannot read).
@@ -270,6 +272,9 @@ impl OpenViking for FakeHost {
         let mut w = self.0.borrow_mut();
         w.finds.push((target_uri.to_string(), query.to_string(), limit));
         w.find_filters.push(filter.since.clone());
+        if filter.since.is_some() && w.refuse_since {
+            return Err(HostError::new(HostErrorKind::Rejected, "HTTP 422: since: extra inputs are not permitted"));
+        }
         if let Some(odd) = w.odd_find.get(target_uri) {
             return Ok(odd.clone());
         }
