@@ -214,7 +214,7 @@ fn used_skills(parts: &[Part], tool_calls: &[ToolCallRecord]) -> Vec<UsedSkill> 
         _ => None,
     });
     let input = said(Role::User).next().and_then(|t| clip(t, USED_SKILL_TEXT_MAX));
-    let output = said(Role::Assistant).last().and_then(|t| clip(t, USED_SKILL_TEXT_MAX));
+    let output = said(Role::Assistant).next_back().and_then(|t| clip(t, USED_SKILL_TEXT_MAX));
     let mut out: Vec<UsedSkill> = Vec::new();
     for call in tool_calls {
         let Some(uri) = &call.skill_uri else { continue };

@@ -420,7 +420,7 @@ impl<H: Host> Engine<H> {
         // every turn skipped by the query's own rules stays `no_query`; `not_needed` is a query
         // the intent declined
         let had_query = built.query.is_some();
-        let query = built.query.filter(|_| intent.as_ref().is_none_or(|i| i.needs_recall));
+        let query = built.query.filter(|_| intent.as_ref().map_or(true, |i| i.needs_recall));
         // a commit task that finished since the last turn is recorded (one poll) while the
         // memories are searched: a slow OpenViking costs one timeout, not two
         let pending = record.as_ref().is_some_and(|r| r.guard.pending_task().is_some());
@@ -562,7 +562,7 @@ impl<H: Host> Engine<H> {
             None => {
                 let built = crate::recall::query::build_query(prompt.as_deref(), &messages, config.assemble_recall_window);
                 let intent = turn_intent(&built, self.host.now_ms());
-                (built.query.filter(|_| intent.as_ref().is_none_or(|i| i.needs_recall)), intent)
+                (built.query.filter(|_| intent.as_ref().map_or(true, |i| i.needs_recall)), intent)
             }
         };
         let mut search = Search::default();

@@ -290,7 +290,7 @@ impl OpenViking for FakeHost {
                 .collect(),
         };
         if let Some(since) = &filter.since {
-            items.retain(|m| m.get("created_at").and_then(Value::as_str).is_none_or(|c| c >= since.as_str()));
+            items.retain(|m| m.get("created_at").and_then(Value::as_str).map_or(true, |c| c >= since.as_str()));
         }
         let items: Vec<Value> = items.into_iter().take(limit).collect();
         Ok(json!({ "memories": items }))
