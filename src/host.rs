@@ -56,6 +56,18 @@ impl fmt::Display for HostError {
 
 pub type HostResult<T> = Result<T, HostError>;
 
+/// What narrows one `find` besides its target (OpenViking 0.5.2's `FindRequest`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FindFilter {
+    /// Only memories created at or after this time (ISO 8601): sent as `since` with
+    /// `time_field: "created_at"`.
+    pub since: Option<String>,
+}
+
+impl FindFilter {
+    pub const NONE: FindFilter = FindFilter { since: None };
+}
+
 /// `GET /api/v1/sessions/{id}` as far as the engine uses it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
@@ -117,9 +129,10 @@ pub trait OpenViking {
     /// Writes (creates or replaces) a JSON file.
     async fn write_json(&self, uri: &str, value: Value) -> HostResult<()>;
 
-    /// `POST /api/v1/search/find {query, target_uri, limit, score_threshold: 0}`: the raw
-    /// result (`{memories: [...]}` or the bare list), read by `recall::candidate`.
-    async fn find(&self, target_uri: &str, query: &str, limit: usize) -> HostResult<Value>;
+    /// `POST /api/v1/search/find {query, target_uri, limit, score_threshold: 0}` (plus
+    /// `since` and `time_field: "created_at"` when `filter.since` is set): the raw result
+    /// (`{memories: [...]}` or the bare list), read by `recall::candidate`.
+    async fn find(&self, target_uri: &str, query: &str, limit: usize, filter: &FindFilter) -> HostResult<Value>;
     /// `GET /api/v1/content/read?uri=…`: a file's text, `None` when there is no such file.
     async fn read_content(&self, uri: &str) -> HostResult<Option<String>>;
     /// `POST /api/v1/content/write {uri, content, mode: create|replace, wait}`.

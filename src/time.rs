@@ -3,7 +3,7 @@
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's
 /// `civil_from_days` algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

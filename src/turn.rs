@@ -27,8 +27,25 @@ pub enum Role {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Part {
     Text { text: String, role: Role },
-    ToolCall { tool_name: String, arguments: Value, id: String },
-    ToolResult { tool_name: String, result: Value, id: String, #[serde(default)] is_error: bool },
+    ToolCall {
+        tool_name: String,
+        arguments: Value,
+        id: String,
+        /// The skill the call belongs to (see [`skill_of_call`]), as OpenViking's `skill_uri`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        skill_uri: Option<String>,
+    },
+    ToolResult {
+        tool_name: String,
+        result: Value,
+        id: String,
+        #[serde(default)]
+        is_error: bool,
+        /// The host's time of the result minus the time of the message that made the call,
+        /// when both messages carry a `timestamp`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        duration_ms: Option<u64>,
+    },
     ContextRef { uri: String, #[serde(skip_serializing_if = "Option::is_none")] r#abstract: Option<String> },
     Meta { key: String, value: Value },
 }
@@ -56,6 +73,8 @@ pub struct ToolCallRecord {
     pub tool_name: String,
     pub arguments: Value,
     pub status: Option<Status>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skill_uri: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -63,6 +82,8 @@ pub struct ToolResultRecord {
     pub tool_name: String,
     pub result: Value,
     pub status: Option<Status>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -151,6 +172,64 @@ fn tool_result_value(m: &Value) -> Value {
     }
 }
 
+/// Where a skill lives in OpenViking: the caller's own skills (`~` is the user the API key
+/// belongs to, resolved by the server when the message is added).
+pub fn skill_uri(name: &str) -> String {
+    format!("viking://~/skills/{name}")
+}
+
+/// The skill a tool call loads or runs, if it says so. OpenClaw 2026.9.6 has no skill marker
+/// in its messages: it lists the eligible skills in the system prompt with their `SKILL.md`
+/// path and the model loads one with the `read` tool, so a `read` of a file named `SKILL.md`
+/// is that skill's use (its name is the folder holding the file); a skill's slash command
+/// dispatched to a tool (`command-dispatch: tool`) passes `skillName` in the arguments.
+/// A name that is not a plain path segment is not used (OpenViking validates the uri).
+pub fn skill_of_call(tool_name: &str, arguments: &Value) -> Option<String> {
+    let plain = |n: &str| crate::scopes::is_plain_segment(n).then(|| n.to_string());
+    if let Some(name) = arguments.get("skillName").and_then(Value::as_str) {
+        return plain(name);
+    }
+    if tool_name != "read" {
+        return None;
+    }
+    let path = ["path", "file_path", "filePath"].iter().find_map(|k| arguments.get(*k).and_then(Value::as_str))?;
+    let mut segments = path.rsplit(['/', '\\']);
+    (segments.next()? == "SKILL.md").then_some(())?;
+    plain(segments.next()?)
+}
+
+/// Text clipped to `max` characters, for the `used_skills` summary.
+fn clip(text: &str, max: usize) -> Option<String> {
+    let t = text.trim();
+    (!t.is_empty()).then(|| t.chars().take(max).collect())
+}
+
+/// The envelope's `used_skills`: each skill the turn used once, in order of first use, with
+/// the user's request as its input, the turn's last assistant text as its output (both at most
+/// [`USED_SKILL_TEXT_MAX`] characters) and `success` when every result of its calls is known:
+/// true unless one was an error.
+fn used_skills(parts: &[Part], tool_calls: &[ToolCallRecord]) -> Vec<UsedSkill> {
+    let said = |who: Role| parts.iter().filter_map(move |p| match p {
+        Part::Text { text, role } if *role == who => Some(text.as_str()),
+        _ => None,
+    });
+    let input = said(Role::User).next().and_then(|t| clip(t, USED_SKILL_TEXT_MAX));
+    let output = said(Role::Assistant).next_back().and_then(|t| clip(t, USED_SKILL_TEXT_MAX));
+    let mut out: Vec<UsedSkill> = Vec::new();
+    for call in tool_calls {
+        let Some(uri) = &call.skill_uri else { continue };
+        let statuses: Vec<Option<Status>> = tool_calls.iter().filter(|c| c.skill_uri.as_ref() == Some(uri)).map(|c| c.status).collect();
+        let success = statuses.iter().all(Option::is_some).then(|| statuses.iter().all(|s| *s == Some(Status::Success)));
+        if !out.iter().any(|u| &u.uri == uri) {
+            out.push(UsedSkill { uri: uri.clone(), input: input.clone(), output: output.clone(), success });
+        }
+    }
+    out
+}
+
+/// `used_skills` input and output are cut to this many characters.
+pub const USED_SKILL_TEXT_MAX: usize = 500;
+
 /// Builds the envelope of one turn from its messages (synthetic recall pairs and injected
 /// blocks left out). Messages without a known role are an error naming their index.
 pub fn build_envelope(messages: &[Value], meta: TurnMeta) -> Result<TurnEnvelope> {
@@ -159,6 +238,9 @@ pub fn build_envelope(messages: &[Value], meta: TurnMeta) -> Result<TurnEnvelope
     let mut tool_results = Vec::new();
     let mut opener: Option<Role> = None;
     let mut injected_removed = false;
+    // the skill the calls since its `SKILL.md` was read belong to, and when each call was made
+    let mut skill: Option<String> = None;
+    let mut called_at: Vec<(String, Option<u64>)> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
         role_of(m).ok_or_else(|| EngineError::input(format!("messages[{i}].role"), "expected user, assistant, toolResult or system"))?;
     }
@@ -167,6 +249,7 @@ pub fn build_envelope(messages: &[Value], meta: TurnMeta) -> Result<TurnEnvelope
         let m: &Value = &m;
         let r = role_of(m).unwrap_or(Role::User);
         opener.get_or_insert(r);
+        let at = m.get("timestamp").and_then(Value::as_u64);
         match r {
             Role::User | Role::System | Role::Assistant => match m.get("content") {
                 Some(Value::String(t)) => {
@@ -189,12 +272,17 @@ pub fn build_envelope(messages: &[Value], meta: TurnMeta) -> Result<TurnEnvelope
                                 let tool_name = p.get("name").and_then(Value::as_str).unwrap_or("").to_string();
                                 let arguments = p.get("arguments").cloned().unwrap_or(Value::Null);
                                 let id = p.get("id").and_then(Value::as_str).unwrap_or("").to_string();
+                                if let Some(name) = skill_of_call(&tool_name, &arguments) {
+                                    skill = Some(skill_uri(&name));
+                                }
+                                called_at.push((id.clone(), at));
                                 tool_calls.push(ToolCallRecord {
                                     tool_name: tool_name.clone(),
                                     arguments: arguments.clone(),
                                     status: None,
+                                    skill_uri: skill.clone(),
                                 });
-                                parts.push(Part::ToolCall { tool_name, arguments, id });
+                                parts.push(Part::ToolCall { tool_name, arguments, id, skill_uri: skill.clone() });
                             }
                             Some("thinking") => {
                                 let t = p.get("thinking").and_then(Value::as_str).unwrap_or("");
@@ -221,14 +309,20 @@ pub fn build_envelope(messages: &[Value], meta: TurnMeta) -> Result<TurnEnvelope
                 if let Some(call) = call_index.and_then(|i| tool_calls.get_mut(i)) {
                     call.status = status;
                 }
-                tool_results.push(ToolResultRecord { tool_name: tool_name.clone(), result: result.clone(), status });
-                parts.push(Part::ToolResult { tool_name, result, id, is_error });
+                let started = called_at.iter().find(|(cid, _)| *cid == id).and_then(|(_, t)| *t);
+                let duration_ms = match (started, at) {
+                    (Some(a), Some(b)) if b >= a => Some(b - a),
+                    _ => None,
+                };
+                tool_results.push(ToolResultRecord { tool_name: tool_name.clone(), result: result.clone(), status, duration_ms });
+                parts.push(Part::ToolResult { tool_name, result, id, is_error, duration_ms });
             }
         }
     }
     if injected_removed {
         parts.push(Part::Meta { key: INJECTED_REMOVED.into(), value: Value::Bool(true) });
     }
+    let skills = used_skills(&parts, &tool_calls);
     Ok(TurnEnvelope {
         turn_id: meta.turn_id,
         session_id: meta.session_id,
@@ -237,7 +331,7 @@ pub fn build_envelope(messages: &[Value], meta: TurnMeta) -> Result<TurnEnvelope
         role: opener.unwrap_or(Role::User),
         parts,
         used_context_uris: meta.used_context_uris,
-        used_skills: Vec::new(),
+        used_skills: skills,
         tool_calls,
         tool_results,
         compaction_marker: Some(CompactionMarker {
@@ -301,16 +395,16 @@ pub fn to_openviking_messages(env: &TurnEnvelope) -> Vec<Value> {
                 let r = if *role == Role::Assistant { "assistant" } else { "user" };
                 push_part(&mut out, r, json!({"type": "text", "text": text}));
             }
-            Part::ToolCall { tool_name, arguments, id } => {
+            Part::ToolCall { tool_name, arguments, id, skill_uri } => {
                 let input = if arguments.is_object() { arguments.clone() } else { json!({"value": arguments}) };
-                push_part(
-                    &mut out,
-                    "assistant",
-                    json!({"type": "tool", "tool_id": id, "tool_name": tool_name, "tool_input": input,
-                           "tool_output": "", "tool_status": "pending"}),
-                );
+                let mut part = json!({"type": "tool", "tool_id": id, "tool_name": tool_name, "tool_input": input,
+                                      "tool_output": "", "tool_status": "pending"});
+                if let Some(uri) = skill_uri {
+                    part["skill_uri"] = Value::String(uri.clone());
+                }
+                push_part(&mut out, "assistant", part);
             }
-            Part::ToolResult { tool_name, result, id, is_error } => {
+            Part::ToolResult { tool_name, result, id, is_error, duration_ms } => {
                 let status = if *is_error { "error" } else { "completed" };
                 let target = out.iter_mut().rev().find_map(|m| {
                     m.get_mut("parts")?.as_array_mut()?.iter_mut().find(|p| {
@@ -322,13 +416,18 @@ pub fn to_openviking_messages(env: &TurnEnvelope) -> Vec<Value> {
                     Some(p) => {
                         p["tool_output"] = Value::String(tool_output_text(result));
                         p["tool_status"] = Value::String(status.into());
+                        if let Some(d) = duration_ms {
+                            p["duration_ms"] = json!(d);
+                        }
                     }
-                    None => push_part(
-                        &mut out,
-                        "assistant",
-                        json!({"type": "tool", "tool_id": id, "tool_name": tool_name, "tool_input": {},
-                               "tool_output": tool_output_text(result), "tool_status": status}),
-                    ),
+                    None => {
+                        let mut part = json!({"type": "tool", "tool_id": id, "tool_name": tool_name, "tool_input": {},
+                                              "tool_output": tool_output_text(result), "tool_status": status});
+                        if let Some(d) = duration_ms {
+                            part["duration_ms"] = json!(d);
+                        }
+                        push_part(&mut out, "assistant", part)
+                    }
                 }
             }
             Part::ContextRef { uri, r#abstract } => push_part(

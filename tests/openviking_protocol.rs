@@ -10,7 +10,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 
-use openviking_context_engine::host::{CommitAnswer, HostErrorKind, OpenViking, TaskAnswer};
+use openviking_context_engine::host::{CommitAnswer, FindFilter, HostErrorKind, OpenViking, TaskAnswer};
 use openviking_context_engine::config::parse_config;
 use openviking_context_engine::openviking::probe::{classify, LocalServerFacts};
 use openviking_context_engine::openviking::{probe::probe, HttpRequest, HttpResponse, OpenVikingHttp, Server, Transport, TransportFailure};
@@ -87,7 +87,7 @@ fn each_operation_sends_its_endpoint_with_the_agent_and_the_key() {
         let meta = c.session_meta("oc-main_s 1").await.unwrap().unwrap();
         assert_eq!((meta.message_count, meta.commit_count, meta.pending_tokens), (4, 1, 90));
         c.create_session("oc-main_s1", json!({ "working_memory": { "enabled": true } })).await.unwrap();
-        c.find("viking://user/alice/memories", "dark theme", 20).await.unwrap();
+        c.find("viking://user/alice/memories", "dark theme", 20, &FindFilter::NONE).await.unwrap();
         assert_eq!(c.read_json("viking://user/alice/resources/x.json").await.unwrap(), json!({ "a": 1 }));
         c.delete_uri("viking://user/alice/memories/x.md").await.unwrap();
         let commit = c.commit("oc-main_s1", json!({})).await.unwrap();
@@ -117,6 +117,19 @@ fn each_operation_sends_its_endpoint_with_the_agent_and_the_key() {
     }
     assert_eq!(body(&s[1]), json!({ "session_id": "oc-main_s1", "memory_policy": { "working_memory": { "enabled": true } } }));
     assert_eq!(body(&s[2]), json!({ "query": "dark theme", "target_uri": "viking://user/alice/memories", "limit": 20, "score_threshold": 0 }));
+}
+
+#[test]
+fn a_find_with_a_window_sends_since_on_created_at() {
+    let c = client(vec![ok(json!({ "memories": [] }))]);
+    let filter = FindFilter { since: Some("2026-05-04T00:00:00.000Z".into()) };
+    block_on(c.find("viking://user/alice/memories/events", "what did we decide", 24, &filter)).unwrap();
+    let s = sent(&c);
+    assert_eq!(
+        body(&s[0]),
+        json!({ "query": "what did we decide", "target_uri": "viking://user/alice/memories/events", "limit": 24, "score_threshold": 0,
+                "since": "2026-05-04T00:00:00.000Z", "time_field": "created_at" })
+    );
 }
 
 #[test]
@@ -161,7 +174,7 @@ fn every_failure_has_its_class_and_only_transient_ones_are_retryable() {
     for (answer, kind) in cases {
         let shown = format!("{answer:?}");
         let c = client(vec![answer]);
-        let e = block_on(c.find("viking://user/a/memories", "q", 5)).unwrap_err();
+        let e = block_on(c.find("viking://user/a/memories", "q", 5, &FindFilter::NONE)).unwrap_err();
         assert_eq!(e.kind, kind, "{shown}: {e}");
         let transient = matches!(kind, HostErrorKind::Unreachable | HostErrorKind::Timeout | HostErrorKind::ServerError | HostErrorKind::BadResponse);
         assert_eq!(e.retryable(), transient, "{shown}");
@@ -182,7 +195,7 @@ fn the_key_never_reaches_a_message() {
     let n = answers.len();
     let c = client(answers);
     for _ in 0..n {
-        let e = block_on(c.find("viking://user/a/memories", "q", 5)).unwrap_err();
+        let e = block_on(c.find("viking://user/a/memories", "q", 5, &FindFilter::NONE)).unwrap_err();
         assert!(!e.message.contains("Secret"), "key leaked: {e}");
         assert!(e.message.contains("[redacted]"), "{e}");
     }
@@ -192,7 +205,7 @@ fn the_key_never_reaches_a_message() {
 #[test]
 fn an_answer_with_a_lone_surrogate_escape_is_read_with_a_replacement_character() {
     let c = client(vec![http(200, r#"{"status":"ok","result":{"memories":[{"uri":"viking://user/a/memories/x.md","abstract":"cut \ud83d"}]}}"#)]);
-    let v = block_on(c.find("viking://user/a/memories", "q", 5)).unwrap();
+    let v = block_on(c.find("viking://user/a/memories", "q", 5, &FindFilter::NONE)).unwrap();
     assert_eq!(v["memories"][0]["abstract"], "cut \u{FFFD}");
 }
 

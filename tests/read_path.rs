@@ -91,10 +91,10 @@ fn one_turn_asks_openviking_once_and_a_new_query_or_window_asks_again() {
     let b = assemble(&e, "s1", "Which editor theme do I prefer?");
     assert_eq!(host.world().finds.len(), 2, "the second assemble of the turn reuses the search");
     assert_eq!(recalled_uris(&a), recalled_uris(&b));
-    assemble(&e, "s1", "When do deploys go out?");
+    assemble(&e, "s1", "How often do deploys go out?");
     assert_eq!(host.world().finds.len(), 4);
     host.world().now += SEARCH_REUSE_MS;
-    assemble(&e, "s1", "When do deploys go out?");
+    assemble(&e, "s1", "How often do deploys go out?");
     assert_eq!(host.world().finds.len(), 6, "an expired window searches again");
 }
 
@@ -456,7 +456,108 @@ fn a_refused_key_a_starting_server_a_skipped_recall_and_found_nothing_are_four_a
     let e = engine(&host, json!({"autoRecall": false}));
     assert_eq!(assemble(&e, "s1", prompt).recall_status.state, "off");
     let e = engine(&host, json!({}));
-    assert_eq!(assemble(&e, "s1", "ok").recall_status.state, "no_query");
+    assert_eq!(assemble(&e, "s1", "abc").recall_status.state, "no_query");
+    assert_eq!(assemble(&e, "s1", "ok").recall_status.state, "no_query", "a turn the query skips stays no_query");
+    // a query the intent declined: an acknowledgement after a real question
+    let mut c = call("s1", "ok thanks!");
+    c.messages.insert(0, json!({"role": "user", "content": "Which editor theme do I prefer?", "timestamp": 0}));
+    let ack = block_on(e.assemble(c)).unwrap();
+    assert_eq!(ack.recall_status.state, "not_needed");
+    assert_eq!(ack.recall_status.line, "not searched: the turn needs no recall (an acknowledgement)");
+}
+
+// --- recall that reads the question (recall::intent) ---
+
+fn dated(uri: &str, text: &str, score: f64, created_at: &str) -> Value {
+    let mut m = memory(uri, text, score);
+    m["created_at"] = json!(created_at);
+    m
+}
+
+#[test]
+fn acknowledgements_and_general_knowledge_are_not_searched() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    for (prompt, reason) in [("ok thanks!", "acknowledgement"), ("好的，谢谢", "acknowledgement"), ("Who wrote Pride and Prejudice?", "general_knowledge")] {
+        let out = assemble(&e, "s1", prompt);
+        assert_eq!(out.recall_status.state, "not_needed", "{prompt}");
+        assert_eq!(out.recall_status.intent.as_ref().map(|i| i.reason.as_str()), Some(reason));
+        assert!(!out.result.composition.recall_included);
+    }
+    assert_eq!(host.world().finds.len(), 0, "two finds saved per such turn");
+    // the same question about the user's own things is searched
+    assemble(&e, "s1", "Who wrote our deploy runbook?");
+    assert_eq!(host.world().finds.len(), 2);
+}
+
+#[test]
+fn a_question_about_one_memory_type_searches_that_folder_and_falls_back_when_it_is_empty() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    let out = assemble(&e, "s1", "What kind of editor theme do I like?");
+    let finds = host.world().finds.clone();
+    assert_eq!(finds.len(), 2);
+    assert!(finds.iter().any(|f| f.0 == format!("{USER}/preferences")), "{finds:?}");
+    assert!(finds.iter().any(|f| f.0 == AGENT), "the agent scope is searched whole");
+    assert_eq!(recalled_uris(&out)[0], format!("{USER}/preferences/theme.md"));
+    let intent = out.recall_status.intent.clone().unwrap();
+    assert_eq!((intent.narrowed_to.as_deref(), intent.fell_back), (Some("preferences"), false));
+    assert!(out.recall_status.line.contains("(intent: preferences only)"), "{}", out.recall_status.line);
+
+    // an event question: the events folder holds nothing, so the whole scope is searched again
+    let out = assemble(&e, "s1", "When did we move the theme to dark?");
+    let finds = host.world().finds.clone();
+    assert_eq!(finds.len(), 5, "{finds:?}");
+    assert_eq!(finds[2..].iter().filter(|f| f.0.starts_with(USER)).map(|f| f.0.as_str()).collect::<Vec<_>>(), [format!("{USER}/events").as_str(), USER]);
+    assert!(out.recall_status.intent.as_ref().unwrap().fell_back);
+    assert!(recalled_uris(&out).contains(&format!("{USER}/preferences/theme.md")), "the fallback still finds it");
+    assert!(out.recall_status.line.contains("nothing there, so the whole scope was searched"), "{}", out.recall_status.line);
+}
+
+#[test]
+fn a_named_window_is_sent_as_since_and_keeps_what_was_said_in_it() {
+    let host = FakeHost::new();
+    // Wednesday 2026-05-13 12:00 UTC
+    host.world().now = 1_778_673_600_000;
+    host.world().memories.insert(
+        USER.into(),
+        vec![
+            dated(&format!("{USER}/events/standup.md"), "Standup moved to 10:00 on Tuesday", 0.6, "2026-05-12T09:00:00.000Z"),
+            dated(&format!("{USER}/events/offsite.md"), "The offsite was planned for April", 0.9, "2026-04-02T09:00:00.000Z"),
+        ],
+    );
+    let e = engine(&host, json!({}));
+    let out = assemble(&e, "s1", "What did we change yesterday?");
+    let w = host.world();
+    let user_find = w.finds.iter().position(|f| f.0.starts_with(USER)).unwrap();
+    assert_eq!(w.find_filters[user_find].as_deref(), Some("2026-05-12T00:00:00.000Z"));
+    let agent_find = w.finds.iter().position(|f| f.0 == AGENT).unwrap();
+    assert_eq!(w.find_filters[agent_find], None, "the agent scope has no window");
+    drop(w);
+    assert_eq!(recalled_uris(&out), [format!("{USER}/events/standup.md")], "the April memory is outside the window");
+    let intent = out.recall_status.intent.unwrap();
+    assert_eq!((intent.window.as_deref(), intent.since.as_deref(), intent.fell_back), (Some("yesterday"), Some("2026-05-12T00:00:00.000Z"), false));
+}
+
+#[test]
+fn a_server_that_refuses_since_is_searched_without_it() {
+    let host = host_with_memories();
+    host.world().refuse_since = true;
+    let e = engine(&host, json!({}));
+    let out = assemble(&e, "s1", "Which editor theme did I pick last week?");
+    assert_eq!(out.recall_status.state, "searched");
+    assert!(out.recall_status.reason.is_none(), "not a failed scope: {:?}", out.recall_status.reason);
+    assert!(out.recall_status.intent.as_ref().unwrap().fell_back);
+    assert!(recalled_uris(&out).contains(&format!("{USER}/preferences/theme.md")));
+}
+
+#[test]
+fn the_hook_fallback_reads_the_question_too() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    let block = block_on(e.hook_fallback(None, Some("thanks, got it".into()), vec![])).unwrap();
+    assert!(block.is_none());
+    assert_eq!(host.world().finds.len(), 0);
 }
 
 #[test]

@@ -39,7 +39,7 @@ pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT
 pub use history::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};
 pub use outbox::FlushReport;
-pub use read::{AssembleCall, Assembled, LastAssembled, RecallStatus, RecallToolAnswer, Search, SEARCH_REUSE_MS};
+pub use read::{AssembleCall, Assembled, IntentTrace, LastAssembled, RecallStatus, RecallToolAnswer, Search, SEARCH_REUSE_MS};
 pub use record::SessionRecord;
 pub use status::{SessionStatus, Trace};
 pub use write::{content_key, TurnWrite, WriteOutcome, WriteStatus};

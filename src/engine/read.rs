@@ -24,7 +24,8 @@ use crate::assemble_turn::{compose_turn, AssembleResult};
 use crate::auto_recall::{auto_recall_with, AutoRecall, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, ErrorCode, Result};
-use crate::host::{Host, HostErrorKind};
+use crate::host::{FindFilter, Host, HostErrorKind};
+use crate::recall::intent::{of_turn as turn_intent, RecallIntent};
 use crate::openviking::probe::{classify, Reachability};
 use crate::messages::synthetic::RecalledMemory;
 use crate::recall::RecallSettings;
@@ -55,6 +56,28 @@ pub struct Search {
     /// What the first failure says about reaching OpenViking (the key refused, a local
     /// server still starting, unreachable, failing).
     pub problem: Option<Reachability>,
+    /// The intent's narrowed or windowed user-scope find found no memory, so the whole
+    /// user scope was searched again.
+    pub fell_back: bool,
+}
+
+/// How the intent narrows the user scope's find: the folder searched (the scope itself when
+/// nothing is narrowed) and its filter. `None` when it changes nothing.
+fn narrowing(intent: Option<&RecallIntent>, user_scope: &str) -> Option<(String, FindFilter)> {
+    let intent = intent?;
+    let filter = FindFilter { since: intent.window.as_ref().map(|w| w.since()) };
+    // a folder only under a memory scope (a configured targetUri elsewhere is searched whole)
+    let target = match &intent.narrowed_to {
+        Some(folder) if user_scope.ends_with("/memories") => format!("{user_scope}/{folder}"),
+        _ => user_scope.to_string(),
+    };
+    (target != user_scope || filter.since.is_some()).then_some((target, filter))
+}
+
+/// Whether a find answer holds at least one memory (a level-2 item).
+fn has_memory(v: &Value) -> bool {
+    let items = v.get("memories").and_then(Value::as_array).or(v.as_array());
+    items.is_some_and(|a| a.iter().any(|m| m.get("level").and_then(Value::as_f64) == Some(2.0)))
 }
 
 crate::ts_type! {
@@ -62,32 +85,101 @@ crate::ts_type! {
 /// `searched` (both scopes, or one, answered: `found` candidates, `injected` of them reached
 /// the model — 0 and 0 is "searched, found nothing"), `skipped` (OpenViking could not be
 /// searched: `reason` says why and how to fix it), `off` (`autoRecall: false`), `no_query`
-/// (every user turn in the window was skipped, so nothing was searched).
+/// (every user turn in the window was skipped, so nothing was searched), `not_needed` (the
+/// intent analysis decided this turn needs no recall: `intent.reason` says why).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RecallStatus {
-    pub state: String => r#""searched" | "skipped" | "off" | "no_query""#,
+    pub state: String => r#""searched" | "skipped" | "off" | "no_query" | "not_needed""#,
     pub found: usize,
     pub injected: usize,
     /// Why recall was skipped, or why one of the two scopes failed.
     pub reason: Option<Reachability>,
     pub line: String,
+    /// What the intent analysis decided for the current turn (`recall::intent`), and how the
+    /// user scope was searched because of it; absent in traces of earlier releases.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intent: Option<IntentTrace> => "IntentTrace",
 }
+}
+
+crate::ts_type! {
+/// The intent of a turn as `trace` shows it: the decision, and the find it led to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IntentTrace {
+    pub needs_recall: bool,
+    pub reason: String,
+    pub types: Vec<String>,
+    /// The window's words and its start (ISO), sent as `since`.
+    pub window: Option<String>,
+    pub since: Option<String>,
+    /// The user-scope folder searched instead of the whole scope.
+    pub narrowed_to: Option<String>,
+    /// The narrowed or windowed find returned no memory, so the whole user scope was searched.
+    pub fell_back: bool,
+}
+}
+
+impl IntentTrace {
+    fn of(intent: &RecallIntent, fell_back: bool) -> Self {
+        let types = serde_json::to_value(&intent.types).ok().and_then(|v| serde_json::from_value(v).ok()).unwrap_or_default();
+        IntentTrace {
+            needs_recall: intent.needs_recall,
+            reason: intent.reason.clone(),
+            types,
+            window: intent.window.as_ref().map(|w| w.phrase.clone()),
+            since: intent.window.as_ref().map(|w| w.since()),
+            narrowed_to: intent.narrowed_to.clone(),
+            fell_back,
+        }
+    }
+
+    /// One clause for the status line.
+    fn clause(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(f) = &self.narrowed_to {
+            parts.push(format!("{f} only"));
+        }
+        if let (Some(w), Some(s)) = (&self.window, &self.since) {
+            parts.push(format!("\"{w}\": since {s}"));
+        }
+        if parts.is_empty() {
+            return String::new();
+        }
+        let back = if self.fell_back { "; nothing there, so the whole scope was searched" } else { "" };
+        format!(" (intent: {}{back})", parts.join(", "))
+    }
 }
 
 impl RecallStatus {
     fn of(state: &str, found: usize, injected: usize, reason: Option<Reachability>) -> Self {
+        Self::with_intent(state, found, injected, reason, None)
+    }
+
+    fn with_intent(state: &str, found: usize, injected: usize, reason: Option<Reachability>, intent: Option<IntentTrace>) -> Self {
+        let clause = intent.as_ref().map(IntentTrace::clause).unwrap_or_default();
         let line = match state {
+            "not_needed" => format!(
+                "not searched: the turn needs no recall ({})",
+                match intent.as_ref().map(|i| i.reason.as_str()) {
+                    Some("acknowledgement") => "an acknowledgement",
+                    Some("greeting") => "a greeting",
+                    Some("command") => "a command",
+                    Some("general_knowledge") => "a general-knowledge question naming nothing of the user's",
+                    _ => "nothing to search for",
+                }
+            ),
             "off" => "recall off (autoRecall is false)".to_string(),
             "no_query" => "nothing searched: every user turn in the recall window was skipped (greetings, /commands, too short)".to_string(),
             "skipped" => format!("recall skipped: {}", reason.as_ref().map_or("OpenViking could not be searched", |r| r.message.as_str())),
             _ => {
                 let what = if found == 0 { "nothing found".to_string() } else { format!("{found} found, {injected} injected") };
                 let partial = reason.as_ref().map(|r| format!(" (one scope failed: {})", r.message)).unwrap_or_default();
-                format!("searched user and agent memories: {what}{partial}")
+                format!("searched user and agent memories: {what}{partial}{clause}")
             }
         };
-        RecallStatus { state: state.to_string(), found, injected, reason, line }
+        RecallStatus { state: state.to_string(), found, injected, reason, line, intent }
     }
 }
 
@@ -206,8 +298,9 @@ pub struct RecallToolAnswer {
     pub memories: Vec<RecalledMemory>,
 }
 
-fn search_key(query: &str, limit: usize, scopes: &MemoryScopes) -> String {
-    json!([query, limit, scopes.user, scopes.agent]).to_string()
+fn search_key(query: &str, limit: usize, scopes: &MemoryScopes, narrowed: Option<&(String, FindFilter)>) -> String {
+    let (target, since) = narrowed.map_or((None, None), |(t, f)| (Some(t.as_str()), f.since.as_deref()));
+    json!([query, limit, scopes.user, scopes.agent, target, since]).to_string()
 }
 
 impl<H: Host> Engine<H> {
@@ -222,17 +315,32 @@ impl<H: Host> Engine<H> {
         *self.last_search.borrow_mut() = None;
     }
 
-    /// Both scopes searched for `query` (see the module doc).
-    pub async fn search(&self, query: &str, limit: usize, scopes: &MemoryScopes) -> Search {
-        let key = search_key(query, limit, scopes);
+    /// Both scopes searched for `query` (see the module doc); the user scope narrowed by the
+    /// turn's intent when it names a folder or a window, and searched whole again when that
+    /// narrowed find holds no memory.
+    pub async fn search(&self, query: &str, limit: usize, scopes: &MemoryScopes, intent: Option<&RecallIntent>) -> Search {
+        let narrowed = narrowing(intent, &scopes.user);
+        let key = search_key(query, limit, scopes, narrowed.as_ref());
         let now = self.host.now_ms();
         if let Some(last) = self.last_search.borrow().as_ref() {
             if last.key == key && now.saturating_sub(last.at_ms) < SEARCH_REUSE_MS && last.at_ms <= now {
                 return last.search.clone();
             }
         }
-        let (user, agent) = join2(self.host.find(&scopes.user, query, limit), self.host.find(&scopes.agent, query, limit)).await;
+        let (user_target, user_filter) = narrowed.clone().unwrap_or_else(|| (scopes.user.clone(), FindFilter::NONE));
+        let (mut user, agent) = join2(self.host.find(&user_target, query, limit, &user_filter), self.host.find(&scopes.agent, query, limit, &FindFilter::NONE)).await;
         let mut search = Search::default();
+        // a wrong guess costs one find, never the evidence (a folder that does not exist yet
+        // answers NOT_FOUND, a server without `since` refuses the request: a miss too, not a
+        // failed scope)
+        let missed = match &user {
+            Ok(v) => !has_memory(v),
+            Err(e) => matches!(e.kind, HostErrorKind::NotFound | HostErrorKind::Rejected),
+        };
+        if narrowed.is_some() && missed {
+            search.fell_back = true;
+            user = self.host.find(&scopes.user, query, limit, &FindFilter::NONE).await;
+        }
         // an answer the pipeline cannot read counts as that scope failing, not as bad input
         let readable = |path: &str, r: crate::host::HostResult<Value>| match r {
             Ok(v) => match crate::recall::candidate::check_search_result(path, Some(&v)) {
@@ -315,7 +423,12 @@ impl<H: Host> Engine<H> {
         }
         let now_ms = self.host.now_ms();
         let record = self.load_record(&ov_id, &call.session_id).await.ok();
-        let query = crate::recall::query::build_query(call.prompt.as_deref(), &call.messages, self.config.assemble_recall_window).query;
+        let built = crate::recall::query::build_query(call.prompt.as_deref(), &call.messages, self.config.assemble_recall_window);
+        let intent = turn_intent(&built, now_ms);
+        // every turn skipped by the query's own rules stays `no_query`; `not_needed` is a query
+        // the intent declined
+        let had_query = built.query.is_some();
+        let query = built.query.filter(|_| intent.as_ref().map_or(true, |i| i.needs_recall));
         // a commit task that finished since the last turn is recorded (one poll) while the
         // memories are searched: a slow OpenViking costs one timeout, not two
         let pending = record.as_ref().is_some_and(|r| r.guard.pending_task().is_some());
@@ -332,7 +445,7 @@ impl<H: Host> Engine<H> {
             let uid = self.resolve_user().await;
             let s = memory_scopes(self.config.target_uri.as_deref(), uid.as_deref());
             let limit = RecallSettings::from(&self.config).pool_size();
-            let (search, profile) = join2(self.search(q, limit, &s), self.stable_profile(uid.as_deref())).await;
+            let (search, profile) = join2(self.search(q, limit, &s, intent.as_ref()), self.stable_profile(uid.as_deref())).await;
             Some((search, profile, s))
         };
         let (record, found) = join2(catch_up, recall).await;
@@ -371,8 +484,10 @@ impl<H: Host> Engine<H> {
         let mut unavailable = None;
         let mut scopes = None;
         let mut problem = None;
+        let mut fell_back = false;
         let searched = found.is_some();
         if let Some((search, profile, s)) = found {
+            fell_back = search.fell_back;
             if search.failed.len() == 2 {
                 unavailable = Some(search.failed.join("; "));
             }
@@ -396,15 +511,18 @@ impl<H: Host> Engine<H> {
             Some(r) if result.composition.recall_included => r.memories.iter().map(|m| m.uri.clone()).collect(),
             _ => Vec::new(),
         };
+        let traced = intent.as_ref().map(|i| IntentTrace::of(i, fell_back));
         let recall_status = if !self.config.auto_recall {
             RecallStatus::of("off", 0, 0, None)
+        } else if had_query && intent.as_ref().is_some_and(|i| !i.needs_recall) {
+            RecallStatus::with_intent("not_needed", 0, 0, None, traced)
         } else if !searched {
-            RecallStatus::of("no_query", 0, 0, None)
+            RecallStatus::with_intent("no_query", 0, 0, None, traced)
         } else if unavailable.is_some() {
-            RecallStatus::of("skipped", 0, 0, problem)
+            RecallStatus::with_intent("skipped", 0, 0, problem, traced)
         } else {
             let found = result.recall.as_ref().map_or(0, |r| r.explain.len());
-            RecallStatus::of("searched", found, used_uris.len(), problem)
+            RecallStatus::with_intent("searched", found, used_uris.len(), problem, traced)
         };
         self.keep_assembled(
             &ov_id,
@@ -451,15 +569,20 @@ impl<H: Host> Engine<H> {
     /// Recall outside `assemble` (the tool, the hook fallback): the search for `query` (or
     /// the query built from `prompt`/`messages`) and the pipeline under `config`.
     async fn recall_with(&self, config: &Config, prompt: Option<String>, messages: Vec<Value>, query: Option<String>) -> Result<(AutoRecall, Search)> {
-        let q = match &query {
-            Some(q) => Some(q.clone()),
-            None => crate::recall::query::build_query(prompt.as_deref(), &messages, config.assemble_recall_window).query,
+        // the model's own query (the tool) is searched as asked; a turn (the hook) by its intent
+        let (q, intent) = match &query {
+            Some(q) => (Some(q.clone()), None),
+            None => {
+                let built = crate::recall::query::build_query(prompt.as_deref(), &messages, config.assemble_recall_window);
+                let intent = turn_intent(&built, self.host.now_ms());
+                (built.query.filter(|_| intent.as_ref().map_or(true, |i| i.needs_recall)), intent)
+            }
         };
         let mut search = Search::default();
         if let Some(q) = &q {
             let uid = self.resolve_user().await;
             let s = memory_scopes(config.target_uri.as_deref(), uid.as_deref());
-            search = self.search(q, RecallSettings::from(config).pool_size(), &s).await;
+            search = self.search(q, RecallSettings::from(config).pool_size(), &s, intent.as_ref()).await;
         }
         let mut req = RecallRequest {
             prompt,

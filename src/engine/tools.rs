@@ -102,7 +102,7 @@ impl<H: Host> Engine<H> {
         }
         let query = input.query.unwrap_or_default();
         let scope = input.target_uri.clone().unwrap_or_else(|| own[0].clone());
-        let found = self.host.find(&scope, &query, input.limit.unwrap_or(FORGET_DEFAULT_LIMIT)).await.map_err(failed("memory_forget"))?;
+        let found = self.host.find(&scope, &query, input.limit.unwrap_or(FORGET_DEFAULT_LIMIT), &crate::host::FindFilter::NONE).await.map_err(failed("memory_forget"))?;
         let items = found.get("memories").and_then(Value::as_array).or(found.as_array()).cloned().unwrap_or_default();
         let threshold = input.score_threshold.unwrap_or(0.0);
         let candidates: Vec<Value> = items

@@ -6,7 +6,7 @@
 use super::answer::{read_answer, Refusal};
 use super::server::{segment, Server};
 use super::transport::{HttpRequest, Method, Transport};
-use crate::host::{Clock, CommitAnswer, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, Storage, TaskAnswer};
+use crate::host::{Clock, CommitAnswer, FindFilter, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, Storage, TaskAnswer};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 
@@ -57,6 +57,18 @@ pub fn user_id_from_status(result: &Value) -> Option<String> {
         _ => return None,
     };
     crate::scopes::is_plain_segment(id).then(|| id.to_string())
+}
+
+/// The body of `POST /api/v1/search/find`: `{query, target_uri, limit, score_threshold: 0}`,
+/// and with a `since`, `since` + `time_field: "created_at"` (0.5.2 filters on `updated_at`
+/// by default; a memory merged later would then leave the window it was said in).
+pub fn find_body(target_uri: &str, query: &str, limit: usize, filter: &FindFilter) -> Value {
+    let mut body = json!({ "query": query, "target_uri": target_uri, "limit": limit, "score_threshold": 0 });
+    if let Some(since) = &filter.since {
+        body["since"] = Value::String(since.clone());
+        body["time_field"] = Value::String("created_at".into());
+    }
+    body
 }
 
 impl<T> OpenVikingHttp<T> {
@@ -129,7 +141,12 @@ impl<T: Transport> OpenVikingHttp<T> {
 
     /// `POST /api/v1/search/find` with an explicit timeout (the page's and the doctor's probe).
     pub async fn find_within(&self, target_uri: &str, query: &str, limit: usize, timeout_ms: u64) -> Result<Value, Refusal> {
-        let body = json!({ "query": query, "target_uri": target_uri, "limit": limit, "score_threshold": 0 });
+        self.find_filtered(target_uri, query, limit, &FindFilter::NONE, timeout_ms).await
+    }
+
+    /// `POST /api/v1/search/find` with the filter's fields (see [`find_body`]).
+    pub async fn find_filtered(&self, target_uri: &str, query: &str, limit: usize, filter: &FindFilter, timeout_ms: u64) -> Result<Value, Refusal> {
+        let body = find_body(target_uri, query, limit, filter);
         self.exchange(Call { timeout_ms: Some(timeout_ms), ..Call::new(Method::Post, "/api/v1/search/find").body(body) }).await
     }
 }
@@ -245,8 +262,8 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
         self.write_text(uri, &content, false, false).await
     }
 
-    async fn find(&self, target_uri: &str, query: &str, limit: usize) -> HostResult<Value> {
-        match self.find_within(target_uri, query, limit, self.server.timeout_ms).await? {
+    async fn find(&self, target_uri: &str, query: &str, limit: usize, filter: &FindFilter) -> HostResult<Value> {
+        match self.find_filtered(target_uri, query, limit, filter, self.server.timeout_ms).await? {
             v @ (Value::Object(_) | Value::Array(_) | Value::Null) => Ok(v),
             _ => Err(bad("POST /api/v1/search/find", "the result is not a find result")),
         }

@@ -27,6 +27,7 @@
 
 pub mod candidate;
 pub mod explain;
+pub mod intent;
 pub mod query;
 pub mod rank;
 

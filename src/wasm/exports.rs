@@ -195,6 +195,24 @@ impl Engine {
         encode(&build_query(prompt, &messages, self.config.assemble_recall_window))
     }
 
+    /// What the intent analysis decides for the current user turn (`recall::intent`): whether
+    /// it needs recall, the memory types it is about, the time window it names (from `nowMs`)
+    /// and the user-scope folder the engine then searches.
+    #[wasm_bindgen(js_name = recallIntent, unchecked_return_type = "RecallIntent | null")]
+    pub fn recall_intent(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ prompt?: string; messages?: AgentMessage[]; nowMs: number }")] input: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = decode("(input)", &input).map_err(to_js_error)?;
+        let o = as_object("", &v).map_err(to_js_error)?;
+        let prompt = o.opt_str("prompt").map_err(to_js_error)?;
+        let now_ms = o.opt_u64("nowMs").map_err(to_js_error)?.ok_or_else(|| to_js_error(crate::error::EngineError::input("nowMs", "required: the time of the turn, ms since the epoch")))?;
+        let messages = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default();
+        let messages: Vec<Value> = messages.into_iter().filter(|m| role(m).is_some()).collect();
+        let built = build_query(prompt, &messages, self.config.assemble_recall_window);
+        encode(&crate::recall::intent::of_turn(&built, now_ms))
+    }
+
     /// One turn's `assemble()`: recall plus the composition of summaries, raw turns and the
     /// synthetic pair under the token budget.
     #[wasm_bindgen(unchecked_return_type = "AssembleResult")]

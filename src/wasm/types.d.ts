@@ -199,6 +199,35 @@ export interface RecallQuery {
   parts: QueryPart[];
 }
 
+/**
+ * A kind of memory a question is about (OpenViking's memory folders: `preferences`,
+ * `events`, `entities`, `cases`, `experiences`).
+ */
+export type MemoryType = "preference" | "event" | "entity" | "case_pattern" | "experience";
+
+/** The time span a turn names: `[startMs, endMs)`, and the words that named it. */
+export interface TimeWindow {
+  startMs: number;
+  endMs: number;
+  phrase: string;
+}
+
+/** What the intent analysis decided for one turn (shown in `trace` and the explain output). */
+export interface RecallIntent {
+  /** `false`: the turn is not searched. */
+  needsRecall: boolean;
+  /**
+   * Why, in one word: `acknowledgement`, `greeting`, `command`, `empty`,
+   * `general_knowledge` (no recall), or `about_the_user`, `no_cue` (recall).
+   */
+  reason: string;
+  /** The memory types the turn is about, by cue words; empty when none is named. */
+  types: MemoryType[];
+  window: TimeWindow | null;
+  /** The user-scope folder searched instead of the whole scope (when one type is named). */
+  narrowedTo: string | null;
+}
+
 /** What the rerank needs to know about the query, computed once per recall. */
 export interface QueryProfile {
   /** The first distinct lexical tokens, 8 tokens' worth (a CJK bigram weighs ½). */
@@ -549,20 +578,40 @@ export interface SessionStatus {
   lastAssembledAtMs: number | null;
 }
 
+/** The intent of a turn as `trace` shows it: the decision, and the find it led to. */
+export interface IntentTrace {
+  needsRecall: boolean;
+  reason: string;
+  types: string[];
+  /** The window's words and its start (ISO), sent as `since`. */
+  window: string | null;
+  since: string | null;
+  /** The user-scope folder searched instead of the whole scope. */
+  narrowedTo: string | null;
+  /** The narrowed or windowed find returned no memory, so the whole user scope was searched. */
+  fellBack: boolean;
+}
+
 /**
  * What recall did for one assembled turn, in one word, with a line a person reads:
  * `searched` (both scopes, or one, answered: `found` candidates, `injected` of them reached
  * the model — 0 and 0 is "searched, found nothing"), `skipped` (OpenViking could not be
  * searched: `reason` says why and how to fix it), `off` (`autoRecall: false`), `no_query`
- * (every user turn in the window was skipped, so nothing was searched).
+ * (every user turn in the window was skipped, so nothing was searched), `not_needed` (the
+ * intent analysis decided this turn needs no recall: `intent.reason` says why).
  */
 export interface RecallStatus {
-  state: "searched" | "skipped" | "off" | "no_query";
+  state: "searched" | "skipped" | "off" | "no_query" | "not_needed";
   found: number;
   injected: number;
   /** Why recall was skipped, or why one of the two scopes failed. */
   reason: Reachability | null;
   line: string;
+  /**
+   * What the intent analysis decided for the current turn (`recall::intent`), and how the
+   * user scope was searched because of it; absent in traces of earlier releases.
+   */
+  intent?: IntentTrace;
 }
 
 /** The last assembled turn of a session, in full. */

@@ -2,18 +2,19 @@
 // transport, the file-backed state store + outbox, the host callbacks. Shared by the
 // integration tests and by one-turn.mjs (a separate process per turn). `client` is the
 // tests' own OpenViking client (tests/inspect), for looking at what the engine stored.
-// `storeOptions` go to createStateStore (bad-disk.test.mjs: a slow disk through `fsImpl`).
+// `storeOptions` go to createStateStore (bad-disk.test.mjs: a slow disk through `fsImpl`);
+// `now` replaces the host's clock (the intent's time windows are computed from it).
 import { createClient } from "../inspect/client.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 import { createEngineHost } from "../../js-glue/engine-host.js";
 import { loadEngine } from "../../js-glue/wasm.js";
 
-export async function makeEngine({ baseUrl, apiKey, userId, agentId = "main", stateDir, config = {}, timeoutMs = 5000, storeOptions = {} }) {
+export async function makeEngine({ baseUrl, apiKey, userId, agentId = "main", stateDir, config = {}, timeoutMs = 5000, storeOptions = {}, now }) {
   const { ContextEngine } = await loadEngine();
   const client = createClient({ baseUrl, apiKey, agentId, timeoutMs });
   const warnings = [];
   const store = createStateStore(stateDir, { warn: (m) => warnings.push(m), ...storeOptions });
-  const host = createEngineHost({ store, logger: { warn: (m) => warnings.push(m) } });
+  const host = createEngineHost({ store, logger: { warn: (m) => warnings.push(m) }, ...(now ? { now } : {}) });
   const engine = new ContextEngine({ mode: "remote", baseUrl, apiKey, agentId, timeoutMs, ...config }, {}, host);
   engine.setUserId(userId);
   return { engine, client, store, warnings };

@@ -1,7 +1,8 @@
 // The lifecycle engine (wasm) against a REAL OpenViking 0.5.2 server with the loopback
 // model stand-in: writes land completely, triggers fire at their thresholds, compaction
 // archives and yields a summary, extracted memories and a checkpoint, retried keys write
-// nothing twice, one process per turn behaves like a long-lived engine.
+// nothing twice, one process per turn behaves like a long-lived engine; tool parts keep their
+// status, duration and skill; recall's intent narrows and windows the finds OpenViking answers.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -11,6 +12,7 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
 import { makeEngine, toolTurn } from "./engine-host.mjs";
+import { createClient } from "../inspect/client.js";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 let harness;
@@ -27,6 +29,7 @@ after(async () => {
 });
 
 const base = () => ({ baseUrl: harness.env.baseUrl, apiKey: harness.env.userKey, userId: harness.env.userId });
+const client0 = () => createClient({ baseUrl: harness.env.baseUrl, apiKey: harness.env.userKey, agentId: "main", timeoutMs: 60000 });
 
 async function liveMessages(client, ovId) {
   const ctx = await client.sessionContext(ovId, { tokenBudget: 1000000 });
@@ -48,6 +51,64 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     assert.equal(parts.filter((p) => p.type === "tool").length, 3);
     assert.equal(parts.filter((p) => p.type === "text").length, 9);
     assert.ok(parts.some((p) => p.type === "tool" && String(p.tool_output).includes("pool: 11")));
+  });
+
+  test("tool memory: each tool part keeps its status, duration and the skill it belongs to, as OpenViking stores them", async () => {
+    const { engine, client } = await makeEngine({ ...base(), stateDir: stateDir("skill"), config: { compactTurnThreshold: 50 } });
+    const t = 1764100000000;
+    const turn = [
+      { role: "user", content: "Draft the release notes for 2.4", timestamp: t },
+      { role: "assistant", stopReason: "toolUse", timestamp: t + 1000, content: [{ type: "toolCall", id: "r1", name: "read", arguments: { path: "/home/u/.openclaw/skills/release_notes/SKILL.md" } }] },
+      { role: "toolResult", toolCallId: "r1", toolName: "read", isError: false, timestamp: t + 1040, content: [{ type: "text", text: "# Release notes\nRun git log between the tags." }] },
+      { role: "assistant", stopReason: "toolUse", timestamp: t + 2000, content: [{ type: "toolCall", id: "r2", name: "exec", arguments: { command: "git log v2.3..v2.4" } }] },
+      { role: "toolResult", toolCallId: "r2", toolName: "exec", isError: true, timestamp: t + 3250, content: [{ type: "text", text: "fatal: bad revision" }] },
+      { role: "assistant", stopReason: "stop", timestamp: t + 4000, content: [{ type: "text", text: "The tag v2.4 does not exist yet." }] },
+    ];
+    assert.equal((await engine.writeTurn({ sessionId: "skill", advancementKey: "skill-1", messages: turn })).status, "committed");
+    const tools = (await liveMessages(client, "main--skill")).flatMap((m) => m.parts ?? []).filter((p) => p.type === "tool");
+    const skill = `viking://user/${harness.env.userId}/skills/release_notes`;
+    assert.deepEqual(
+      tools.map((p) => [p.tool_id, p.tool_status, p.duration_ms, p.skill_uri]),
+      [["r1", "completed", 40, skill], ["r2", "error", 1250, skill]],
+      "read back from OpenViking: the home alias resolved to the user's skills",
+    );
+    assert.equal(tools[1].tool_output, "fatal: bad revision");
+  });
+
+  test("recall that reads the question: a folder, a window, and the fallback, against OpenViking's find", async () => {
+    const uid = harness.env.userId;
+    const mem = `viking://user/${uid}/memories`;
+    for (const [path, content] of [["preferences/editor-theme.md", "Prefers a dark editor theme with a large monospace font."], ["events/cache-switch.md", "The team switched the session cache from Redis to Memcached."]]) {
+      await client0().writeContent({ uri: `${mem}/${path}`, content, mode: "replace", wait: true });
+    }
+    const now = Date.now();
+    const { engine } = await makeEngine({ ...base(), stateDir: stateDir("intent"), now: () => now });
+    const ask = (sessionId, prompt) => engine.assemble({ sessionId, prompt, messages: [{ role: "user", content: prompt, timestamp: now }], tokenBudget: 20000 });
+    const injected = (out) => (out.recall?.memories ?? []).map((m) => m.uri);
+
+    const pref = await ask("intent-a", "What editor theme do I like?");
+    assert.equal(pref.recallStatus.state, "searched");
+    assert.equal(pref.recallStatus.intent.narrowedTo, "preferences");
+    assert.equal(pref.recallStatus.intent.fellBack, false);
+    assert.ok(injected(pref).includes(`${mem}/preferences/editor-theme.md`), JSON.stringify(injected(pref)));
+    assert.ok(injected(pref).every((u) => u.startsWith(`${mem}/preferences/`) || u.startsWith("viking://agent/")), "only the preferences folder of the user scope");
+
+    // a window whose start is after every memory: OpenViking's since keeps nothing, so the
+    // engine searches the whole scope again and still finds the event
+    const today = await ask("intent-b", "What did we switch for the session cache today?");
+    assert.equal(today.recallStatus.intent.window, "today");
+    assert.ok(today.recallStatus.intent.since.endsWith("T00:00:00.000Z"));
+    assert.ok(injected(today).includes(`${mem}/events/cache-switch.md`));
+    const tomorrow = await makeEngine({ ...base(), stateDir: stateDir("intent-late"), now: () => now + 86400000 * 2 });
+    const late = await tomorrow.engine.assemble({ sessionId: "intent-c", prompt: "What did we switch for the cache yesterday?", messages: [], tokenBudget: 20000 });
+    assert.equal(late.recallStatus.intent.window, "yesterday");
+    assert.equal(late.recallStatus.intent.fellBack, true, "no memory was created since yesterday (two days after they were written)");
+    assert.ok(injected(late).includes(`${mem}/events/cache-switch.md`), "the fallback still finds it");
+    assert.match(late.recallStatus.line, /nothing there, so the whole scope was searched/);
+
+    // an acknowledgement is not searched
+    const ack = await ask("intent-d", "ok thanks!");
+    assert.equal(ack.recallStatus.state, "not_needed");
   });
 
   test("a large tool output stood in on one machine is read on another: live, then from OpenViking's tool-results after the commit", async () => {

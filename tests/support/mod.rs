@@ -2,7 +2,7 @@
 //! injection and a fake clock, and a tiny executor (the fake's futures are always ready).
 #![allow(dead_code)]
 
-use openviking_context_engine::host::{Clock, CommitAnswer, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, Storage, TaskAnswer};
+use openviking_context_engine::host::{Clock, CommitAnswer, FindFilter, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, Storage, TaskAnswer};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -91,6 +91,10 @@ pub struct World {
     pub user: Option<String>,
     /// Finds made: (scope uri, query, limit).
     pub finds: Vec<(String, String, usize)>,
+    /// The `since` of each find, in the order of `finds`.
+    pub find_filters: Vec<Option<String>>,
+    /// A server that refuses `since` (an OpenViking before it had the field).
+    pub refuse_since: bool,
     /// `delete_uri` answers "deleted" but keeps the file (a server that lies).
     pub keep_on_delete: bool,
     /// A scope's `find` answers this instead (an answer the pipeline cannot read).
@@ -266,14 +270,32 @@ impl OpenViking for FakeHost {
         self.0.borrow_mut().files.insert(uri.to_string(), value);
         Ok(())
     }
-    async fn find(&self, target_uri: &str, query: &str, limit: usize) -> HostResult<Value> {
+    async fn find(&self, target_uri: &str, query: &str, limit: usize, filter: &FindFilter) -> HostResult<Value> {
         self.ov("find")?;
         let mut w = self.0.borrow_mut();
         w.finds.push((target_uri.to_string(), query.to_string(), limit));
+        w.find_filters.push(filter.since.clone());
+        if filter.since.is_some() && w.refuse_since {
+            return Err(HostError::new(HostErrorKind::Rejected, "HTTP 422: since: extra inputs are not permitted"));
+        }
         if let Some(odd) = w.odd_find.get(target_uri) {
             return Ok(odd.clone());
         }
-        let items: Vec<Value> = w.memories.get(target_uri).cloned().unwrap_or_default().into_iter().take(limit).collect();
+        // a folder inside a planted scope holds the scope's memories under it; `since` keeps
+        // the items whose `created_at` (when planted with one) is not earlier
+        let mut items: Vec<Value> = match w.memories.get(target_uri) {
+            Some(list) => list.clone(),
+            None => w
+                .memories
+                .iter()
+                .filter(|(scope, _)| target_uri.starts_with(&format!("{scope}/")))
+                .flat_map(|(_, list)| list.iter().filter(|m| m.get("uri").and_then(Value::as_str).is_some_and(|u| u.starts_with(&format!("{target_uri}/")))).cloned())
+                .collect(),
+        };
+        if let Some(since) = &filter.since {
+            items.retain(|m| m.get("created_at").and_then(Value::as_str).map_or(true, |c| c >= since.as_str()));
+        }
+        let items: Vec<Value> = items.into_iter().take(limit).collect();
         Ok(json!({ "memories": items }))
     }
     async fn read_content(&self, uri: &str) -> HostResult<Option<String>> {

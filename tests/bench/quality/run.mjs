@@ -3,6 +3,7 @@
 //
 //   node tests/bench/quality/run.mjs [--json] [--seed N] [--out FILE] [--concurrency N]
 //                                    [--personas en1,zh2] [--questions N] [--no-history] [--keep]
+//                                    [--no-intent]
 //                                    [--context N]
 //
 // Data: generate.mjs (deterministic; 4 personas, en + zh, ~610 memories, ~420 turns, 320
@@ -252,16 +253,37 @@ async function recallOne(p, q) {
   const rec = { id: q.id, persona: q.persona, lang: q.lang, type: q.type, subtype: q.subtype, text: q.text, evidence: q.evidence, stale: q.stale ?? [] };
   const built = engine.buildRecallQuery({ messages });
   rec.query = built.query;
+  // the intent of the question (src/recall/intent.rs); --no-intent measures the engine without it
+  const intent = args["no-intent"] ? null : engine.recallIntent({ messages, nowMs: NOW_MS });
+  rec.intent = intent;
   const memOf = memoryIndex(p);
   const evidenceIds = new Set(q.evidence.flat());
   const staleIds = new Set(q.stale ?? []);
-  if (!built.query) {
-    rec.engine = rec.baseline = score([], q, memOf);
+  if (!built.query || intent?.needsRecall === false) {
+    rec.engine = score([], q, memOf);
+    rec.engine.finds = 0;
     rec.candidates = { user: 0, agent: 0, leaves: 0 };
-    return rec;
+    if (!built.query) {
+      rec.baseline = score([], q, memOf);
+      return rec;
+    }
   }
-  const find = (scope) => ov(p.key, "POST", "/api/v1/search/find", { query: built.query, target_uri: scope, limit: SEARCH_LIMIT, score_threshold: 0 });
+  const find = (scope, extra = {}) => ov(p.key, "POST", "/api/v1/search/find", { query: built.query, target_uri: scope, limit: SEARCH_LIMIT, score_threshold: 0, ...extra });
+  // the baseline always searches both scopes whole
   const [user, agent] = await Promise.all([find(p.userScope), find(AGENT_SCOPE)]);
+  const skipped = intent?.needsRecall === false;
+  // the engine's user-scope find as src/engine/read.rs sends it: the intent's folder and
+  // window (since on created_at); no memory there → the whole scope again
+  let engineUser = user;
+  let finds = 2;
+  if (!skipped && intent && (intent.narrowedTo || intent.window)) {
+    const target = intent.narrowedTo ? `${p.userScope}/${intent.narrowedTo}` : p.userScope;
+    const extra = intent.window ? { since: new Date(intent.window.startMs).toISOString(), time_field: "created_at" } : {};
+    engineUser = await find(target, extra).catch((err) => (/NOT_FOUND/.test(err.message) ? null : Promise.reject(err)));
+    const hasMemory = (engineUser?.memories ?? []).some((it) => it.level === 2);
+    rec.fellBack = !hasMemory;
+    if (!hasMemory) engineUser = user, finds++;
+  }
   const items = [...(user?.memories ?? []), ...(agent?.memories ?? [])];
   const leaves = [];
   const seen = new Set();
@@ -273,17 +295,20 @@ async function recallOne(p, q) {
   rec.evidenceScoreRank = firstEvidence >= 0 ? firstEvidence + 1 : null;
   rec.scores = { top: byScore[0]?.score ?? null, sixth: byScore[RECALL_LIMIT - 1]?.score ?? null, evidence: firstEvidence >= 0 ? byScore[firstEvidence].score : null, bestNonEvidence: byScore.find((it) => !evidenceIds.has(idOf(it.uri)))?.score ?? null };
 
-  // the engine
-  const out = engine.autoRecall({ messages, search: { user, agent }, nowMs: NOW_MS, explain: true });
-  const injectedUris = (out.recall?.memories ?? []).map((m) => m.uri);
-  rec.engine = score(injectedUris, q, memOf);
-  rec.engine.tokens = tokensOf(out.messages) - tokensOf(messages);
-  rec.engine.pairTokens = out.recall?.tokens ?? 0;
-  rec.engine.legacyBlockTokens = legacyBlockTokens(out.recall?.memories ?? []);
-  rec.engine.fates = Object.fromEntries(
-    (out.recall?.explain ?? []).filter((e) => evidenceIds.has(idOf(e.uri)) || staleIds.has(idOf(e.uri))).map((e) => [idOf(e.uri), e.decision === "kept" ? `kept@${e.position}` : e.reason]),
-  );
-  rec.engine.rank = (out.recall?.explain ?? []).filter((e) => e.decision === "kept").map((e) => ({ id: idOf(e.uri), score: round(e.rank.score), lexical: round(e.rank.lexicalBoost), temporal: round(e.rank.temporalBoost), preference: round(e.rank.preferenceBoost), total: round(e.rank.total) }));
+  // the engine (a question it decided needs no recall was scored above: nothing injected)
+  if (!skipped) {
+    const out = engine.autoRecall({ messages, search: { user: engineUser, agent }, nowMs: NOW_MS, explain: true });
+    const injectedUris = (out.recall?.memories ?? []).map((m) => m.uri);
+    rec.engine = score(injectedUris, q, memOf);
+    rec.engine.finds = finds;
+    rec.engine.tokens = tokensOf(out.messages) - tokensOf(messages);
+    rec.engine.pairTokens = out.recall?.tokens ?? 0;
+    rec.engine.legacyBlockTokens = legacyBlockTokens(out.recall?.memories ?? []);
+    rec.engine.fates = Object.fromEntries(
+      (out.recall?.explain ?? []).filter((e) => evidenceIds.has(idOf(e.uri)) || staleIds.has(idOf(e.uri))).map((e) => [idOf(e.uri), e.decision === "kept" ? `kept@${e.position}` : e.reason]),
+    );
+    rec.engine.rank = (out.recall?.explain ?? []).filter((e) => e.decision === "kept").map((e) => ({ id: idOf(e.uri), score: round(e.rank.score), lexical: round(e.rank.lexicalBoost), temporal: round(e.rank.temporalBoost), preference: round(e.rank.preferenceBoost), total: round(e.rank.total) }));
+  }
 
   // the baseline: OpenViking's order
   const top = byScore.slice(0, RECALL_LIMIT);
@@ -386,6 +411,7 @@ function aggregate(rs) {
       dupSlotsMean: mean(xs.map((x) => x.dupSlots)),
       recallsWithDuplicates: mean(xs.map((x) => (x.dupSlots > 0 ? 1 : 0))),
       withInjection: withInj.length,
+      findsMean: key === "engine" ? mean(xs.map((x) => x.finds ?? 2)) : undefined,
       staleInjected: rs[0].type === "decision" ? mean(xs.map((x) => (x.staleInjected > 0 ? 1 : 0))) : undefined,
       staleFirst: rs[0].type === "decision" ? mean(xs.map((x) => (x.staleFirst ? 1 : 0))) : undefined,
     };
@@ -425,10 +451,10 @@ function printTables(summary, meta) {
     }
     console.log(table(rows));
     console.log(`\n### Auto-recall — ${lang}: what it cost\n`);
-    const cost = [["type", "n", "injected E", "B", "tokens E", "B", "tok/mem E", "B", "E as legacy block", "dup slots E", "B", "recalls w/ dups E", "B"]];
+    const cost = [["type", "n", "finds E", "injected E", "B", "tokens E", "B", "tok/mem E", "B", "E as legacy block", "dup slots E", "B", "recalls w/ dups E", "B"]];
     for (const [type, a] of Object.entries(g)) {
       const e = a.engine, b = a.baseline;
-      cost.push([type, a.n, num(e.injectedMean, 2), num(b.injectedMean, 2), num(e.tokensMean, 0), num(b.tokensMean, 0), num(e.tokensPerMemory, 1), num(b.tokensPerMemory, 1), num(e.legacyBlockTokensPerMemory, 1), num(e.dupSlotsMean, 2), num(b.dupSlotsMean, 2), pct(e.recallsWithDuplicates), pct(b.recallsWithDuplicates)]);
+      cost.push([type, a.n, num(e.findsMean, 2), num(e.injectedMean, 2), num(b.injectedMean, 2), num(e.tokensMean, 0), num(b.tokensMean, 0), num(e.tokensPerMemory, 1), num(b.tokensPerMemory, 1), num(e.legacyBlockTokensPerMemory, 1), num(e.dupSlotsMean, 2), num(b.dupSlotsMean, 2), pct(e.recallsWithDuplicates), pct(b.recallsWithDuplicates)]);
     }
     console.log(table(cost));
     const sc = (x) => (x ? `${x.min.toFixed(3)} / ${x.median.toFixed(3)} / ${x.max.toFixed(3)}` : "—");
@@ -500,7 +526,7 @@ function parseArgs(argv) {
     const a = argv[i];
     if (!a.startsWith("--")) die(`unexpected argument ${a}`);
     const k = a.slice(2);
-    if (["json", "keep", "no-history"].includes(k)) out[k] = true;
+    if (["json", "keep", "no-history", "no-intent"].includes(k)) out[k] = true;
     else out[k] = argv[++i];
   }
   return out;

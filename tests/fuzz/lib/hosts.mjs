@@ -40,6 +40,9 @@ export function userScope(targetUri, uid) {
 }
 /** A scope the engine may search at all (whatever the user id the host claimed). */
 export function allowedScope(uri, targetUri) {
+  // the recall intent searches one memory folder of the user scope (src/recall/intent.rs)
+  const folder = /^(.*\/memories)\/(preferences|events)$/s.exec(uri);
+  if (folder) return allowedScope(folder[1], targetUri);
   if (uri === AGENT_SCOPE || uri === HOME_SCOPE) return true;
   if (typeof targetUri === "string" && uri === targetUri.replace(/\/+$/, "")) return true;
   const m = /^viking:\/\/user\/(.*)\/memories$/s.exec(uri);

@@ -204,6 +204,12 @@ export const TARGETS = [
   [12, "Engine#autoRecall", false, engineMethod("autoRecall", S.recallRequest, checkAutoRecall)],
   [8, "Engine#assemble", false, engineMethod("assemble", S.assembleRequest, checkAssemble)],
   [4, "Engine#buildRecallQuery", false, engineMethod("buildRecallQuery", (r) => ({ prompt: text(r), messages: S.conversation(r) }), (q, fail) => checkQuery("buildRecallQuery", q, fail))],
+  [4, "Engine#recallIntent", false, engineMethod("recallIntent", (r) => ({ prompt: text(r), messages: S.conversation(r), nowMs: r.int(4102444800000) }), (i, fail) => {
+    if (i === null) return;
+    if (typeof i?.needsRecall !== "boolean" || !Array.isArray(i.types)) return fail(`recallIntent: not an intent: ${JSON.stringify(i)?.slice(0, 200)}`);
+    if (i.window && !(i.window.endMs > i.window.startMs)) fail(`recallIntent: empty window ${JSON.stringify(i.window)}`);
+    if (!i.needsRecall && (i.types.length || i.window || i.narrowedTo)) fail("recallIntent: a turn needing no recall names types or a window");
+  })],
   [4, "Engine#expand", false, engineMethod("expand", S.expandRequest, (r, fail, { cfg, input }) => {
     if (!Array.isArray(r?.excerpts)) return fail("expand: excerpts is not an array");
     const limit = Math.min(cfg.memoryExpandMaxResults, typeof input?.limit === "number" ? Math.max(1, input.limit) : Infinity);
@@ -745,7 +751,7 @@ async function contextEngineCase(c, W) {
 
 export const KNOWN = {
   exports: ["version", "estimateTokens", "estimateMessageTokens", "parseConfig", "liveSearch", "initSync", "default", "Engine", "ContextEngine"],
-  Engine: ["constructor", "free", "config", "warnings", "configSnippet", "buildRecallQuery", "assemble", "expand", "classifyExpandUri", "replayTriggers", "autoRecall", "fallbackBlock"],
+  Engine: ["constructor", "free", "config", "warnings", "configSnippet", "buildRecallQuery", "recallIntent", "assemble", "expand", "classifyExpandUri", "replayTriggers", "autoRecall", "fallbackBlock"],
   ContextEngine: ["constructor", "free", "setUserId", "ovSessionId", "ownsSession", "writeTurn", "afterTurn", "runCommit", "followTask", "flush", "record",
     "assemble", "recall", "memoryScopes", "forgetSearch", "compact", "hookFallback"],
 };
