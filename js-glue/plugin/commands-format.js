@@ -223,11 +223,15 @@ function recallHead(status, rec, cut, why) {
       return "Memories: recall off (autoRecall is false): nothing searched";
     case "no_query":
       return "Memories: nothing searched (every user turn in the recall window was skipped)";
+    case "not_needed":
+      // the engine's intent analysis declined the turn; its line says why
+      return `Memories: ${status.line}`;
     default: {
       const partial = status.reason ? [`  one scope failed: ${status.reason.message}`, ...fix] : [];
+      const intent = status.intentNote ?? ""; // the engine's words: " (intent: …)" or empty
       const head = status.found === 0
-        ? `Memories: searched, nothing found (0 candidates)${tokens}`
-        : `Memories: searched, ${status.found} found: ${rec?.memories.length ?? status.injected} injected, ${cut.length} cut${why ? ` (${why})` : ""}${tokens}`;
+        ? `Memories: searched${intent}, nothing found (0 candidates)${tokens}`
+        : `Memories: searched${intent}, ${status.found} found: ${rec?.memories.length ?? status.injected} injected, ${cut.length} cut${why ? ` (${why})` : ""}${tokens}`;
       return [head, ...partial].join("\n");
     }
   }

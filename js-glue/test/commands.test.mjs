@@ -281,7 +281,8 @@ test("trace: the last assembled turn — query, both scopes, each memory injecte
   assert.match(human, /Query\n {2}.*billing service/);
   assert.match(human, /used · prompt: We decided to ship the billing service/);
   assert.match(human, /Scopes searched\n {2}user {3}\S+\n {2}agent {2}\S+/);
-  assert.match(human, /Memories: searched, 3 found: 2 injected, 1 cut \(duplicate 1\); \d+ of \d+ recall tokens/);
+  // "We decided …" names an event: the engine's intent note says how the user scope was searched
+  assert.match(human, /Memories: searched \(intent: events only\), 3 found: 2 injected, 1 cut \(duplicate 1\); \d+ of \d+ recall tokens/);
   assert.equal(json.trace.recallStatus.state, "searched");
   assert.match(human, /kept #1 .*total 1\.\d\d = score 0\.90 \+ level \+0\.12/);
   assert.match(human, /cut: duplicate .*\n.*\n {6}duplicate of /);
@@ -307,6 +308,16 @@ test("trace on a state dir that did not assemble the turn: rebuilt from OpenViki
   assert.match(human, /the last stored turn \(d1\)/);
   assert.match(human, /Question\n {2}Which editor theme do I prefer for long sessions\?/);
   assert.match(human, new RegExp(`Memories shown with the turn: ${shown.length}\n {2}${shown[0].replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
+});
+
+test("trace says when the engine's intent analysis found nothing to search for (an acknowledgement)", async () => {
+  const r = fakeRuntime();
+  await turn(r, "agent:main:k", "kappa", "Which editor theme do I prefer for long sessions?", "k1");
+  await turn(r, "agent:main:k", "kappa", "ok thanks", "k2");
+  const { cli } = surfaces(r);
+  const { json } = await cli("trace", { json: true, session: "kappa" });
+  assert.equal(json.trace.recallStatus.state, "not_needed");
+  assert.match((await cli("trace", { session: "kappa" })).out, /Memories: not searched: the turn needs no recall \(an acknowledgement\)/);
 });
 
 test("flush: drains each session's outbox; reports written, still queued and why", async () => {

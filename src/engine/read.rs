@@ -100,6 +100,9 @@ pub struct RecallStatus {
     /// user scope was searched because of it; absent in traces of earlier releases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub intent: Option<IntentTrace> => "IntentTrace",
+    /// How the intent shaped the search, as `line` ends with it (` (intent: …)`), or empty.
+    #[serde(default)]
+    pub intent_note: String,
 }
 }
 
@@ -179,7 +182,7 @@ impl RecallStatus {
                 format!("searched user and agent memories: {what}{partial}{clause}")
             }
         };
-        RecallStatus { state: state.to_string(), found, injected, reason, line, intent }
+        RecallStatus { state: state.to_string(), found, injected, reason, line, intent, intent_note: clause }
     }
 }
 

@@ -612,6 +612,8 @@ export interface RecallStatus {
    * user scope was searched because of it; absent in traces of earlier releases.
    */
   intent?: IntentTrace;
+  /** How the intent shaped the search, as `line` ends with it (` (intent: …)`), or empty. */
+  intentNote: string;
 }
 
 /** The last assembled turn of a session, in full. */
