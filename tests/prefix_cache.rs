@@ -4,7 +4,9 @@
 //! size, a third with a tool call, a recall pair every turn, the prompt sent apart as
 //! OpenClaw 2026.9 does, a compaction summary first). Raw turns are trimmed in blocks
 //! (`assemble::block_cut`), so the oldest kept turn, and with it the prefix, stays put for
-//! several turns. Prints `# prefix-cache: …` (tests/bench/RESULTS.md quotes it).
+//! several turns. Prints `# prefix-cache: …` (tests/bench/RESULTS.md quotes it). Native only
+//! (the composition is the same code in wasm; the suite there runs three times).
+#![cfg(not(target_arch = "wasm32"))]
 
 use openviking_context_engine::assemble::{compose, ComposeInput, SummaryRef};
 use openviking_context_engine::messages::synthetic::{recall_pair, RecalledMemory};
