@@ -12,6 +12,12 @@
 //!   raw turns, then the latest summary; whole turns only, so a tool call never loses its
 //!   result. The current turn (prompt) is never trimmed. The total never exceeds the budget
 //!   unless the current turn alone does (`over_budget`).
+//! - Raw turns are trimmed in blocks, so consecutive requests keep an identical prefix (what
+//!   a provider's prompt cache reuses): when some must go, the cut may move up to a quarter
+//!   of the budget further (never past the newest prior turn), onto the turn whose position in
+//!   the host's transcript has the most trailing zero bits — the same turn, turn after turn,
+//!   until the cut must pass it ([`block_cut`]; stateless, the same every time for the same
+//!   messages). A recall pair dropped for the budget comes back when trimming left room.
 //! - After a compaction the summary's "Current State" and "Open Issues" sections are carried
 //!   as active instructions in the system prompt addition (design §3.4 item 6).
 
@@ -171,6 +177,37 @@ fn tokens(msgs: &[Value]) -> u64 {
     msgs.iter().map(|m| estimate_message_tokens(m) as u64).sum()
 }
 
+/// How far past the minimal cut raw turns may go for a stable prefix: a quarter of the budget.
+pub const BLOCK_SLACK_DIVISOR: u64 = 4;
+
+/// The block rule for trimming raw turns. `min_cut` oldest raw turns must go for the budget;
+/// the cut chosen drops `min_cut` or more, at most `slack` tokens more (`tokens(k)` is raw turn
+/// `k`'s), never the newest raw turn (unless `min_cut` already does), and lands on the turn
+/// whose host transcript position (`index[k]`) has the most trailing zero bits. In any run of
+/// consecutive positions that turn is unique, and as the session grows (the minimal cut moves
+/// one turn on) it stays the choice until the minimal cut passes it or a position with more
+/// trailing zeros comes within reach: the oldest kept turn, and so the request's prefix, stays
+/// the same for about half a block of turns or more.
+pub fn block_cut(min_cut: usize, index: &[usize], tokens: impl Fn(usize) -> u64, slack: u64) -> usize {
+    if min_cut == 0 || min_cut + 1 >= index.len() {
+        return min_cut;
+    }
+    let (mut best, mut best_zeros) = (min_cut, index[min_cut].trailing_zeros());
+    let (mut cut, mut dropped) = (min_cut, 0u64);
+    while cut + 1 < index.len() {
+        dropped += tokens(cut);
+        if dropped > slack {
+            break;
+        }
+        cut += 1;
+        let zeros = index[cut].trailing_zeros();
+        if zeros > best_zeros {
+            (best, best_zeros) = (cut, zeros);
+        }
+    }
+    best
+}
+
 /// The summary as the first message: data about earlier turns, clearly delimited.
 pub fn summary_message(s: &SummaryRef, older: &[&SummaryRef], now_ms: u64) -> Value {
     let mut text = format!(
@@ -259,7 +296,9 @@ pub fn compose(input: ComposeInput) -> Composition {
     let use_summary = latest.as_ref().is_some_and(|l| {
         summarized_turns > 0 || oldest_raw_seq.map_or(next_sequence > l.start_sequence, |s| s > l.start_sequence as i64)
     });
-    // Raw turns kept: everything not covered, in order (pre-plugin turns first).
+    // Raw turns kept: everything not covered, in order (pre-plugin turns first), and their
+    // positions in the host's transcript (the block rule's anchors).
+    let raw_index: Vec<usize> = (0..n).filter(|&i| !covered[i]).collect();
     let mut raw: Vec<Vec<Value>> = turns.into_iter().zip(covered.iter()).filter(|(_, c)| !**c).map(|(t, _)| t).collect();
     // every summary but the latest, oldest first
     let mut older: Vec<&SummaryRef> =
@@ -267,6 +306,7 @@ pub fn compose(input: ComposeInput) -> Composition {
 
     let prompt_tokens = prompt.as_deref().map_or(0, |p| estimate_tokens(p) as u64 + crate::tokens::MESSAGE_OVERHEAD_TOKENS as u64);
     let mut recall = recall_pair;
+    let recall_offered = recall.clone();
     let mut keep_latest = use_summary;
     let mut trimmed = Trimmed::default();
 
@@ -310,6 +350,11 @@ pub fn compose(input: ComposeInput) -> Composition {
             summary = 0;
         }
         first_raw = raw.len() - kept;
+        // the block rule: more of the oldest kept turns may go (their estimates are known)
+        let len = raw.len();
+        let cut = block_cut(first_raw, &raw_index, |k| newest_first[len - 1 - k], budget / BLOCK_SLACK_DIVISOR);
+        sum -= (first_raw..cut).map(|k| newest_first[len - 1 - k]).sum::<u64>();
+        first_raw = cut;
         trimmed.raw_turns = first_raw;
         total = total_now(summary, sum, &recall);
     } else {
@@ -344,7 +389,21 @@ pub fn compose(input: ComposeInput) -> Composition {
                 }
                 total = total_now(summary, raw_total, &recall);
             }
+            // the block rule, when raw turns went
+            if first_raw > 0 {
+                let cut = block_cut(first_raw, &raw_index, |k| raw_tokens[k], budget / BLOCK_SLACK_DIVISOR);
+                raw_total -= raw_tokens[first_raw..cut].iter().sum::<u64>();
+                trimmed.raw_turns += cut - first_raw;
+                first_raw = cut;
+                total = total_now(summary, raw_total, &recall);
+            }
         }
+    }
+    // a recall pair dropped for the budget comes back when it fits in what trimming left
+    if trimmed.recall && token_budget.is_some_and(|b| total + recall_tokens <= b) {
+        recall = recall_offered;
+        trimmed.recall = false;
+        total += recall_tokens;
     }
     raw.drain(..first_raw);
     let mut msgs = Vec::new();
@@ -436,12 +495,14 @@ mod reference {
             summarized_turns > 0 || oldest_raw_seq.map_or(next_sequence > l.start_sequence, |s| s > l.start_sequence as i64)
         });
         // Raw turns kept: everything not covered, in order (pre-plugin turns first).
+        let raw_index: Vec<usize> = (0..n).filter(|&i| !covered[i]).collect();
         let mut raw: Vec<Vec<Value>> = turns.into_iter().zip(covered.iter()).filter(|(_, c)| !**c).map(|(t, _)| t).collect();
         // every summary but the latest, oldest first
         let mut older: Vec<&SummaryRef> =
             if use_summary { summaries.iter().take(summaries.len().saturating_sub(1)).collect() } else { Vec::new() };
     
         let prompt_tokens = prompt.as_deref().map_or(0, |p| estimate_tokens(p) as u64 + crate::tokens::MESSAGE_OVERHEAD_TOKENS as u64);
+        let offered = recall_pair.clone();
         let mut recall = recall_pair;
         let mut keep_latest = use_summary;
         let mut trimmed = Trimmed::default();
@@ -492,6 +553,28 @@ mod reference {
                     trimmed.latest_summary = true;
                 }
                 msgs = build(&raw, &older, keep_latest, &recall);
+                total = tokens(&msgs) + prompt_tokens;
+            }
+            // the block rule, by its definition: of the further cuts that keep the newest raw
+            // turn and drop at most a quarter of the budget more, the one at the kept turn
+            // whose host position has the most trailing zero bits (the first such)
+            if trimmed.raw_turns > 0 && raw.len() > 1 {
+                let first = trimmed.raw_turns;
+                let extra = (0..raw.len())
+                    .filter(|&k| tokens(&raw[..k].concat()) <= budget / BLOCK_SLACK_DIVISOR)
+                    .max_by_key(|&k| (raw_index[first + k].trailing_zeros(), std::cmp::Reverse(k)))
+                    .unwrap_or(0);
+                raw.drain(..extra);
+                trimmed.raw_turns += extra;
+                msgs = build(&raw, &older, keep_latest, &recall);
+                total = tokens(&msgs) + prompt_tokens;
+            }
+            // a dropped recall pair comes back when it fits in what trimming left
+            let with_recall = build(&raw, &older, keep_latest, &offered);
+            if trimmed.recall && tokens(&with_recall) + prompt_tokens <= budget {
+                recall = offered.clone();
+                trimmed.recall = false;
+                msgs = with_recall;
                 total = tokens(&msgs) + prompt_tokens;
             }
         }

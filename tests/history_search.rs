@@ -214,7 +214,7 @@ mod properties {
     use openviking_context_engine::turn::Role;
     use proptest::prelude::*;
 
-    const WORDS: &[&str] = &["vault", "boat", "aurora", "printer", "code", "Vault", "café", "ünïcode", "31-7-44", "the", "a"];
+    const WORDS: &[&str] = &["vault", "boat", "aurora", "printer", "code", "Vault", "café", "ünïcode", "31-7-44", "the", "a", "vaults", "coded", "printers", "owner", "owns", "cities", "city"];
 
     fn arb_chunks() -> impl Strategy<Value = Vec<IndexChunk>> {
         let turn = (0u64..10 * DAY, prop::collection::vec((any::<bool>(), prop::collection::vec(0..WORDS.len(), 0..12)), 1..4));
@@ -288,12 +288,12 @@ mod properties {
                 prop_assert!(since_ms.map_or(true, |s| h.timestamp_ms >= s) && until_ms.map_or(true, |u| h.timestamp_ms < u));
                 prop_assert!(role_ok(role, h.role));
                 prop_assert!(h.excerpt.chars().count() <= EXCERPT_MAX_CHARS);
-                prop_assert!(terms.iter().any(|w| h.excerpt.to_lowercase().contains(w.as_str())), "{} lacks {text}", h.excerpt);
+                prop_assert!(terms.iter().any(|w| openviking_context_engine::history::rank::holds_term(&h.excerpt, w)), "{} lacks {text}", h.excerpt);
             }
             // brute force: this agent's turns in the window whose messages of the role hold every term
             let expected = chunks.iter().filter(|c| c.agent_id == "main" && c.ov_session_id.starts_with("main--")).flat_map(|c| c.turns.iter()).filter(|t| {
                 since_ms.map_or(true, |s| t.timestamp_ms >= s) && until_ms.map_or(true, |u| t.timestamp_ms < u)
-                    && terms.iter().all(|w| t.messages.iter().any(|m| role_ok(role, m.role) && openviking_context_engine::recall::rank::token_matches(&m.text.to_lowercase(), w)))
+                    && terms.iter().all(|w| t.messages.iter().any(|m| role_ok(role, m.role) && openviking_context_engine::history::rank::holds_term(&m.text, w)))
             }).count();
             prop_assert_eq!(out.matched, expected);
             // order

@@ -17,10 +17,16 @@
 //      turns and restarted while the gateway runs (its next turns replay the outbox); a final
 //      continuity question; the gateway stopped with SIGTERM;
 //   4. every turn is in OpenViking (archives, then live messages) exactly once and in order,
-//      every answer once, no synthetic recall pair stored, the outbox empty.
-// Prints `# gateway turns=N total=… median=…` with the timings. Needs `.ci/install-tools.sh
-// openclaw` and `… openviking` (4–6.5 min on 2 cores, depending on load). OV_E2E_KEEP=1 keeps the
-// scratch dir (config, gateway.log, requests.jsonl, the plugin's state dir).
+//      every answer once, no synthetic recall pair stored, the outbox empty;
+//   5. gateway #3, reconfigured: a small context window and no compaction (the engine's
+//      triggers and OpenClaw's off), a new session that outgrows its budget — the share of
+//      each model request (tools, system prompt, messages) identical to the start of the
+//      previous one, what a provider's prefix cache reuses, stays ≥ 0.9 on average while the
+//      engine trims older turns in blocks (`assemble::block_cut`).
+// Prints `# gateway turns=N total=… median=…` with the timings and `# gateway prefix-cache: …`.
+// Needs `.ci/install-tools.sh openclaw` and `… openviking` (6–8.5 min on 2 cores, depending on
+// load; phase 5 ~2 min). OV_E2E_KEEP=1 keeps the scratch dir (config, gateway.log,
+// requests.jsonl, the plugin's state dir).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -409,4 +415,78 @@ test("every turn is in OpenViking exactly once, in order; the outbox is empty", 
     `turn${OVERFLOW_TURN}(overflow+compact)=${results.get(OVERFLOW_TURN)?.ms}ms gatewayStart=${timings.gatewayStarts.join("/")}ms ` +
     `sigtermStop=${timings.sigtermStops.join("/")}ms ovRestart=${timings.ovRestarts.join("/")}ms commits=${(await client.getSession(OV_SESSION)).commit_count} archives=${archives.size}`;
   t.diagnostic(line.slice(2)); // the run log shows it as "# gateway turns=…"
+});
+
+// ── 5. a budget-bound session: the request prefix stays put while older turns are trimmed
+const TIGHT = { session: "gwtight", window: 16_000, turns: 28 };
+const tightMessage = (i) => `GWT-${String(i).padStart(2, "0")} ${Array.from({ length: 30 }, (_, k) => `ledger row ${i * 10 + k} balanced for the billing service`).join("; ")}.`;
+
+/** What a prefix cache can reuse of `req` after `prev`: the characters of the leading parts
+ *  identical in both, over all of `req`'s. The parts: the messages (the system prompt first),
+ *  each whole, and with `tools` the tool definitions before them (what a provider caches
+ *  first). */
+function reusableShare(prev, req, { tools = false } = {}) {
+  const parts = (b) => [...(tools ? [JSON.stringify(b.tools ?? [])] : []), ...b.messages.map((m) => JSON.stringify(m))];
+  const [a, b] = [parts(prev.body), parts(req.body)];
+  let same = 0;
+  for (let i = 0; i < b.length && a[i] === b[i]; i++) same += b[i].length;
+  return same / b.reduce((n, x) => n + x.length, 0);
+}
+
+test("gateway #3: a session outgrowing a small window keeps ≥ 0.9 of each request cacheable while older turns are trimmed", { timeout: 300_000 }, async (t) => {
+  if (gw) await stopGateway(t, "reconfiguring for the budget-bound session");
+  gw = null;
+  writeConfig({
+    dir,
+    modelUrl: `${fm.url}`,
+    model: { contextWindow: TIGHT.window },
+    plugin: {
+      path: path.join(ROOT, "js-glue"),
+      id: "openviking",
+      config: {
+        mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, timeoutMs: 8000, hookFallback: false, stateDir,
+        compactTurnThreshold: 1000, compactTokensAddedThreshold: 10_000_000, recentRawTurnCount: 2,
+      },
+    },
+    extra: { ...gatewayConfig({ dir, port }), agents: { defaults: { heartbeat: { every: "0m" }, compaction: { enabled: false } } } },
+  });
+  gw = await startGateway({ dir, port, env });
+  const reqs = [];
+  for (let i = 1; i <= TIGHT.turns; i++) {
+    const n0 = fm.requests.length;
+    const r = await runGatewayTurn({ dir, sessionId: TIGHT.session, message: tightMessage(i), timeoutMs: TURN_MS, env });
+    assert.equal(r.code, 0, `turn GWT-${i}: exit ${r.code}; stderr tail:\n${r.stderr.slice(-1500)}`);
+    const mine = fm.requests.slice(n0);
+    assert.equal(mine.length, 1, `turn GWT-${i}: one model request`);
+    reqs.push(mine[0]);
+    const b = mine[0].body;
+    t.diagnostic(`GWT-${i}: ${r.ms} ms, request: tools ${JSON.stringify(b.tools ?? []).length} chars, ${b.messages.length} messages ${JSON.stringify(b.messages).length} chars, turns held ${b.messages.filter((m) => /GWT-\d\d ledger row/.test(textOf(m.content)) && m.role === "user").length}`);
+  }
+  await stopGateway(t, "end of the budget-bound session");
+  gw = null;
+  // budget-bound from the first request without GWT-01's turn; no compaction in this session
+  const holds = (req, marker) => req.body.messages.some((m) => textOf(m.content).includes(`${marker} ledger row`));
+  const bound = reqs.findIndex((req, i) => i > 0 && !holds(req, "GWT-01"));
+  assert.ok(bound > 0 && bound <= TIGHT.turns - 12, `the session outgrew its budget early enough to measure (first trimmed request: ${bound})`);
+  assert.ok(!reqs.some((req) => req.body.messages.some((m) => textOf(m.content).includes("<conversation-summary"))), "no compaction in this session");
+  const share = (opts) => reqs.slice(bound).map((req, k) => reusableShare(reqs[bound + k - 1], req, opts));
+  const mean = (xs) => xs.reduce((a, x) => a + x, 0) / xs.length;
+  const [whole, msgs] = [share({ tools: true }), share()];
+  // per request, the turns it holds raw: how many, and the oldest (where the cut is)
+  const held = reqs.slice(bound - 1).map((req) => [...Array(TIGHT.turns).keys()].map((i) => i + 1).filter((i) => holds(req, `GWT-${String(i).padStart(2, "0")}`)));
+  const kept = held.slice(1).map((h) => h.length);
+  const cuts = held.slice(1).filter((h, k) => h[0] !== held[k][0]).length;
+  const line = `# gateway prefix-cache: window=${TIGHT.window} budget-bound requests=${whole.length} (from turn ${bound + 1}) ` +
+    `mean-reusable-share request=${mean(whole).toFixed(3)} messages=${mean(msgs).toFixed(3)} (min ${Math.min(...msgs).toFixed(3)}) ` +
+    `cut-moves=${cuts} raw-turns-kept=${Math.min(...kept)}-${Math.max(...kept)} messages-shares=${msgs.map((x) => x.toFixed(2)).join(",")}`;
+  t.diagnostic(line.slice(2));
+  console.log(line);
+  // the newest prior turn is always there (the block rule never trims it)
+  for (const [k, req] of reqs.slice(bound).entries()) assert.ok(holds(req, `GWT-${String(bound + k).padStart(2, "0")}`), `request ${bound + k + 1} holds the previous turn`);
+  // what the provider caches (tools, system prompt, messages): ≥ 0.9 on average while trimming
+  assert.ok(mean(whole) >= 0.9, `mean reusable share of the request ${mean(whole).toFixed(3)} ≥ 0.9 (${line})`);
+  // the messages alone: the cut moves once per block, not once per turn (trimmed one turn at a
+  // time, before e7d19ce: the cut moved on all 13 requests, request 0.828, messages 0.440)
+  assert.ok(cuts <= Math.ceil(whole.length / 3), `the oldest kept turn moved ${cuts} times in ${whole.length} requests (${line})`);
+  assert.ok(mean(msgs) >= 0.7, `mean reusable share of the messages ${mean(msgs).toFixed(3)} ≥ 0.7 (${line})`);
 });
