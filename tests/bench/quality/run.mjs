@@ -3,7 +3,7 @@
 //
 //   node tests/bench/quality/run.mjs [--json] [--seed N] [--out FILE] [--concurrency N]
 //                                    [--personas en1,zh2] [--questions N] [--no-history] [--keep]
-//                                    [--context N]
+//                                    [--context N] [--config JSON] [--replay FILE]
 //
 // Data: generate.mjs (deterministic; 4 personas, en + zh, ~610 memories, ~420 turns, 320
 // questions with evidence labels). One real OpenViking 0.5.2 (tests/openviking/harness.py)
@@ -46,6 +46,11 @@
 // plus earlier user turns, `assembleRecallWindow`) carries them into the finds: what a question
 // in the middle of a conversation gets. Default 0: the question alone.
 //
+// The find answers of every question are saved beside the records (quality-finds.json, with the
+// seed, context and search limit they were made with); `--replay FILE` runs step 2 on a saved
+// file without starting OpenViking (no history): the same answers, other recall settings or
+// another build, in seconds.
+//
 // Output: tables per question type (en, zh, all), engine and baseline side by side; the
 // per-question records in tests/artifacts/bench/quality.json (--out); `--json` prints the
 // summary as JSON instead of the tables. Deterministic apart from timing (fixed seed, fixed
@@ -56,7 +61,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { generate, stats, DEFAULT_SEED, TYPES } from "./generate.mjs";
@@ -70,6 +75,10 @@ const CONCURRENCY = Math.max(1, Number(args.concurrency ?? 3));
 const OUT = resolve(args.out ?? join(root, "tests", "artifacts", "bench", "quality.json"));
 const NOW_MS = Date.UTC(2026, 4, 1, 12, 0, 0); // the questions are asked on 1 May 2026, after every session
 const CONTEXT = Math.max(0, Number(args.context ?? 0));
+const FINDS_OUT = join(dirname(OUT), basename(OUT, ".json") + "-finds.json");
+const replay = args.replay ? JSON.parse(readFileSync(resolve(args.replay), "utf8")) : null;
+if (replay && (replay.seed !== SEED || replay.context !== CONTEXT)) die(`--replay ${args.replay} was made with seed ${replay.seed}, context ${replay.context}`);
+const finds = {};
 const AGENT_SCOPE = "viking://agent/memories";
 const AGENT_ID = "main";
 const log = (m) => process.stderr.write(`[quality] ${m}\n`);
@@ -109,7 +118,7 @@ let stopped = false;
 async function stop() {
   if (stopped) return;
   stopped = true;
-  await run(python, [harness, "stop", "--workdir", work], { timeout: 60_000 }).catch(() => {});
+  if (!replay) await run(python, [harness, "stop", "--workdir", work], { timeout: 60_000 }).catch(() => {});
   if (!args.keep) rmSync(work, { recursive: true, force: true });
   else log(`kept ${work}`);
 }
@@ -118,6 +127,11 @@ for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stop().finally(()
 let env;
 try {
   let t = performance.now();
+  if (replay) {
+    env = replay.env;
+    if (replay.searchLimit !== SEARCH_LIMIT) die(`--replay ${args.replay} was made with ${replay.searchLimit} per scope, this config searches ${SEARCH_LIMIT}`);
+    log(`replaying the find answers of ${args.replay} (OpenViking ${env.version}, ${env.embedder}); no history`);
+  } else {
   log(`starting OpenViking + the MiniLM stand-in in ${work}`);
   try {
     await run(python, [harness, "start", "--workdir", work, "--embedder", "minilm"], { timeout: 180_000, cwd: root });
@@ -155,6 +169,8 @@ try {
   lap("plantMs", t);
   const planted = data.personas.reduce((n, p) => n + p.memories.length, 0);
   log(`planted ${planted} memories in ${(timings.plantMs / 1000).toFixed(1)} s`);
+  }
+  for (const p of data.personas) p.userScope ??= `viking://user/user-${p.tag}/memories`;
 
   // 2. recall
   t = performance.now();
@@ -168,8 +184,11 @@ try {
   lap("recallMs", t);
   const byId = new Map(records.map((r) => [r.id, r]));
 
+  mkdirSync(dirname(OUT), { recursive: true });
+  if (!replay) writeFileSync(FINDS_OUT, JSON.stringify({ seed: SEED, context: CONTEXT, searchLimit: SEARCH_LIMIT, env: { version: env.version, embedder: env.embedder, embeddingDim: env.embeddingDim }, finds }));
+
   // 3. history
-  if (!args["no-history"]) {
+  if (!args["no-history"] && !replay) {
     t = performance.now();
     let turns = 0;
     await pool(data.personas, 4, async (p) => {
@@ -261,7 +280,15 @@ async function recallOne(p, q) {
     return rec;
   }
   const find = (scope) => ov(p.key, "POST", "/api/v1/search/find", { query: built.query, target_uri: scope, limit: SEARCH_LIMIT, score_threshold: 0 });
-  const [user, agent] = await Promise.all([find(p.userScope), find(AGENT_SCOPE)]);
+  let user, agent;
+  if (replay) {
+    const saved = replay.finds[q.id];
+    if (!saved || saved.query !== built.query) die(`--replay: no saved find answers for ${q.id} with this query`);
+    ({ user, agent } = saved);
+  } else {
+    [user, agent] = await Promise.all([find(p.userScope), find(AGENT_SCOPE)]);
+    finds[q.id] = { query: built.query, user, agent };
+  }
   const items = [...(user?.memories ?? []), ...(agent?.memories ?? [])];
   const leaves = [];
   const seen = new Set();
