@@ -475,6 +475,10 @@ impl<H: Host> Engine<H> {
     /// scopes failed.
     pub async fn recall_tool(&self, call: crate::tools::RecallInput) -> Result<RecallToolAnswer> {
         let mut config: Config = self.config.clone();
+        // the model asked for this search: it gets the ranked list without the automatic
+        // recall's relevance cuts (the score window, the query-word requirement)
+        config.recall_score_window = 1.0;
+        config.recall_require_query_word = false;
         if let Some(l) = call.limit {
             config.recall_limit = l;
         }
