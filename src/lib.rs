@@ -20,7 +20,7 @@
 //!     "nowMs": 1764000000000u64
 //! })).unwrap();
 //! let out = auto_recall(&cfg, req).unwrap();
-//! assert_eq!(out.messages.len(), 2); // memory_recall_auto call + result
+//! assert_eq!(out.messages.len(), 3); // the opening user message, the memory_recall_auto call, its result
 //! ```
 //!
 //! ## The engine that owns a turn

@@ -101,11 +101,6 @@ pub fn recall_text(memories: &[RecalledMemory]) -> String {
     out
 }
 
-/// What one memory adds to the pair, as the budget counts it: its line and a line break.
-pub fn entry_tokens(m: &RecalledMemory) -> usize {
-    crate::tokens::estimate_tokens(&recall_line(m)) + 1
-}
-
 /// FNV-1a 64 — a stable, dependency-free hash for deterministic ids.
 fn fnv1a(parts: &[&str]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;

@@ -17,9 +17,9 @@
 //! 6. content: the abstract first (if `recallPreferAbstract` and non-empty), else the full
 //!    text the engine read, else the abstract or overview, else the uri; cut to `recallMaxContentChars`
 //!    UTF-16 units on a character boundary, with "...";
-//! 7. budget: entries are added in rank order while the whole synthetic pair stays within
-//!    `recallTokenBudget`; an entry that does not fit is cut (`over_budget`) and smaller ones
-//!    after it may still fit. The budget is never exceeded — unlike the legacy plugin, not
+//! 7. budget: entries are added in rank order while the whole synthetic pair (estimated on
+//!    its real text) stays within `recallTokenBudget`; an entry that does not fit is cut
+//!    (`over_budget`) and smaller ones after it may still fit. The budget is never exceeded — unlike the legacy plugin, not
 //!    even by the first entry.
 //!
 //! [`select`] does steps 1–5 and says which full texts are needed ([`Selection::needs_content`]);
@@ -36,7 +36,7 @@ pub mod rank;
 
 use crate::config::Config;
 use crate::messages::estimate_message_tokens;
-use crate::messages::synthetic::{entry_tokens, recall_call, recall_result, recall_text, synthetic_id, RecalledMemory};
+use crate::messages::synthetic::{recall_call, recall_line, recall_result, recall_text, synthetic_id, RecalledMemory};
 use crate::text::{push_collapsed_lowercase, push_lowercase, truncate_with_ellipsis};
 use candidate::{Scope, SearchItem};
 use explain::{CutReason, Decision, ExplainRecord};
@@ -184,6 +184,11 @@ fn second_dedupe_key(item: &SearchItem, key: &mut String) {
     }
 }
 
+/// The user's stable profile (`profile.md`, category `profile`): always a candidate.
+fn is_stable_profile(item: &SearchItem) -> bool {
+    item.category.as_deref() == Some("profile")
+}
+
 /// Which of the query's tokens (the first 64) the lowercased text holds, as bits. A word of 6
 /// or more letters also counts by its stem — its first `max(5, len − 3)` letters where a word
 /// starts — so "allergic" finds "allergy" and "restrictions" finds "restricted".
@@ -276,7 +281,8 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
     drop(first_by_uri);
 
     // 3b: which query words each candidate's abstract holds (a bit per query token); without
-    // one, the candidate is cut (`recallRequireQueryWord`; a query without words cuts nothing)
+    // one, the candidate is cut (`recallRequireQueryWord`; a query without words cuts nothing,
+    // and neither the stable profile nor a memory without an abstract can be judged: they stay)
     let judge_words = s.require_query_word && !profile.tokens.is_empty();
     let mut words: FastMap<usize, u64> = fast_map(if judge_words || s.near_duplicate_overlap > 0.0 { pool.len() } else { 0 });
     if judge_words || s.near_duplicate_overlap > 0.0 {
@@ -289,18 +295,21 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
     }
     if judge_words {
         pool.retain(|&i| {
-            let keep = words.get(&i).is_some_and(|&w| w != 0);
+            let item = &candidates[i].item;
+            let keep = is_stable_profile(item) || item.summary().is_empty() || words.get(&i).is_some_and(|&w| w != 0);
             if !keep {
                 cut(i, CutReason::NoQueryWord, None);
             }
             keep
         });
     }
-    // 3c: the score window below the best candidate left
+    // 3c: the score window below the best memory left (the stable profile, always a
+    // candidate at score 1, neither sets it nor is cut by it)
     if s.score_window < 1.0 {
-        let best = pool.iter().map(|&i| candidates[i].item.score).fold(f64::NEG_INFINITY, f64::max);
+        let best = pool.iter().map(|&i| &candidates[i].item).filter(|it| !is_stable_profile(it)).map(|it| it.score).fold(f64::NEG_INFINITY, f64::max);
         pool.retain(|&i| {
-            let keep = candidates[i].item.score >= best - s.score_window - 1e-9;
+            let item = &candidates[i].item;
+            let keep = is_stable_profile(item) || item.score >= best - s.score_window - 1e-9;
             if !keep {
                 cut(i, CutReason::FarBelowBest, None);
             }
@@ -442,12 +451,13 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
     let mut memories: Vec<RecalledMemory> = Vec::with_capacity(picked.len());
     let mut kept: Vec<usize> = Vec::with_capacity(picked.len());
     // The call's estimate does not depend on the memories (its id is not counted), so it is
-    // taken once; each memory adds its line and line break (`entry_tokens`). The sum is an
-    // estimate of the whole; the real pair is estimated at the end and entries are dropped
-    // from the end until it fits, so the budget holds whatever the estimator does at seams.
+    // taken once. Each memory is tried on the real result text — the lines so far and its
+    // own — so the budget is exact and never exceeded; one that does not fit is cut and
+    // smaller ones after it may still fit. Its `tokens` are what it added.
     let call_tokens = estimate_message_tokens(&recall_call(&query, &synthetic_id(&query, &[]), now_ms));
     let result_tokens = |doc: &str| estimate_message_tokens(&recall_result("", doc, now_ms));
-    let mut used = call_tokens + result_tokens(&recall_text(&[]));
+    let mut used = call_tokens + result_tokens("");
+    let mut doc = String::new();
     for &i in &picked {
         let item = &candidates[i].item;
         let memory = RecalledMemory {
@@ -456,36 +466,33 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
             content: content_for(item, s, contents),
             score: round2(item.score),
         };
-        let cost = entry_tokens(&memory);
-        if let Some(fate) = fates.get_mut(i) {
-            fate.tokens = Some(cost);
+        let before = doc.len();
+        if !doc.is_empty() {
+            doc.push('\n');
         }
-        if used + cost <= s.token_budget {
-            used += cost;
+        doc.push_str(&recall_line(&memory));
+        let t = call_tokens + result_tokens(&doc);
+        if let Some(fate) = fates.get_mut(i) {
+            fate.tokens = Some(t.saturating_sub(used));
+        }
+        if t <= s.token_budget {
+            used = t;
             kept.push(i);
             memories.push(memory);
-        } else if let Some(fate) = fates.get_mut(i) {
-            fate.reason = Some(CutReason::OverBudget);
-        }
-    }
-    let mut pair = None;
-    let mut tokens = 0;
-    while !memories.is_empty() {
-        let doc = recall_text(&memories);
-        let t = call_tokens + result_tokens(&doc);
-        if t <= s.token_budget {
-            let id = synthetic_id(&query, &memories);
-            pair = Some([recall_call(&query, &id, now_ms), recall_result(&id, &doc, now_ms)]);
-            tokens = t;
-            break;
-        }
-        memories.pop();
-        if let Some(i) = kept.pop() {
+        } else {
+            doc.truncate(before);
             if let Some(fate) = fates.get_mut(i) {
                 fate.reason = Some(CutReason::OverBudget);
             }
         }
     }
+    let (pair, tokens) = if memories.is_empty() {
+        (None, 0)
+    } else {
+        debug_assert_eq!(doc, recall_text(&memories));
+        let id = synthetic_id(&query, &memories);
+        (Some([recall_call(&query, &id, now_ms), recall_result(&id, &doc, now_ms)]), used)
+    };
     let mut records = Vec::new();
     if explain {
         for (pos, i) in kept.iter().enumerate() {
