@@ -9,8 +9,7 @@ use openviking_context_engine::messages::estimate_message_tokens;
 use openviking_context_engine::messages::synthetic::{inject_recall, recall_pair, RecalledMemory};
 use openviking_context_engine::messages::{role, tool_call_ids};
 use openviking_context_engine::recall::candidate::SearchItem;
-use openviking_context_engine::recall::rank::profile_query;
-use openviking_context_engine::recall::{content_words, near_duplicate, query_words_in, recall, RecallSettings};
+use openviking_context_engine::recall::{content_words, near_duplicate, query_words_in, recall, relevance_words, RecallSettings};
 use openviking_context_engine::text::{collapse_whitespace, truncate_with_ellipsis, utf16_len};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -146,13 +145,13 @@ proptest! {
     fn what_is_injected_obeys_the_relevance_rules(user in prop::collection::vec(item(), 0..30), s in settings(), q in text()) {
         let s = RecallSettings { token_budget: 50_000, prefer_abstract: true, ..s };
         let out = recall(&q, user.clone(), vec![], &BTreeMap::new(), &s, 0);
-        let profile = profile_query(&q);
+        let words = relevance_words(&q);
         let first_by_uri = |uri: &str| user.iter().find(|i| i.uri == uri).cloned().unwrap();
         let picked: Vec<SearchItem> = out.memories.iter().map(|m| first_by_uri(&m.uri)).collect();
-        if s.require_query_word && !profile.tokens.is_empty() {
+        if s.require_query_word && !words.is_empty() {
             // (a memory without an abstract cannot be judged: it stays)
             for it in picked.iter().filter(|it| !it.summary().is_empty()) {
-                prop_assert!(query_words_in(&profile, &it.summary().to_lowercase()) != 0, "{:?} shares no word with {:?}", it.summary(), q);
+                prop_assert!(query_words_in(&words, &it.summary().to_lowercase()) != 0, "{:?} shares no word with {:?}", it.summary(), q);
             }
         }
         if let (Some(hi), Some(lo)) = (picked.iter().map(|i| i.score).reduce(f64::max), picked.iter().map(|i| i.score).reduce(f64::min)) {
@@ -161,7 +160,7 @@ proptest! {
         if s.near_duplicate_overlap > 0.0 {
             for (a, x) in picked.iter().enumerate() {
                 for y in &picked[a + 1..] {
-                    let same_words = query_words_in(&profile, &x.summary().to_lowercase()) == query_words_in(&profile, &y.summary().to_lowercase());
+                    let same_words = query_words_in(&words, &x.summary().to_lowercase()) == query_words_in(&words, &y.summary().to_lowercase());
                     prop_assert!(!(same_words && near_duplicate(&content_words(x.summary()), &content_words(y.summary()), s.near_duplicate_overlap)),
                         "near-duplicates both injected: {:?} / {:?}", x.summary(), y.summary());
                 }

@@ -93,11 +93,10 @@ mod reference {
     }
 
     /// The query tokens the lowercased summary holds (a word of ≥ 6 letters also by its stem).
-    fn query_words(profile: &QueryProfile, summary: &str) -> Vec<String> {
+    fn query_words(query: &str, summary: &str) -> Vec<String> {
         let lower = summary.to_lowercase();
-        profile
-            .tokens
-            .iter()
+        let all: Vec<String> = query_tokens(query, f64::INFINITY).into_iter().take(128).collect();
+        all.iter()
             .filter(|t| {
                 token_matches(&lower, t)
                     || (t.len() >= 6 && t.chars().all(|c| c.is_ascii_alphabetic()) && token_matches(&lower, &t[..std::cmp::max(5, t.len() - 3)]))
@@ -188,11 +187,11 @@ mod reference {
                 }
             }
         }
-        if s.require_query_word && !profile.tokens.is_empty() {
+        if s.require_query_word && !query_tokens(query, f64::INFINITY).is_empty() {
             for i in std::mem::take(&mut pool) {
                 let it = &candidates[i].item;
                 let exempt = it.category.as_deref() == Some("profile") || it.summary().is_empty();
-                if !exempt && query_words(&profile, it.summary()).is_empty() {
+                if !exempt && query_words(query, it.summary()).is_empty() {
                     cut(&mut records[i], CutReason::NoQueryWord, None);
                 } else {
                     pool.push(i);
@@ -221,7 +220,7 @@ mod reference {
                 cut(&mut records[i], CutReason::OverLimit, None);
             } else if let Some(&j) = ranked.iter().find(|&&j| {
                 s.near_duplicate_overlap > 0.0
-                    && query_words(&profile, candidates[j].item.summary()) == query_words(&profile, candidates[i].item.summary())
+                    && query_words(query, candidates[j].item.summary()) == query_words(query, candidates[i].item.summary())
                     && near_duplicate(candidates[i].item.summary(), candidates[j].item.summary(), s.near_duplicate_overlap)
             }) {
                 cut(&mut records[i], CutReason::Duplicate, Some(&candidates[j].item.uri));

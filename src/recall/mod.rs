@@ -189,15 +189,24 @@ fn is_stable_profile(item: &SearchItem) -> bool {
     item.category.as_deref() == Some("profile")
 }
 
-/// Which of the query's tokens (the first 64) the lowercased text holds, as bits. A word of 6
+/// The query words the relevance rules look for: every lexical token of the query (the
+/// rerank's tokenizer — function words out, CJK character pairs), not only the first 8 the
+/// rerank weighs (a query of several turns names its later topics too), up to 128.
+pub fn relevance_words(query: &str) -> Vec<String> {
+    let mut words = rank::query_tokens(query, f64::INFINITY);
+    words.truncate(128);
+    words
+}
+
+/// Which of the `words` ([`relevance_words`]) the lowercased text holds, as bits. A word of 6
 /// or more letters also counts by its stem — its first `max(5, len − 3)` letters where a word
 /// starts — so "allergic" finds "allergy" and "restrictions" finds "restricted".
-pub fn query_words_in(profile: &QueryProfile, lower: &str) -> u64 {
+pub fn query_words_in(words: &[String], lower: &str) -> u128 {
     let found = |t: &str| {
         rank::token_matches(lower, t)
             || (t.len() >= 6 && t.bytes().all(|b| b.is_ascii_alphabetic()) && rank::token_matches(lower, &t[..(t.len() - 3).max(5)]))
     };
-    profile.tokens.iter().take(64).enumerate().filter(|(_, t)| found(t)).fold(0, |m, (n, _)| m | (1u64 << n))
+    words.iter().take(128).enumerate().filter(|(_, t)| found(t)).fold(0, |m, (n, _)| m | (1u128 << n))
 }
 
 /// What the near-duplicate cut compares: a memory's content words (its distinct words
@@ -283,14 +292,15 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
     // 3b: which query words each candidate's abstract holds (a bit per query token); without
     // one, the candidate is cut (`recallRequireQueryWord`; a query without words cuts nothing,
     // and neither the stable profile nor a memory without an abstract can be judged: they stay)
-    let judge_words = s.require_query_word && !profile.tokens.is_empty();
-    let mut words: FastMap<usize, u64> = fast_map(if judge_words || s.near_duplicate_overlap > 0.0 { pool.len() } else { 0 });
+    let query_words = if s.require_query_word || s.near_duplicate_overlap > 0.0 { relevance_words(query) } else { Vec::new() };
+    let judge_words = s.require_query_word && !query_words.is_empty();
+    let mut words: FastMap<usize, u128> = fast_map(if judge_words || s.near_duplicate_overlap > 0.0 { pool.len() } else { 0 });
     if judge_words || s.near_duplicate_overlap > 0.0 {
         let mut lower = String::new();
         for &i in &pool {
             lower.clear();
             push_lowercase(&mut lower, candidates[i].item.summary());
-            words.insert(i, query_words_in(&profile, &lower));
+            words.insert(i, query_words_in(&query_words, &lower));
         }
     }
     if judge_words {
