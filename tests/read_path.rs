@@ -427,3 +427,24 @@ fn a_refused_key_a_starting_server_a_skipped_recall_and_found_nothing_are_four_a
     let e = engine(&host, json!({}));
     assert_eq!(assemble(&e, "s1", "ok").recall_status.state, "no_query");
 }
+
+/// The model's own `memory_recall` is a search it asked for: the automatic recall's relevance
+/// cuts (a query word required, the score window) do not apply to it, while `assemble` with
+/// the same question injects only the memory about it.
+#[test]
+fn memory_recall_lists_what_the_automatic_cuts_drop() {
+    let host = FakeHost::new();
+    host.world().memories.insert(
+        USER.into(),
+        vec![
+            json!({"uri": format!("{USER}/preferences/theme.md"), "level": 2, "score": 0.9, "abstract": "Prefers a dark editor theme"}),
+            json!({"uri": format!("{USER}/entities/cat.md"), "level": 2, "score": 0.85, "abstract": "Has a cat named Pixel"}),
+            json!({"uri": format!("{USER}/entities/desk.md"), "level": 2, "score": 0.6, "abstract": "The editor desk faces north"}),
+        ],
+    );
+    let e = engine(&host, json!({}));
+    let listed = block_on(e.run_tool("memory_recall", &json!({"query": "editor theme"}))).unwrap();
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 3, "all three listed: {listed}");
+    let out = assemble(&e, "s1", "editor theme");
+    assert_eq!(recalled_uris(&out), [format!("{USER}/preferences/theme.md")], "cat: no query word; desk: 0.3 below the best");
+}
