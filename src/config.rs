@@ -67,6 +67,13 @@ pub struct Config {
     pub auto_capture: bool,
     pub recall_limit: usize,
     pub recall_score_threshold: f64,
+    /// Only candidates scoring within this of the best one (1 = no window).
+    pub recall_score_window: f64,
+    /// A memory whose abstract shares no word with the query is not injected.
+    pub recall_require_query_word: bool,
+    /// Near-duplicate cut: a candidate whose words are at least this share found in a
+    /// higher-scored one (and that matches the same query words) is a duplicate (0 = off).
+    pub recall_near_duplicate_overlap: f64,
     pub recall_max_content_chars: usize,
     pub recall_prefer_abstract: bool,
     pub recall_token_budget: usize,
@@ -170,7 +177,8 @@ pub const LEGACY_USER_MEMORIES: &str = "viking://user/memories";
 /// Every key the configuration accepts, in documentation order.
 pub const KEYS: &[&str] = &[
     "mode", "configPath", "port", "baseUrl", "apiKey", "agentId", "timeoutMs", "autoRecall",
-    "autoCapture", "recallLimit", "recallScoreThreshold", "recallMaxContentChars",
+    "autoCapture", "recallLimit", "recallScoreThreshold", "recallScoreWindow", "recallRequireQueryWord",
+    "recallNearDuplicateOverlap", "recallMaxContentChars",
     "recallPreferAbstract", "recallTokenBudget", "targetUri", "captureMode", "captureMaxLength",
     "recentRawTurnCount", "assembleRecallWindow", "compactCommitThreshold",
     "memoryExpandMaxResults", "compactTokensAddedThreshold", "compactTurnThreshold",
@@ -185,6 +193,8 @@ pub const PORT_DEFAULT: u16 = 1933;
 const TIMEOUT_MS: Bounds = b(15000.0, 1000.0, 600_000.0);
 const RECALL_LIMIT: Bounds = b(6.0, 1.0, 100.0);
 const RECALL_SCORE_THRESHOLD: Bounds = b(0.15, 0.0, 1.0);
+const RECALL_SCORE_WINDOW: Bounds = b(0.1, 0.0, 1.0);
+const RECALL_NEAR_DUPLICATE_OVERLAP: Bounds = b(0.7, 0.0, 1.0);
 const RECALL_MAX_CONTENT_CHARS: Bounds = b(500.0, 50.0, 10_000.0);
 const RECALL_TOKEN_BUDGET: Bounds = b(2000.0, 100.0, 50_000.0);
 const CAPTURE_MAX_LENGTH: Bounds = b(24_000.0, 200.0, 200_000.0);
@@ -211,10 +221,12 @@ pub struct KeyBounds {
 }
 }
 
-const BOUNDED: [(&str, &Bounds, bool); 14] = [
+const BOUNDED: [(&str, &Bounds, bool); 16] = [
     ("timeoutMs", &TIMEOUT_MS, true),
     ("recallLimit", &RECALL_LIMIT, true),
     ("recallScoreThreshold", &RECALL_SCORE_THRESHOLD, false),
+    ("recallScoreWindow", &RECALL_SCORE_WINDOW, false),
+    ("recallNearDuplicateOverlap", &RECALL_NEAR_DUPLICATE_OVERLAP, false),
     ("recallMaxContentChars", &RECALL_MAX_CONTENT_CHARS, true),
     ("recallTokenBudget", &RECALL_TOKEN_BUDGET, true),
     ("captureMaxLength", &CAPTURE_MAX_LENGTH, true),
@@ -624,6 +636,9 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
         auto_capture: r.bool("autoCapture", true),
         recall_limit: r.int("recallLimit", &RECALL_LIMIT) as usize,
         recall_score_threshold: r.number("recallScoreThreshold", &RECALL_SCORE_THRESHOLD, false),
+        recall_score_window: r.number("recallScoreWindow", &RECALL_SCORE_WINDOW, false),
+        recall_require_query_word: r.bool("recallRequireQueryWord", true),
+        recall_near_duplicate_overlap: r.number("recallNearDuplicateOverlap", &RECALL_NEAR_DUPLICATE_OVERLAP, false),
         recall_max_content_chars: r.int("recallMaxContentChars", &RECALL_MAX_CONTENT_CHARS) as usize,
         recall_prefer_abstract: r.bool("recallPreferAbstract", true),
         recall_token_budget: r.int("recallTokenBudget", &RECALL_TOKEN_BUDGET) as usize,

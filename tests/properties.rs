@@ -9,8 +9,8 @@ use openviking_context_engine::messages::estimate_message_tokens;
 use openviking_context_engine::messages::synthetic::{inject_recall, recall_pair, RecalledMemory};
 use openviking_context_engine::messages::{role, tool_call_ids};
 use openviking_context_engine::recall::candidate::SearchItem;
-use openviking_context_engine::recall::{recall, RecallSettings};
-use openviking_context_engine::text::{truncate_with_ellipsis, utf16_len};
+use openviking_context_engine::recall::{content_words, near_duplicate, query_words_in, recall, relevance_words, RecallSettings};
+use openviking_context_engine::text::{collapse_whitespace, truncate_with_ellipsis, utf16_len};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, HashSet};
@@ -48,9 +48,17 @@ fn item() -> impl Strategy<Value = SearchItem> {
 }
 
 fn settings() -> impl Strategy<Value = RecallSettings> {
-    (1usize..12, 0.0f64..0.6, 50usize..800, any::<bool>(), 100usize..3000).prop_map(|(limit, t, chars, pa, budget)| {
-        RecallSettings { limit, score_threshold: t, max_content_chars: chars, prefer_abstract: pa, token_budget: budget }
-    })
+    (1usize..12, 0.0f64..0.6, 50usize..800, any::<bool>(), 100usize..3000, prop_oneof![Just(1.0), 0.0f64..0.5], any::<bool>(), prop_oneof![Just(0.0), 0.3f64..1.0])
+        .prop_map(|(limit, t, chars, pa, budget, window, words, overlap)| RecallSettings {
+            limit,
+            score_threshold: t,
+            score_window: window,
+            require_query_word: words,
+            near_duplicate_overlap: overlap,
+            max_content_chars: chars,
+            prefer_abstract: pa,
+            token_budget: budget,
+        })
 }
 
 fn json_value() -> impl Strategy<Value = Value> {
@@ -129,6 +137,46 @@ proptest! {
         prop_assert!(calls_have_results(&out.messages));
     }
 
+    /// The relevance rules hold for whatever is injected: each memory with an abstract holds a
+    /// query word (when required and the query has words), the scores injected lie within the window, no two
+    /// are near-duplicates that match the same query words, and the result has exactly one
+    /// line per memory, each "- " + the text with its whitespace collapsed.
+    #[test]
+    fn what_is_injected_obeys_the_relevance_rules(user in prop::collection::vec(item(), 0..30), s in settings(), q in text()) {
+        let s = RecallSettings { token_budget: 50_000, prefer_abstract: true, ..s };
+        let out = recall(&q, user.clone(), vec![], &BTreeMap::new(), &s, 0);
+        let words = relevance_words(&q);
+        let first_by_uri = |uri: &str| user.iter().find(|i| i.uri == uri).cloned().unwrap();
+        let picked: Vec<SearchItem> = out.memories.iter().map(|m| first_by_uri(&m.uri)).collect();
+        if s.require_query_word && !words.is_empty() {
+            // (a memory without an abstract cannot be judged: it stays)
+            for it in picked.iter().filter(|it| !it.summary().is_empty()) {
+                prop_assert!(query_words_in(&words, &it.summary().to_lowercase()) != 0, "{:?} shares no word with {:?}", it.summary(), q);
+            }
+        }
+        if let (Some(hi), Some(lo)) = (picked.iter().map(|i| i.score).reduce(f64::max), picked.iter().map(|i| i.score).reduce(f64::min)) {
+            prop_assert!(hi - lo <= s.score_window + 1e-9, "{hi} - {lo} > {}", s.score_window);
+        }
+        if s.near_duplicate_overlap > 0.0 {
+            for (a, x) in picked.iter().enumerate() {
+                for y in &picked[a + 1..] {
+                    let same_words = query_words_in(&words, &x.summary().to_lowercase()) == query_words_in(&words, &y.summary().to_lowercase());
+                    prop_assert!(!(same_words && near_duplicate(&content_words(x.summary()), &content_words(y.summary()), s.near_duplicate_overlap)),
+                        "near-duplicates both injected: {:?} / {:?}", x.summary(), y.summary());
+                }
+            }
+        }
+        if let Some(result) = out.messages.get(1) {
+            let text = result["content"][0]["text"].as_str().unwrap();
+            let lines: Vec<&str> = text.split('\n').collect();
+            prop_assert_eq!(lines.len(), out.memories.len());
+            for (line, m) in lines.iter().zip(&out.memories) {
+                prop_assert_eq!(line.to_string(), format!("- {}", collapse_whitespace(&m.content)));
+            }
+            prop_assert_eq!(&out.messages[0]["content"][0]["arguments"], &json!({}));
+        }
+    }
+
     #[test]
     fn dedupe_is_idempotent(user in prop::collection::vec(item(), 0..30), s in settings(), q in text()) {
         let s = RecallSettings { token_budget: 50_000, ..s };
@@ -184,7 +232,7 @@ proptest! {
 fn every_bounded_key_defaults_inside_its_bounds_and_clamps_to_them() {
     use openviking_context_engine::config::{key_bounds, parse_config, KEYS};
     let bounds = key_bounds();
-    assert_eq!(bounds.len(), 14);
+    assert_eq!(bounds.len(), 16);
     for b in &bounds {
         assert!(KEYS.contains(&b.key.as_str()), "{} is a config key", b.key);
         assert!(b.min <= b.default && b.default <= b.max, "{}: default within bounds", b.key);

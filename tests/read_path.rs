@@ -597,3 +597,24 @@ fn a_summary_that_cannot_be_trusted_is_not_used_the_turns_behind_it_stay_raw_and
     assert_eq!(st.last_checkpoint.unwrap().summary_problem.as_deref(), Some(openviking_context_engine::summary_check::SummaryProblem::Placeholder.reason()));
     assert_eq!(block_on(next.trace("main--s1")).unwrap().split.distrusted_summaries, 1);
 }
+
+/// The model's own `memory_recall` is a search it asked for: the automatic recall's relevance
+/// cuts (a query word required, the score window) do not apply to it, while `assemble` with
+/// the same question injects only the memory about it.
+#[test]
+fn memory_recall_lists_what_the_automatic_cuts_drop() {
+    let host = FakeHost::new();
+    host.world().memories.insert(
+        USER.into(),
+        vec![
+            json!({"uri": format!("{USER}/preferences/theme.md"), "level": 2, "score": 0.9, "abstract": "Prefers a dark editor theme"}),
+            json!({"uri": format!("{USER}/entities/cat.md"), "level": 2, "score": 0.85, "abstract": "Has a cat named Pixel"}),
+            json!({"uri": format!("{USER}/entities/desk.md"), "level": 2, "score": 0.6, "abstract": "The editor desk faces north"}),
+        ],
+    );
+    let e = engine(&host, json!({}));
+    let listed = block_on(e.run_tool("memory_recall", &json!({"query": "editor theme"}))).unwrap();
+    assert_eq!(listed["memories"].as_array().unwrap().len(), 3, "all three listed: {listed}");
+    let out = assemble(&e, "s1", "editor theme");
+    assert_eq!(recalled_uris(&out), [format!("{USER}/preferences/theme.md")], "cat: no query word; desk: 0.3 below the best");
+}

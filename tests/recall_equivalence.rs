@@ -10,13 +10,13 @@ use openviking_context_engine::messages::estimate_message_tokens;
 use openviking_context_engine::messages::synthetic::{recall_pair, RecalledMemory};
 use openviking_context_engine::recall::candidate::{Scope, SearchItem};
 use openviking_context_engine::recall::explain::{CutReason, Decision, ExplainRecord};
-use openviking_context_engine::recall::rank::{profile_query, QueryProfile, RankParts};
+use openviking_context_engine::recall::rank::{profile_query, query_tokens, token_matches, QueryProfile, RankParts};
 use openviking_context_engine::recall::{recall, recall_with, RecallOutcome, RecallSettings};
 use openviking_context_engine::text::{collapse_whitespace, is_cjk, truncate_with_ellipsis};
 use openviking_context_engine::tokens::estimate_tokens;
 use proptest::prelude::*;
 use serde_json::Value;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 mod reference {
     use super::*;
@@ -92,6 +92,38 @@ mod reference {
         truncate_with_ellipsis(text, s.max_content_chars)
     }
 
+    /// The query tokens the lowercased summary holds (a word of ≥ 6 letters also by its stem).
+    fn query_words(query: &str, summary: &str) -> Vec<String> {
+        let lower = summary.to_lowercase();
+        let all: Vec<String> = query_tokens(query, f64::INFINITY).into_iter().take(128).collect();
+        all.iter()
+            .filter(|t| {
+                token_matches(&lower, t)
+                    || (t.len() >= 6 && t.chars().all(|c| c.is_ascii_alphabetic()) && token_matches(&lower, &t[..std::cmp::max(5, t.len() - 3)]))
+            })
+            .cloned()
+            .collect()
+    }
+
+    fn near_duplicate(a: &str, b: &str, overlap: f64) -> bool {
+        let words = |s: &str| -> BTreeSet<String> { query_tokens(s, f64::INFINITY).into_iter().collect() };
+        let numbers = |s: &str| -> BTreeSet<String> {
+            let mut out = BTreeSet::new();
+            let mut run = String::new();
+            for c in s.chars().chain(std::iter::once(' ')) {
+                if c.is_ascii_digit() {
+                    run.push(c);
+                } else if !run.is_empty() {
+                    out.insert(std::mem::take(&mut run));
+                }
+            }
+            out
+        };
+        let (wa, wb) = (words(a), words(b));
+        let smaller = wa.len().min(wb.len());
+        smaller > 0 && numbers(a) == numbers(b) && wa.intersection(&wb).count() as f64 >= overlap * smaller as f64 - 1e-9
+    }
+
     fn pair_tokens(pair: &[Value; 2]) -> usize {
         pair.iter().map(estimate_message_tokens).sum()
     }
@@ -155,6 +187,28 @@ mod reference {
                 }
             }
         }
+        if s.require_query_word && !query_tokens(query, f64::INFINITY).is_empty() {
+            for i in std::mem::take(&mut pool) {
+                let it = &candidates[i].item;
+                let exempt = it.category.as_deref() == Some("profile") || it.summary().is_empty();
+                if !exempt && query_words(query, it.summary()).is_empty() {
+                    cut(&mut records[i], CutReason::NoQueryWord, None);
+                } else {
+                    pool.push(i);
+                }
+            }
+        }
+        if s.score_window < 1.0 {
+            let is_profile = |i: usize| candidates[i].item.category.as_deref() == Some("profile");
+            let best = pool.iter().filter(|&&i| !is_profile(i)).map(|&i| candidates[i].item.score).fold(f64::NEG_INFINITY, f64::max);
+            for i in std::mem::take(&mut pool) {
+                if !is_profile(i) && candidates[i].item.score < best - s.score_window - 1e-9 {
+                    cut(&mut records[i], CutReason::FarBelowBest, None);
+                } else {
+                    pool.push(i);
+                }
+            }
+        }
         pool.sort_by(|&a, &b| candidates[b].item.score.total_cmp(&candidates[a].item.score).then(a.cmp(&b)));
         let mut seen: HashMap<String, usize> = HashMap::new();
         let mut ranked: Vec<usize> = Vec::new();
@@ -164,6 +218,12 @@ mod reference {
                 cut(&mut records[i], CutReason::Duplicate, Some(&candidates[first].item.uri));
             } else if ranked.len() >= s.pool_size() {
                 cut(&mut records[i], CutReason::OverLimit, None);
+            } else if let Some(&j) = ranked.iter().find(|&&j| {
+                s.near_duplicate_overlap > 0.0
+                    && query_words(query, candidates[j].item.summary()) == query_words(query, candidates[i].item.summary())
+                    && near_duplicate(candidates[i].item.summary(), candidates[j].item.summary(), s.near_duplicate_overlap)
+            }) {
+                cut(&mut records[i], CutReason::Duplicate, Some(&candidates[j].item.uri));
             } else {
                 seen.insert(key, i);
                 ranked.push(i);
@@ -198,9 +258,10 @@ mod reference {
             .filter(|u| !contents.contains_key(u))
             .collect();
 
+        // each memory is tried on the whole pair, the ones kept so far and itself
         let mut kept: Vec<(usize, RecalledMemory)> = Vec::new();
-        let base = pair_tokens(&recall_pair(query, &[], now_ms));
-        let mut used = base;
+        let mut used = pair_tokens(&recall_pair(query, &[], now_ms)) - estimate_message_tokens(&recall_pair(query, &[], now_ms)[1])
+            + estimate_message_tokens(&serde_json::json!({"role": "toolResult", "content": [{"type": "text", "text": ""}]}));
         for &i in &picked {
             let item = &candidates[i].item;
             let memory = RecalledMemory {
@@ -209,29 +270,19 @@ mod reference {
                 content: content_for(item, s, contents),
                 score: (item.score * 100.0).round() / 100.0,
             };
-            let cost = estimate_tokens(&serde_json::to_string(&memory).unwrap_or_default()) + 1;
-            records[i].tokens = Some(cost);
-            if used + cost <= s.token_budget {
-                used += cost;
+            let mut trial: Vec<RecalledMemory> = kept.iter().map(|(_, m)| m.clone()).collect();
+            trial.push(memory.clone());
+            let t = pair_tokens(&recall_pair(query, &trial, now_ms));
+            records[i].tokens = Some(t.saturating_sub(used));
+            if t <= s.token_budget {
+                used = t;
                 kept.push((i, memory));
             } else {
                 records[i].decision = Decision::Cut;
                 records[i].reason = Some(CutReason::OverBudget);
             }
         }
-        let mut pair = None;
-        while !kept.is_empty() {
-            let memories: Vec<RecalledMemory> = kept.iter().map(|(_, m)| m.clone()).collect();
-            let p = recall_pair(query, &memories, now_ms);
-            if pair_tokens(&p) <= s.token_budget {
-                pair = Some(p);
-                break;
-            }
-            if let Some((i, _)) = kept.pop() {
-                records[i].decision = Decision::Cut;
-                records[i].reason = Some(CutReason::OverBudget);
-            }
-        }
+        let pair = (!kept.is_empty()).then(|| recall_pair(query, &kept.iter().map(|(_, m)| m.clone()).collect::<Vec<_>>(), now_ms));
         for (pos, (i, _)) in kept.iter().enumerate() {
             records[*i].position = Some(pos + 1);
         }
@@ -282,6 +333,7 @@ fn text() -> impl Strategy<Value = String> {
 fn category() -> impl Strategy<Value = Option<String>> {
     prop::option::of(prop_oneof![
         Just("preferences".to_string()),
+        Just("profile".to_string()),
         Just("Events".to_string()),
         Just("events".to_string()),
         Just("CASES".to_string()),
@@ -321,12 +373,19 @@ fn item() -> impl Strategy<Value = SearchItem> {
 
 fn settings() -> impl Strategy<Value = RecallSettings> {
     (1usize..10, prop_oneof![Just(0.15), 0.0f64..1.0], 10usize..200, any::<bool>(), prop_oneof![Just(2000usize), 100usize..600])
-        .prop_map(|(limit, score_threshold, max_content_chars, prefer_abstract, token_budget)| RecallSettings {
-            limit,
-            score_threshold,
-            max_content_chars,
-            prefer_abstract,
-            token_budget,
+        .prop_flat_map(|(limit, score_threshold, max_content_chars, prefer_abstract, token_budget)| {
+            (prop_oneof![Just(1.0), Just(0.1), 0.0f64..0.5], any::<bool>(), prop_oneof![Just(0.0), Just(0.7), 0.0f64..1.0]).prop_map(
+                move |(score_window, require_query_word, near_duplicate_overlap)| RecallSettings {
+                    limit,
+                    score_threshold,
+                    score_window,
+                    require_query_word,
+                    near_duplicate_overlap,
+                    max_content_chars,
+                    prefer_abstract,
+                    token_budget,
+                },
+            )
         })
 }
 
@@ -396,14 +455,15 @@ fn crowded_pools_match_the_reference() {
                 })
                 .collect()
         };
-        let s = RecallSettings { limit: 6, score_threshold: 0.15, max_content_chars: 500, prefer_abstract: true, token_budget: 2000 };
         let c = BTreeMap::new();
+        for s in [RecallSettings::legacy(6, 0.15, 500, true, 2000), RecallSettings { score_window: 0.3, require_query_word: true, near_duplicate_overlap: 0.7, ..RecallSettings::legacy(6, 0.15, 500, true, 2000) }] {
         for q in ["what about the staging postgres pool?", "我的慢查询", "when is on-call"] {
             let want = reference::recall(q, mk("user/a", 1), mk("agent/b", 5), &c, &s, 7);
             let got = recall(q, mk("user/a", 1), mk("agent/b", 5), &c, &s, 7);
             assert_eq!(serde_json::to_string(&got).unwrap(), serde_json::to_string(&want).unwrap(), "n = {n}, q = {q}");
             let lean = recall_with(q, mk("user/a", 1), mk("agent/b", 5), &c, &s, 7, false);
             assert_eq!((&lean.memories, &lean.messages, lean.tokens), (&want.memories, &want.messages, want.tokens), "n = {n}");
+        }
         }
     }
 }

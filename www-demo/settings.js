@@ -8,6 +8,9 @@ import { h } from "./dom.js";
 export const SETTINGS = [
   { key: "recallLimit", label: "Recall limit", step: 1, help: "memories injected at most" },
   { key: "recallScoreThreshold", label: "Score threshold", step: 0.01, help: "minimum search score" },
+  { key: "recallScoreWindow", label: "Score window", step: 0.01, help: "only memories within this of the best score (1 = no window)" },
+  { key: "recallRequireQueryWord", label: "Require a query word", bool: true, help: "a memory sharing no word with the query is not injected" },
+  { key: "recallNearDuplicateOverlap", label: "Near-duplicate overlap", step: 0.05, help: "share of words in common that makes a near-duplicate (0 = off)" },
   { key: "recallMaxContentChars", label: "Max content chars", step: 10, help: "per memory, UTF-16 units including the …" },
   { key: "recallPreferAbstract", label: "Prefer abstract", bool: true, help: "use the abstract when there is one" },
   { key: "recallTokenBudget", label: "Recall token budget", step: 50, help: "the whole synthetic recall pair never exceeds it" },

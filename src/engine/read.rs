@@ -206,6 +206,15 @@ pub struct LastAssembled {
     pub distrusted_summaries: usize,
 }
 
+/// The config for a turn whose user scope was searched within a named time window (and not
+/// again without it): what was said in the window is the match, so the query-word
+/// requirement does not apply ("What did we change yesterday?" shares no word with
+/// "Standup moved to 10:00"). `None`: the configured rules as they are.
+fn windowed_config(config: &Config, intent: Option<&RecallIntent>, fell_back: bool) -> Option<Config> {
+    let windowed = intent.is_some_and(|i| i.needs_recall && i.window.is_some()) && !fell_back;
+    (windowed && config.recall_require_query_word).then(|| Config { recall_require_query_word: false, ..config.clone() })
+}
+
 /// Is this checkpoint's summary used? Its recorded verdict, else (a checkpoint recorded by an
 /// earlier release) the summary checked now.
 pub fn summary_trusted(c: &crate::checkpoint::CompactCheckpoint) -> bool {
@@ -500,12 +509,14 @@ impl<H: Host> Engine<H> {
             req.profile = profile;
             scopes = Some(s);
         }
-        let (mut result, mut outsized) = compose_turn(&self.config, req.clone(), call.token_budget, summaries.clone(), next_sequence)?;
+        let windowed = windowed_config(&self.config, intent.as_ref(), fell_back);
+        let config = windowed.as_ref().unwrap_or(&self.config);
+        let (mut result, mut outsized) = compose_turn(config, req.clone(), call.token_budget, summaries.clone(), next_sequence)?;
         let needed = result.recall.as_ref().map(|r| r.needs_content.clone()).unwrap_or_default();
         if !needed.is_empty() {
             req.contents = self.read_contents(&needed).await;
             if !req.contents.is_empty() {
-                (result, outsized) = compose_turn(&self.config, req, call.token_budget, summaries, next_sequence)?;
+                (result, outsized) = compose_turn(config, req, call.token_budget, summaries, next_sequence)?;
             }
         }
         // what the model sees as stand-ins, kept for memory_read_output
@@ -597,6 +608,8 @@ impl<H: Host> Engine<H> {
             now_ms: self.host.now_ms(),
             profile: None,
         };
+        let windowed = windowed_config(config, intent.as_ref(), search.fell_back);
+        let config = windowed.as_ref().unwrap_or(config);
         // the tool and the hook use only the memories: no explain records
         let mut out = auto_recall_with(config, req.clone(), false)?;
         let needed = out.recall.as_ref().map(|r| r.needs_content.clone()).unwrap_or_default();
@@ -614,6 +627,10 @@ impl<H: Host> Engine<H> {
     /// scopes failed.
     pub async fn recall_tool(&self, call: crate::tools::RecallInput) -> Result<RecallToolAnswer> {
         let mut config: Config = self.config.clone();
+        // the model asked for this search: it gets the ranked list without the automatic
+        // recall's relevance cuts (the score window, the query-word requirement)
+        config.recall_score_window = 1.0;
+        config.recall_require_query_word = false;
         if let Some(l) = call.limit {
             config.recall_limit = l;
         }

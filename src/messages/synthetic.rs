@@ -3,8 +3,19 @@
 //! turn, and opened by a one-line user message ([`RECALL_OPENING`]) so the call always
 //! follows a user turn: Anthropic's and Bedrock's Messages APIs refuse a conversation that
 //! starts with an assistant message (a new session has nothing before the pair), and Gemini
-//! refuses a function call that follows neither a user turn nor a function response. The result text is one JSON document — memory text is data inside JSON strings,
-//! never loose prompt text — in the same shape the explicit `memory_recall` tool returns.
+//! refuses a function call that follows neither a user turn nor a function response.
+//!
+//! The result text is compact ([`recall_text`]): one line per memory, `- ` + its text with
+//! every run of whitespace (line breaks included) collapsed to one space — so a memory can
+//! never open a line of its own or forge another entry — and nothing else: no uri, category
+//! or score, no header (the explicit `memory_recall` tool lists uris, for `memory_forget` and
+//! `memory_expand`). That it is stored data and not instructions is said once per request,
+//! in the `memory_recall_auto` tool's description (`tools::tool_definitions`), not in every
+//! recall. The call's arguments are empty: the query is the user's own recent turns, which
+//! the conversation already holds.
+//! Earlier releases put a JSON document there (`{"memories":[…],"source":…}`,
+//! [`recall_document`], still what the hook fallback block carries); such pairs in stored
+//! sessions are recognised and removed by the same id rule, whatever their text.
 //!
 //! Injection is idempotent: every earlier synthetic pair (recognised by the fixed id prefix)
 //! is removed before the new one is inserted, so assembling the same turn twice, or once per
@@ -21,18 +32,26 @@ pub const SYNTHETIC_ID_PREFIX: &str = "ovrecall";
 pub const AUTO_RECALL_SOURCE: &str = "openviking-auto-recall";
 pub const EXPLICIT_RECALL_SOURCE: &str = "openviking-recall";
 /// The text of the user message that opens the pair (recognised as ours by exact text).
-pub const RECALL_OPENING: &str = "[memory_recall_auto: what OpenViking holds for my next message]";
+pub const RECALL_OPENING: &str = "[memory_recall_auto]";
+/// The opening's text in earlier releases: still recognised (stored sessions hold it).
+pub const RECALL_OPENING_BEFORE: &str = "[memory_recall_auto: what OpenViking holds for my next message]";
 
 /// The user message that opens the pair.
 pub fn recall_opening(now_ms: u64) -> Value {
     json!({"role": "user", "content": [{"type": "text", "text": RECALL_OPENING}], "timestamp": now_ms})
 }
 
+fn is_opening_text(t: &str) -> bool {
+    t == RECALL_OPENING || t == RECALL_OPENING_BEFORE
+}
+
 fn is_recall_opening(m: &Value) -> bool {
     match m.get("content") {
-        Some(Value::String(t)) => t == RECALL_OPENING,
+        Some(Value::String(t)) => is_opening_text(t),
         Some(Value::Array(parts)) => {
-            parts.len() == 1 && parts[0].get("type").and_then(Value::as_str) == Some("text") && parts[0].get("text").and_then(Value::as_str) == Some(RECALL_OPENING)
+            parts.len() == 1
+                && parts[0].get("type").and_then(Value::as_str) == Some("text")
+                && parts[0].get("text").and_then(Value::as_str).is_some_and(is_opening_text)
         }
         _ => false,
     }
@@ -55,9 +74,31 @@ struct RecallDocument<'a> {
     source: &'a str,
 }
 
-/// The tool-result text: `{"memories":[{uri,category,content,score}],"source":…}`.
+/// The JSON document `{"memories":[{uri,category,content,score}],"source":…}`: what the
+/// hook fallback block carries, and what the pair's result carried before [`recall_text`].
 pub fn recall_document(memories: &[RecalledMemory], source: &str) -> String {
     serde_json::to_string(&RecallDocument { memories, source }).unwrap_or_else(|_| "{\"memories\":[]}".into())
+}
+
+/// A memory's line in the tool result, without its line break: `- ` + the text with every
+/// run of whitespace collapsed to one space.
+pub fn recall_line(m: &RecalledMemory) -> String {
+    let mut line = String::with_capacity(m.content.len() + 2);
+    line.push_str("- ");
+    line.push_str(&crate::text::collapse_whitespace(&m.content));
+    line
+}
+
+/// The pair's tool-result text: one [`recall_line`] per memory, joined by line breaks.
+pub fn recall_text(memories: &[RecalledMemory]) -> String {
+    let mut out = String::new();
+    for m in memories {
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(&recall_line(m));
+    }
+    out
 }
 
 /// FNV-1a 64 — a stable, dependency-free hash for deterministic ids.
@@ -83,14 +124,16 @@ pub fn synthetic_id(query: &str, memories: &[RecalledMemory]) -> String {
 /// Builds the assistant tool call + tool result for the given recall.
 pub fn recall_pair(query: &str, memories: &[RecalledMemory], now_ms: u64) -> [Value; 2] {
     let id = synthetic_id(query, memories);
-    [recall_call(query, &id, now_ms), recall_result(&id, &recall_document(memories, AUTO_RECALL_SOURCE), now_ms)]
+    [recall_call(query, &id, now_ms), recall_result(&id, &recall_text(memories), now_ms)]
 }
 
-/// The pair's assistant tool call.
-pub fn recall_call(query: &str, id: &str, now_ms: u64) -> Value {
+/// The pair's assistant tool call. Its arguments are empty: the query is the user's own
+/// recent turns, already in the conversation (earlier releases repeated it here, up to 1000
+/// characters); `query` is only part of the id.
+pub fn recall_call(_query: &str, id: &str, now_ms: u64) -> Value {
     json!({
         "role": "assistant",
-        "content": [{"type": "toolCall", "id": id, "name": RECALL_AUTO_TOOL, "arguments": {"query": query}}],
+        "content": [{"type": "toolCall", "id": id, "name": RECALL_AUTO_TOOL, "arguments": {}}],
         "api": "openviking-context-engine",
         "provider": "openviking",
         "model": "memory-recall",
@@ -101,7 +144,7 @@ pub fn recall_call(query: &str, id: &str, now_ms: u64) -> Value {
     })
 }
 
-/// The pair's tool result, carrying `document` ([`recall_document`]).
+/// The pair's tool result, carrying `document` ([`recall_text`]).
 pub fn recall_result(id: &str, document: &str, now_ms: u64) -> Value {
     json!({
         "role": "toolResult",

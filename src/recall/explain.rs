@@ -15,7 +15,12 @@ pub enum CutReason {
     NotLevel2,
     /// Score below `recallScoreThreshold`.
     BelowThreshold,
-    /// Same uri, or the same abstract, as a candidate ranked before it (`duplicateOf`).
+    /// Its abstract shares no word with the query (`recallRequireQueryWord`).
+    NoQueryWord,
+    /// Score more than `recallScoreWindow` below the best candidate's.
+    FarBelowBest,
+    /// Same uri, or the same abstract, as a candidate ranked before it, or a near-duplicate
+    /// of a higher-scored one (`recallNearDuplicateOverlap`) (`duplicateOf`).
     Duplicate,
     /// Beyond `recallLimit` (or the pre-rank candidate pool).
     OverLimit,

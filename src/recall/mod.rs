@@ -3,9 +3,13 @@
 //!
 //! 1. merge user results, then agent results; unreadable items are cut as `malformed`;
 //! 2. the first item per uri wins (`duplicate`); only `level === 2` items go on (`not_level_2`);
-//! 3. score (clamped to 0..1) below `recallScoreThreshold` → `below_threshold`;
+//! 3. score (clamped to 0..1) below `recallScoreThreshold` → `below_threshold`; an abstract
+//!    without any query word (`recallRequireQueryWord`) → `no_query_word`; a score more than
+//!    `recallScoreWindow` below the best left → `far_below_best`;
 //! 4. stable sort by score; dedupe on category + normalised abstract — the overview where
 //!    there is no abstract (events, cases and items with neither dedupe on uri) →
+//!    `duplicate`; a near-duplicate of a higher-scored candidate (the same query words, and
+//!    `recallNearDuplicateOverlap` of the smaller one's content words in the other) →
 //!    `duplicate`; the pool stops at
 //!    `max(recallLimit·4, 20)` → `over_limit`;
 //! 5. query-aware rerank ([`rank`]); a second dedupe on the normalised abstract; take
@@ -13,9 +17,9 @@
 //! 6. content: the abstract first (if `recallPreferAbstract` and non-empty), else the full
 //!    text the engine read, else the abstract or overview, else the uri; cut to `recallMaxContentChars`
 //!    UTF-16 units on a character boundary, with "...";
-//! 7. budget: entries are added in rank order while the whole synthetic pair stays within
-//!    `recallTokenBudget`; an entry that does not fit is cut (`over_budget`) and smaller ones
-//!    after it may still fit. The budget is never exceeded — unlike the legacy plugin, not
+//! 7. budget: entries are added in rank order while the whole synthetic pair (estimated on
+//!    its real text) stays within `recallTokenBudget`; an entry that does not fit is cut
+//!    (`over_budget`) and smaller ones after it may still fit. The budget is never exceeded — unlike the legacy plugin, not
 //!    even by the first entry.
 //!
 //! [`select`] does steps 1–5 and says which full texts are needed ([`Selection::needs_content`]);
@@ -33,9 +37,8 @@ pub mod rank;
 
 use crate::config::Config;
 use crate::messages::estimate_message_tokens;
-use crate::messages::synthetic::{recall_call, recall_document, recall_result, synthetic_id, RecalledMemory, AUTO_RECALL_SOURCE};
+use crate::messages::synthetic::{recall_call, recall_line, recall_result, recall_text, synthetic_id, RecalledMemory};
 use crate::text::{push_collapsed_lowercase, push_lowercase, truncate_with_ellipsis};
-use crate::tokens::{estimate_from_features, estimate_tokens, features, Features};
 use candidate::{Scope, SearchItem};
 use explain::{CutReason, Decision, ExplainRecord};
 use rank::{profile_query, QueryProfile, RankParts, Ranker};
@@ -48,6 +51,12 @@ use std::collections::{BTreeMap, HashMap};
 pub struct RecallSettings {
     pub limit: usize,
     pub score_threshold: f64,
+    /// Only candidates within this of the best score go on (≥ 1: no window).
+    pub score_window: f64,
+    /// A candidate whose abstract shares no query word is cut.
+    pub require_query_word: bool,
+    /// Near-duplicate overlap (0: off); see [`near_duplicate`].
+    pub near_duplicate_overlap: f64,
     pub max_content_chars: usize,
     pub prefer_abstract: bool,
     pub token_budget: usize,
@@ -58,6 +67,9 @@ impl From<&Config> for RecallSettings {
         RecallSettings {
             limit: c.recall_limit,
             score_threshold: c.recall_score_threshold,
+            score_window: c.recall_score_window,
+            require_query_word: c.recall_require_query_word,
+            near_duplicate_overlap: c.recall_near_duplicate_overlap,
             max_content_chars: c.recall_max_content_chars,
             prefer_abstract: c.recall_prefer_abstract,
             token_budget: c.recall_token_budget,
@@ -66,6 +78,12 @@ impl From<&Config> for RecallSettings {
 }
 
 impl RecallSettings {
+    /// The legacy rules only: no score window, no query-word requirement, no near-duplicate
+    /// cut (what the 2026-03 plugin did with these settings).
+    pub fn legacy(limit: usize, score_threshold: f64, max_content_chars: usize, prefer_abstract: bool, token_budget: usize) -> Self {
+        RecallSettings { limit, score_threshold, score_window: 1.0, require_query_word: false, near_duplicate_overlap: 0.0, max_content_chars, prefer_abstract, token_budget }
+    }
+
     /// How many candidates survive to the rerank.
     pub fn pool_size(&self) -> usize {
         (self.limit * 4).max(20)
@@ -167,6 +185,63 @@ fn second_dedupe_key(item: &SearchItem, key: &mut String) {
     }
 }
 
+/// The user's stable profile (`profile.md`, category `profile`): always a candidate.
+fn is_stable_profile(item: &SearchItem) -> bool {
+    item.category.as_deref() == Some("profile")
+}
+
+/// The query words the relevance rules look for: every lexical token of the query (the
+/// rerank's tokenizer — function words out, CJK character pairs), not only the first 8 the
+/// rerank weighs (a query of several turns names its later topics too), up to 128.
+pub fn relevance_words(query: &str) -> Vec<String> {
+    let mut words = rank::query_tokens(query, f64::INFINITY);
+    words.truncate(128);
+    words
+}
+
+/// Which of the `words` ([`relevance_words`]) the lowercased text holds, as bits. A word of 6
+/// or more letters also counts by its stem — its first `max(5, len − 3)` letters where a word
+/// starts — so "allergic" finds "allergy" and "restrictions" finds "restricted".
+pub fn query_words_in(words: &[String], lower: &str) -> u128 {
+    let found = |t: &str| {
+        rank::token_matches(lower, t)
+            || (t.len() >= 6 && t.bytes().all(|b| b.is_ascii_alphabetic()) && rank::token_matches(lower, &t[..(t.len() - 3).max(5)]))
+    };
+    words.iter().take(128).enumerate().filter(|(_, t)| found(t)).fold(0, |m, (n, _)| m | (1u128 << n))
+}
+
+/// What the near-duplicate cut compares: a memory's content words (its distinct words
+/// without function words, and CJK character bigrams — the query tokenizer's rules, no
+/// length cap) and its numbers (every run of ASCII digits), both sorted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContentWords {
+    pub words: Vec<String>,
+    pub numbers: Vec<String>,
+}
+
+pub fn content_words(summary: &str) -> ContentWords {
+    let mut words = rank::query_tokens(summary, f64::INFINITY);
+    words.sort_unstable();
+    let mut numbers: Vec<String> =
+        summary.split(|c: char| !c.is_ascii_digit()).filter(|r| !r.is_empty()).map(str::to_string).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    ContentWords { words, numbers }
+}
+
+/// Near-duplicates: the same numbers (a date, a version, a size tells two facts apart: a
+/// decision and the one that revised it share most words), and at least `overlap` of the
+/// smaller set of content words found in the other. Empty word sets are never
+/// near-duplicates.
+pub fn near_duplicate(a: &ContentWords, b: &ContentWords, overlap: f64) -> bool {
+    let smaller = a.words.len().min(b.words.len());
+    if smaller == 0 || a.numbers != b.numbers {
+        return false;
+    }
+    let shared = a.words.iter().filter(|w| b.words.binary_search(w).is_ok()).count();
+    shared as f64 >= overlap * smaller as f64 - 1e-9
+}
+
 /// Steps 1–5 of the pipeline, with explain records.
 pub fn select(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &RecallSettings) -> Selection {
     select_with(query, user, agent, s, true)
@@ -215,11 +290,52 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
     }
     drop(first_by_uri);
 
-    // 4: sort by score, first dedupe, pool limit (a total order: unstable sorting is exact)
+    // 3b: which query words each candidate's abstract holds (a bit per query token); without
+    // one, the candidate is cut (`recallRequireQueryWord`; a query without words cuts nothing,
+    // and neither the stable profile nor a memory without an abstract can be judged: they stay)
+    let query_words = if s.require_query_word || s.near_duplicate_overlap > 0.0 { relevance_words(query) } else { Vec::new() };
+    let judge_words = s.require_query_word && !query_words.is_empty();
+    let mut words: FastMap<usize, u128> = fast_map(if judge_words || s.near_duplicate_overlap > 0.0 { pool.len() } else { 0 });
+    if judge_words || s.near_duplicate_overlap > 0.0 {
+        let mut lower = String::new();
+        for &i in &pool {
+            lower.clear();
+            push_lowercase(&mut lower, candidates[i].item.summary());
+            words.insert(i, query_words_in(&query_words, &lower));
+        }
+    }
+    if judge_words {
+        pool.retain(|&i| {
+            let item = &candidates[i].item;
+            let keep = is_stable_profile(item) || item.summary().is_empty() || words.get(&i).is_some_and(|&w| w != 0);
+            if !keep {
+                cut(i, CutReason::NoQueryWord, None);
+            }
+            keep
+        });
+    }
+    // 3c: the score window below the best memory left (the stable profile, always a
+    // candidate at score 1, neither sets it nor is cut by it)
+    if s.score_window < 1.0 {
+        let best = pool.iter().map(|&i| &candidates[i].item).filter(|it| !is_stable_profile(it)).map(|it| it.score).fold(f64::NEG_INFINITY, f64::max);
+        pool.retain(|&i| {
+            let item = &candidates[i].item;
+            let keep = is_stable_profile(item) || item.score >= best - s.score_window - 1e-9;
+            if !keep {
+                cut(i, CutReason::FarBelowBest, None);
+            }
+            keep
+        });
+    }
+
+    // 4: sort by score, first dedupe, near-duplicates, pool limit (a total order: unstable
+    // sorting is exact)
     pool.sort_unstable_by(|&a, &b| candidates[b].item.score.total_cmp(&candidates[a].item.score).then(a.cmp(&b)));
     let pool_size = s.pool_size();
     let mut seen: FastMap<String, usize> = fast_map(pool.len().min(pool_size));
     let mut ranked: Vec<usize> = Vec::with_capacity(pool.len().min(pool_size));
+    // the content words of each candidate kept so far (for the near-duplicate cut)
+    let mut kept_words: Vec<(usize, ContentWords)> = Vec::new();
     // one buffer for every key; a key is copied only when it is kept
     let mut key = String::new();
     for i in pool {
@@ -232,6 +348,18 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
         } else if ranked.len() >= pool_size {
             cut(i, CutReason::OverLimit, None);
         } else {
+            if s.near_duplicate_overlap > 0.0 {
+                let mine = content_words(candidates[i].item.summary());
+                let of = kept_words
+                    .iter()
+                    .find(|(j, theirs)| words.get(j) == words.get(&i) && near_duplicate(&mine, theirs, s.near_duplicate_overlap))
+                    .map(|(j, _)| *j);
+                if let Some(j) = of {
+                    cut(i, CutReason::Duplicate, Some(j));
+                    continue;
+                }
+                kept_words.push((i, mine));
+            }
             seen.insert(key.clone(), i);
             ranked.push(i);
         }
@@ -334,20 +462,13 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
     let mut memories: Vec<RecalledMemory> = Vec::with_capacity(picked.len());
     let mut kept: Vec<usize> = Vec::with_capacity(picked.len());
     // The call's estimate does not depend on the memories (its id is not counted), so it is
-    // taken once. The result's is its document's, `{"memories":[` + entries joined by `,` +
-    // `],"source":…}`: every seam is between two ASCII punctuation characters, where token
-    // features add up exactly, so each entry is scanned once and the document never.
+    // taken once. Each memory is tried on the real result text — the lines so far and its
+    // own — so the budget is exact and never exceeded; one that does not fit is cut and
+    // smaller ones after it may still fit. Its `tokens` are what it added.
     let call_tokens = estimate_message_tokens(&recall_call(&query, &synthetic_id(&query, &[]), now_ms));
-    let empty_doc = recall_document(&[], AUTO_RECALL_SOURCE);
     let result_tokens = |doc: &str| estimate_message_tokens(&recall_result("", doc, now_ms));
-    let base = call_tokens + result_tokens(&empty_doc);
-    let open = empty_doc.find("[]").map_or(empty_doc.len(), |p| p + 1);
-    let (doc_open, doc_close) = (features(&empty_doc[..open]), features(&empty_doc[open..]));
-    let comma = features(",");
-    let result_overhead = result_tokens(&empty_doc) - estimate_tokens(&empty_doc);
-    let mut used = base;
-    let mut entry = Vec::new();
-    let mut entry_features: Vec<Features> = Vec::with_capacity(picked.len());
+    let mut used = call_tokens + result_tokens("");
+    let mut doc = String::new();
     for &i in &picked {
         let item = &candidates[i].item;
         let memory = RecalledMemory {
@@ -356,53 +477,33 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
             content: content_for(item, s, contents),
             score: round2(item.score),
         };
-        // +1 for the separating comma
-        entry.clear();
-        let _ = serde_json::to_writer(&mut entry, &memory);
-        let f = features(std::str::from_utf8(&entry).unwrap_or_default());
-        let cost = estimate_from_features(&f) + 1;
-        if let Some(fate) = fates.get_mut(i) {
-            fate.tokens = Some(cost);
+        let before = doc.len();
+        if !doc.is_empty() {
+            doc.push('\n');
         }
-        if used + cost <= s.token_budget {
-            used += cost;
+        doc.push_str(&recall_line(&memory));
+        let t = call_tokens + result_tokens(&doc);
+        if let Some(fate) = fates.get_mut(i) {
+            fate.tokens = Some(t.saturating_sub(used));
+        }
+        if t <= s.token_budget {
+            used = t;
             kept.push(i);
             memories.push(memory);
-            entry_features.push(f);
-        } else if let Some(fate) = fates.get_mut(i) {
-            fate.reason = Some(CutReason::OverBudget);
-        }
-    }
-    // The per-entry sum is an estimate of the whole; check the real pair and drop from the
-    // end until it fits, so the budget holds whatever the estimator does at the seams.
-    let mut pair = None;
-    let mut tokens = 0;
-    while !memories.is_empty() {
-        let mut f = doc_open;
-        for (n, e) in entry_features.iter().enumerate() {
-            if n > 0 {
-                f += &comma;
-            }
-            f += e;
-        }
-        f += &doc_close;
-        let t = call_tokens + result_overhead + estimate_from_features(&f);
-        if t <= s.token_budget {
-            let doc = recall_document(&memories, AUTO_RECALL_SOURCE);
-            debug_assert_eq!(t, call_tokens + result_tokens(&doc));
-            let id = synthetic_id(&query, &memories);
-            pair = Some([recall_call(&query, &id, now_ms), recall_result(&id, &doc, now_ms)]);
-            tokens = t;
-            break;
-        }
-        memories.pop();
-        entry_features.pop();
-        if let Some(i) = kept.pop() {
+        } else {
+            doc.truncate(before);
             if let Some(fate) = fates.get_mut(i) {
                 fate.reason = Some(CutReason::OverBudget);
             }
         }
     }
+    let (pair, tokens) = if memories.is_empty() {
+        (None, 0)
+    } else {
+        debug_assert_eq!(doc, recall_text(&memories));
+        let id = synthetic_id(&query, &memories);
+        (Some([recall_call(&query, &id, now_ms), recall_result(&id, &doc, now_ms)]), used)
+    };
     let mut records = Vec::new();
     if explain {
         for (pos, i) in kept.iter().enumerate() {

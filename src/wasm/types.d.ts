@@ -51,6 +51,15 @@ export interface PluginConfig {
   autoCapture?: boolean;
   recallLimit?: number;
   recallScoreThreshold?: number;
+  /** Only candidates scoring within this of the best one (1 = no window). */
+  recallScoreWindow?: number;
+  /** A memory whose abstract shares no word with the query is not injected. */
+  recallRequireQueryWord?: boolean;
+  /**
+   * Near-duplicate cut: a candidate whose words are at least this share found in a
+   * higher-scored one (and that matches the same query words) is a duplicate (0 = off).
+   */
+  recallNearDuplicateOverlap?: number;
   recallMaxContentChars?: number;
   recallPreferAbstract?: boolean;
   recallTokenBudget?: number;
@@ -89,6 +98,15 @@ export interface ResolvedConfig {
   autoCapture: boolean;
   recallLimit: number;
   recallScoreThreshold: number;
+  /** Only candidates scoring within this of the best one (1 = no window). */
+  recallScoreWindow: number;
+  /** A memory whose abstract shares no word with the query is not injected. */
+  recallRequireQueryWord: boolean;
+  /**
+   * Near-duplicate cut: a candidate whose words are at least this share found in a
+   * higher-scored one (and that matches the same query words) is a duplicate (0 = off).
+   */
+  recallNearDuplicateOverlap: number;
   recallMaxContentChars: number;
   recallPreferAbstract: boolean;
   recallTokenBudget: number;
@@ -255,7 +273,14 @@ export type CutReason =
   | "not_level_2"
   /** Score below `recallScoreThreshold`. */
   | "below_threshold"
-  /** Same uri, or the same abstract, as a candidate ranked before it (`duplicateOf`). */
+  /** Its abstract shares no word with the query (`recallRequireQueryWord`). */
+  | "no_query_word"
+  /** Score more than `recallScoreWindow` below the best candidate's. */
+  | "far_below_best"
+  /**
+   * Same uri, or the same abstract, as a candidate ranked before it, or a near-duplicate
+   * of a higher-scored one (`recallNearDuplicateOverlap`) (`duplicateOf`).
+   */
   | "duplicate"
   /** Beyond `recallLimit` (or the pre-rank candidate pool). */
   | "over_limit"

@@ -182,7 +182,9 @@ test("\"remember …\" reaches memory_store and the next session recalls it; mem
   assert.match(stored, /"stored":true/, "the model's memory_store call wrote the memory");
   const next = await turn(t, "golf", "Which colour scheme do I like for editors?");
   ok(next);
-  const pair = next.reqs[0].body.messages.find((m) => m.role === "tool" && textOf(m.content).includes("openviking-auto-recall"));
+  const msgs = next.reqs[0].body.messages;
+  const callId = msgs.flatMap((m) => m.tool_calls ?? []).find((c) => c.function?.name === "memory_recall_auto")?.id;
+  const pair = msgs.find((m) => m.role === "tool" && callId && m.tool_call_id === callId);
   assert.ok(pair && /dark theme/i.test(textOf(pair.content)), "recalled in the very next session");
   // charlie was compacted by the overflow test: expand its archive back to the raw turns
   const rec = await client.ls(`viking://user/${ov.env.userId}/sessions/main--charlie/history`).catch(() => []);

@@ -4,7 +4,7 @@
 //   node tests/bench/quality/run.mjs [--json] [--seed N] [--out FILE] [--concurrency N]
 //                                    [--personas en1,zh2] [--questions N] [--no-history] [--keep]
 //                                    [--no-intent]
-//                                    [--context N]
+//                                    [--context N] [--config JSON] [--replay FILE]
 //
 // Data: generate.mjs (deterministic; 4 personas, en + zh, ~610 memories, ~420 turns, 320
 // questions with evidence labels). One real OpenViking 0.5.2 (tests/openviking/harness.py)
@@ -47,6 +47,11 @@
 // plus earlier user turns, `assembleRecallWindow`) carries them into the finds: what a question
 // in the middle of a conversation gets. Default 0: the question alone.
 //
+// The find answers of every question are saved beside the records (quality-finds.json, with the
+// seed, context and search limit they were made with); `--replay FILE` runs step 2 on a saved
+// file without starting OpenViking (no history): the same answers, other recall settings or
+// another build, in seconds.
+//
 // Output: tables per question type (en, zh, all), engine and baseline side by side; the
 // per-question records in tests/artifacts/bench/quality.json (--out); `--json` prints the
 // summary as JSON instead of the tables. Deterministic apart from timing (fixed seed, fixed
@@ -57,7 +62,7 @@ import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { generate, stats, DEFAULT_SEED, TYPES } from "./generate.mjs";
@@ -71,6 +76,10 @@ const CONCURRENCY = Math.max(1, Number(args.concurrency ?? 3));
 const OUT = resolve(args.out ?? join(root, "tests", "artifacts", "bench", "quality.json"));
 const NOW_MS = Date.UTC(2026, 4, 1, 12, 0, 0); // the questions are asked on 1 May 2026, after every session
 const CONTEXT = Math.max(0, Number(args.context ?? 0));
+const FINDS_OUT = join(dirname(OUT), basename(OUT, ".json") + "-finds.json");
+const replay = args.replay ? JSON.parse(readFileSync(resolve(args.replay), "utf8")) : null;
+if (replay && (replay.seed !== SEED || replay.context !== CONTEXT)) die(`--replay ${args.replay} was made with seed ${replay.seed}, context ${replay.context}`);
+const finds = {};
 const AGENT_SCOPE = "viking://agent/memories";
 const AGENT_ID = "main";
 const log = (m) => process.stderr.write(`[quality] ${m}\n`);
@@ -110,7 +119,7 @@ let stopped = false;
 async function stop() {
   if (stopped) return;
   stopped = true;
-  await run(python, [harness, "stop", "--workdir", work], { timeout: 60_000 }).catch(() => {});
+  if (!replay) await run(python, [harness, "stop", "--workdir", work], { timeout: 60_000 }).catch(() => {});
   if (!args.keep) rmSync(work, { recursive: true, force: true });
   else log(`kept ${work}`);
 }
@@ -119,6 +128,11 @@ for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => stop().finally(()
 let env;
 try {
   let t = performance.now();
+  if (replay) {
+    env = replay.env;
+    if (replay.searchLimit !== SEARCH_LIMIT) die(`--replay ${args.replay} was made with ${replay.searchLimit} per scope, this config searches ${SEARCH_LIMIT}`);
+    log(`replaying the find answers of ${args.replay} (OpenViking ${env.version}, ${env.embedder}); no history`);
+  } else {
   log(`starting OpenViking + the MiniLM stand-in in ${work}`);
   try {
     await run(python, [harness, "start", "--workdir", work, "--embedder", "minilm"], { timeout: 180_000, cwd: root });
@@ -156,6 +170,8 @@ try {
   lap("plantMs", t);
   const planted = data.personas.reduce((n, p) => n + p.memories.length, 0);
   log(`planted ${planted} memories in ${(timings.plantMs / 1000).toFixed(1)} s`);
+  }
+  for (const p of data.personas) p.userScope ??= `viking://user/user-${p.tag}/memories`;
 
   // 2. recall
   t = performance.now();
@@ -169,8 +185,11 @@ try {
   lap("recallMs", t);
   const byId = new Map(records.map((r) => [r.id, r]));
 
+  mkdirSync(dirname(OUT), { recursive: true });
+  if (!replay) writeFileSync(FINDS_OUT, JSON.stringify({ seed: SEED, context: CONTEXT, searchLimit: SEARCH_LIMIT, env: { version: env.version, embedder: env.embedder, embeddingDim: env.embeddingDim }, finds }));
+
   // 3. history
-  if (!args["no-history"]) {
+  if (!args["no-history"] && !replay) {
     t = performance.now();
     let turns = 0;
     await pool(data.personas, 4, async (p) => {
@@ -269,20 +288,33 @@ async function recallOne(p, q) {
     }
   }
   const find = (scope, extra = {}) => ov(p.key, "POST", "/api/v1/search/find", { query: built.query, target_uri: scope, limit: SEARCH_LIMIT, score_threshold: 0, ...extra });
-  // the baseline always searches both scopes whole
-  const [user, agent] = await Promise.all([find(p.userScope), find(AGENT_SCOPE)]);
+  // the baseline always searches both scopes whole (saved for --replay)
+  let user, agent;
+  if (replay) {
+    const saved = replay.finds[q.id];
+    if (!saved || saved.query !== built.query) die(`--replay: no saved find answers for ${q.id} with this query`);
+    ({ user, agent } = saved);
+  } else {
+    [user, agent] = await Promise.all([find(p.userScope), find(AGENT_SCOPE)]);
+    finds[q.id] = { query: built.query, user, agent };
+  }
   const skipped = intent?.needsRecall === false;
   // the engine's user-scope find as src/engine/read.rs sends it: the intent's folder and
-  // window (since on created_at); no memory there → the whole scope again
+  // window (since on created_at); no memory there → the whole scope again (a replay reuses
+  // the narrowed answer it saved)
   let engineUser = user;
-  let finds = 2;
+  let findCount = 2;
   if (!skipped && intent && (intent.narrowedTo || intent.window)) {
     const target = intent.narrowedTo ? `${p.userScope}/${intent.narrowedTo}` : p.userScope;
     const extra = intent.window ? { since: new Date(intent.window.startMs).toISOString(), time_field: "created_at" } : {};
-    engineUser = await find(target, extra).catch((err) => (/NOT_FOUND/.test(err.message) ? null : Promise.reject(err)));
+    if (replay) engineUser = replay.finds[q.id]?.narrowed ?? null;
+    else {
+      engineUser = await find(target, extra).catch((err) => (/NOT_FOUND/.test(err.message) ? null : Promise.reject(err)));
+      finds[q.id].narrowed = engineUser;
+    }
     const hasMemory = (engineUser?.memories ?? []).some((it) => it.level === 2);
     rec.fellBack = !hasMemory;
-    if (!hasMemory) engineUser = user, finds++;
+    if (!hasMemory) engineUser = user, findCount++;
   }
   const items = [...(user?.memories ?? []), ...(agent?.memories ?? [])];
   const leaves = [];
@@ -300,7 +332,7 @@ async function recallOne(p, q) {
     const out = engine.autoRecall({ messages, search: { user: engineUser, agent }, nowMs: NOW_MS, explain: true });
     const injectedUris = (out.recall?.memories ?? []).map((m) => m.uri);
     rec.engine = score(injectedUris, q, memOf);
-    rec.engine.finds = finds;
+    rec.engine.finds = findCount;
     rec.engine.tokens = tokensOf(out.messages) - tokensOf(messages);
     rec.engine.pairTokens = out.recall?.tokens ?? 0;
     rec.engine.legacyBlockTokens = legacyBlockTokens(out.recall?.memories ?? []);

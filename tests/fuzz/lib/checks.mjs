@@ -131,16 +131,17 @@ export function checkRecall(where, recall, cfg, { inputLone, tokensOf }, fail) {
   const max = cfg?.recallMaxContentChars;
   const contents = [];
   for (const m of recall.memories ?? []) contents.push(m?.content);
-  // the memories as the model sees them: the JSON document inside the toolResult
+  // the memories as the model sees them: one "- " line per memory inside the toolResult, each
+  // memory's whitespace collapsed (so no memory spans two lines)
   for (const msg of recall.messages ?? []) {
     if (msg?.role !== "toolResult") continue;
     for (const part of Array.isArray(msg.content) ? msg.content : []) {
-      try {
-        const doc = JSON.parse(part.text);
-        for (const m of doc.memories ?? []) contents.push(m?.content);
-      } catch {
-        fail(`${where}: the toolResult text is not the JSON recall document`);
+      const lines = typeof part?.text === "string" ? part.text.split("\n") : [];
+      if (lines.length !== (recall.memories ?? []).length || !lines.every((l) => l.startsWith("- "))) {
+        fail(`${where}: the toolResult text is not one "- " line per memory`);
+        continue;
       }
+      for (const l of lines) contents.push(l.slice(2));
     }
   }
   for (const c of contents) {
