@@ -128,8 +128,11 @@ const PREFERENCE_ZH: &[&str] = &["喜欢", "偏好", "爱吃", "爱喝", "最爱
 /// brother's birthday" asks for a stated fact.
 const EVENT_EN: &[&str] = &[
     "when did", "when was", "when were", "when had", "when has", "when have", "happened", "happen", "decide", "decided", "decision", "switch", "switched", "changed", "change", "moved", "meeting",
-    "incident", "trip", "visited", "went", "ago", "yesterday", "today", "date", "before", "after", "last", "since", "outage",
+    "incident", "trip", "visited", "went", "ago", "yesterday", "outage",
 ];
+// ("last", "before", "after", "since", "date", "today" are not cues on their own: "the last part
+// of the ledger" is no event, and a narrowed find that holds events drops the memory the turn is
+// about; a time window is read from its phrase — "last week", "3 days ago" — by `window`.)
 const EVENT_ZH: &[&str] = &["什么时候", "何时", "哪天", "哪一天", "发生", "决定", "换成", "改成", "换到", "搬到", "会议", "那天", "日期", "之前", "以前", "上次", "变化", "改了"];
 const ENTITY_EN: &[&str] = &["who", "whom", "whose", "where", "which", "owner", "owns", "lives", "live", "based", "related"];
 const ENTITY_ZH: &[&str] = &["是谁", "谁", "什么人", "住在", "在哪", "哪个城市", "关系", "负责"];
@@ -434,6 +437,15 @@ mod tests {
         for t in ["ok, what did we decide for the cache?", "thanks — which editor do I use?", "好的，那我们缓存用的什么？"] {
             assert!(analyze(t, NOW).needs_recall, "{t}");
         }
+    }
+
+    #[test]
+    fn a_broad_word_alone_does_not_narrow_the_search_to_one_folder() {
+        for t in ["D3 And the last part of the billing ledger:", "What should I read before bed and after lunch?", "Which database did we pick since the migration?"] {
+            let i = analyze(t, NOW);
+            assert!(i.needs_recall && i.narrowed_to.as_deref() != Some("events"), "{t}: {:?}", i.narrowed_to);
+        }
+        assert_eq!(analyze("When did we switch the billing database?", NOW).narrowed_to.as_deref(), Some("events"));
     }
 
     #[test]
