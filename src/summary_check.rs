@@ -60,6 +60,13 @@ pub fn check_summary(summary: Option<&str>, replaced_chars: usize) -> Result<(),
     Ok(())
 }
 
+/// Why a checkpoint's summary is not used, if it is not: its recorded verdict, else (a
+/// checkpoint recorded by an earlier release) the summary checked now. The one rule `assemble`,
+/// `status` and `trace` read.
+pub fn checkpoint_summary_problem(cp: &crate::checkpoint::CompactCheckpoint) -> Option<String> {
+    cp.summary_problem.clone().or_else(|| check_summary(cp.summary.as_deref(), 0).err().map(|p| p.reason().to_string()))
+}
+
 fn is_placeholder(text: &str) -> bool {
     let lower = text.to_lowercase();
     // "# Session Summary\n\n**Overview**: 3 turns, 6 messages" (OpenViking without a model)

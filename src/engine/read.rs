@@ -215,10 +215,9 @@ fn windowed_config(config: &Config, intent: Option<&RecallIntent>, fell_back: bo
     (windowed && config.recall_require_query_word).then(|| Config { recall_require_query_word: false, ..config.clone() })
 }
 
-/// Is this checkpoint's summary used? Its recorded verdict, else (a checkpoint recorded by an
-/// earlier release) the summary checked now.
-pub fn summary_trusted(c: &crate::checkpoint::CompactCheckpoint) -> bool {
-    c.summary_problem.is_none() && crate::summary_check::check_summary(c.summary.as_deref(), 0).is_ok()
+/// Is this checkpoint's summary used? (`summary_check::checkpoint_summary_problem`)
+fn summary_trusted(c: &crate::checkpoint::CompactCheckpoint) -> bool {
+    crate::summary_check::checkpoint_summary_problem(c).is_none()
 }
 
 /// `assemble({sessionId, sessionKey?, prompt?, messages, tokenBudget?, explain?})`.

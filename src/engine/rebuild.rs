@@ -110,7 +110,7 @@ impl<H: Host> Engine<H> {
 /// fire one such turn early.)
 fn adopt_window(st: &mut crate::triggers::SessionState, live: &[crate::history::TurnEntry], meta: &SessionMeta, last_commit_at: Option<&str>) {
     let Some(first) = live.first() else {
-        st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(iso_ms));
+        st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(crate::history::when::iso_ms));
         return;
     };
     st.turns_since_commit = st.turns_since_commit.max(live.len() as u64);
@@ -118,7 +118,7 @@ fn adopt_window(st: &mut crate::triggers::SessionState, live: &[crate::history::
     st.tokens_since_commit = st.tokens_since_commit.max(meta.pending_tokens);
     st.server_pending_tokens = Some(meta.pending_tokens);
     st.first_turn_at_ms = st.first_turn_at_ms.or(Some(first.timestamp_ms));
-    st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(iso_ms));
+    st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(crate::history::when::iso_ms));
     st.window_start_sequence = first.sequence;
     st.recorded_through = live.last().map(|t| t.sequence).max(st.recorded_through);
     if st.window_turn_ids.is_empty() {
@@ -128,7 +128,4 @@ fn adopt_window(st: &mut crate::triggers::SessionState, live: &[crate::history::
     }
 }
 
-fn iso_ms(s: &str) -> Option<u64> {
-    crate::history::when::parse_iso(&s.trim().to_uppercase()).map(|w| w.start)
-}
 

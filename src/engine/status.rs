@@ -9,6 +9,7 @@ use super::record::outbox_key;
 use super::Engine;
 use crate::commit_guard::CommitPhase;
 use crate::host::{Host, HostResult};
+use crate::summary_check::checkpoint_summary_problem;
 use crate::scopes::MemoryScopes;
 use crate::triggers::evaluate;
 use serde::Serialize;
@@ -176,10 +177,10 @@ impl<H: Host> Engine<H> {
             committed_at: cp.committed_at.clone(),
             turns: (cp.source_turn_range.start_sequence, cp.source_turn_range.end_sequence),
             has_summary: cp.summary.as_deref().is_some_and(|s| !s.trim().is_empty()),
-            summary_problem: summary_problem(cp),
+            summary_problem: checkpoint_summary_problem(cp),
             extracted_memories: cp.extracted_memory_uris.len(),
         });
-        let distrusted_summaries = rec.checkpoints.checkpoints.iter().filter(|c| summary_problem(c).is_some()).count();
+        let distrusted_summaries = rec.checkpoints.checkpoints.iter().filter(|c| checkpoint_summary_problem(c).is_some()).count();
         Ok(SessionStatus {
             ov_session_id: ov_id.to_string(),
             session_id: rec.session_id.clone(),
@@ -255,7 +256,7 @@ impl<H: Host> Engine<H> {
                 injected_uris.push(u.to_string());
             }
         }
-        let at_ms = messages[start].get("created_at").and_then(Value::as_str).and_then(|s| crate::history::when::parse_iso(&s.trim().to_uppercase())).map_or(0, |w| w.start);
+        let at_ms = messages[start].get("created_at").and_then(Value::as_str).and_then(crate::history::when::iso_ms).unwrap_or(0);
         Some(Trace {
             at_ms,
             query: serde_json::json!({ "query": question, "parts": [] }),
@@ -306,8 +307,4 @@ fn is_user(m: &Value) -> bool {
     m.get("role").and_then(Value::as_str) == Some("user")
 }
 
-/// Why a checkpoint's summary is not used, if it is not (its recorded verdict, else checked now).
-fn summary_problem(cp: &crate::checkpoint::CompactCheckpoint) -> Option<String> {
-    cp.summary_problem.clone().or_else(|| crate::summary_check::check_summary(cp.summary.as_deref(), 0).err().map(|p| p.reason().to_string()))
-}
 

@@ -166,7 +166,7 @@ pub fn turns_from_messages(messages: &[Value], first_sequence: u64, fallback_ms:
             None => current.clone().unwrap_or_default(),
         };
         if current.as_deref() != Some(id.as_str()) || out.is_empty() {
-            let at = m.get("created_at").and_then(Value::as_str).and_then(|s| when::parse_iso(&s.trim().to_uppercase())).map_or(fallback_ms, |s| s.start);
+            let at = m.get("created_at").and_then(Value::as_str).and_then(when::iso_ms).unwrap_or(fallback_ms);
             out.push(TurnEntry { turn_id: id.clone(), sequence: first_sequence + out.len() as u64, timestamp_ms: at, messages: Vec::new() });
             current = Some(id);
             left = TURN_TEXT_MAX_CHARS;

@@ -101,6 +101,11 @@ fn num(s: &str, len: usize) -> Option<u32> {
     (s.len() == len && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
 }
 
+/// An ISO 8601 time as stored by OpenViking (`created_at`), in ms since the epoch.
+pub fn iso_ms(s: &str) -> Option<u64> {
+    parse_iso(&s.trim().to_uppercase()).map(|w| w.start)
+}
+
 /// ISO 8601 as described in the module doc.
 pub fn parse_iso(s: &str) -> Option<Span> {
     let (date, time) = match s.find(['T', 't', ' ']) {
