@@ -13,7 +13,6 @@ use openviking_context_engine::recall::explain::{CutReason, Decision, ExplainRec
 use openviking_context_engine::recall::rank::{profile_query, query_tokens, token_matches, QueryProfile, RankParts};
 use openviking_context_engine::recall::{recall, recall_with, RecallOutcome, RecallSettings};
 use openviking_context_engine::text::{collapse_whitespace, is_cjk, truncate_with_ellipsis};
-use openviking_context_engine::tokens::estimate_tokens;
 use proptest::prelude::*;
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
