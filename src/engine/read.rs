@@ -491,6 +491,7 @@ impl<H: Host> Engine<H> {
             contents: BTreeMap::new(),
             now_ms,
             profile: None,
+            experiences: Vec::new(),
         };
         let mut unavailable = None;
         let mut scopes = None;
@@ -606,6 +607,7 @@ impl<H: Host> Engine<H> {
             contents: BTreeMap::new(),
             now_ms: self.host.now_ms(),
             profile: None,
+            experiences: Vec::new(),
         };
         let windowed = windowed_config(config, intent.as_ref(), search.fell_back);
         let config = windowed.as_ref().unwrap_or(config);

@@ -30,6 +30,7 @@
 //! host and runs it once more with them.
 
 pub mod candidate;
+pub mod experience;
 pub mod explain;
 pub mod intent;
 pub mod query;
@@ -432,6 +433,11 @@ pub struct RecallOutcome {
     /// used): the engine reads them and runs the pipeline again with them.
     #[serde(skip)]
     pub needs_content: Vec<String>,
+    /// This agent's experiences considered for the turn (`recall::experience`): kept ones with
+    /// their position and tokens, cut ones and why; empty when none was searched.
+    pub experiences: Vec<experience::ExperienceRecord> => "ExperienceRecord[]",
+    /// Tokens the injected experiences' lines added to the pair (part of `tokens`).
+    pub experience_tokens: usize,
 }
 }
 
@@ -547,6 +553,8 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
         budget: s.token_budget,
         explain: records,
         needs_content: Vec::new(),
+        experiences: Vec::new(),
+        experience_tokens: 0,
     }
 }
 
