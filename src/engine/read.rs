@@ -546,7 +546,13 @@ impl<H: Host> Engine<H> {
             RecallStatus::with_intent("skipped", 0, 0, problem, traced)
         } else {
             let found = result.recall.as_ref().map_or(0, |r| r.explain.len());
-            RecallStatus::with_intent("searched", found, used_uris.len(), problem, traced)
+            let mut status = RecallStatus::with_intent("searched", found, used_uris.len(), problem, traced);
+            // the experiences that reached the model, said once in the line
+            let experiences = result.recall.as_ref().map_or(0, |r| r.experiences.iter().filter(|x| x.position.is_some()).count());
+            if experiences > 0 && result.composition.recall_included {
+                status.line.push_str(&format!("; {experiences} experience{} of this agent's", if experiences == 1 { "" } else { "s" }));
+            }
+            status
         };
         self.keep_assembled(
             &ov_id,

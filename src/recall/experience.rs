@@ -2,7 +2,7 @@
 //! trajectories, recalled for a turn that uses the same tools or faces the same kind of task,
 //! and placed in the recall pair's result after the memories, as `- [experience] …` lines.
 //!
-//! Facts (OpenViking 0.5.2, `tests/openviking/README.md`): with agent evolution on for the
+//! Facts (OpenViking 0.5.2, `src/README.md`, "Experiences"): with agent evolution on for the
 //! account, a commit extracts a *case* from a user task, a *trajectory* from the task's tool
 //! calls, and an *experience* (`## Situation / ## Approach / ## Reflect`) from the trajectory,
 //! written to `viking://user/<uid>/memories/experiences/<name>.md` — the user's space, shared by

@@ -29,7 +29,7 @@ Call kinds (how OpenViking 0.5.2 phrases them -> what we answer)
                      (`preferences_1.content.update(...)`). JSON format only adds.
   memory_maintenance other memory agents (consolidation, patch merge) -> the valid
                      "no changes" answer.
-  Agent evolution (account switch on; see tests/openviking/README.md for the pipeline):
+  Agent evolution (account switch on; see src/README.md, "Experiences", for the pipeline):
   memory_extraction  + one sdk.create_cases per user request the assistant answered
                      (named by the request's first three content words).
   trajectory_extraction  "You are an extraction agent" offering sdk.create_trajectories ->
