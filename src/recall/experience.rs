@@ -138,6 +138,16 @@ pub fn find_candidates(answer: &Value) -> Vec<ExperienceCandidate> {
         .collect()
 }
 
+/// Is `uri` a record agent evolution writes in a user's space (`viking://user/<uid>/memories/
+/// {cases,trajectories,experiences}/…`)? Those are no memories of the user: the ordinary
+/// recall cuts them (another agent's would leak through the shared folder).
+pub fn is_agent_evolution_record(uri: &str) -> bool {
+    let Some(rest) = uri.trim().strip_prefix("viking://user/") else { return false };
+    let mut segs = rest.split('/');
+    let (_uid, memories, kind) = (segs.next(), segs.next(), segs.next());
+    memories == Some("memories") && matches!(kind, Some("cases" | "trajectories" | "experiences")) && segs.next().is_some()
+}
+
 /// The `MEMORY_FIELDS` JSON of a raw memory file, if any.
 pub fn memory_fields(raw: &str) -> Option<Value> {
     let start = raw.rfind("<!-- MEMORY_FIELDS")?;
@@ -399,6 +409,17 @@ mod tests {
         let got = find_candidates(&answer);
         assert_eq!(got.iter().map(|c| name_of(&c.uri)).collect::<Vec<_>>(), vec!["deploy", "x"]);
         assert_eq!(got[1].score, 0.0);
+    }
+
+    #[test]
+    fn agent_evolution_records_in_a_users_space_are_no_memories() {
+        assert!(is_agent_evolution_record("viking://user/alice/memories/cases/deploy.md"));
+        assert!(is_agent_evolution_record("viking://user/alice/memories/trajectories/deploy_1.md"));
+        assert!(is_agent_evolution_record(" viking://user/alice/memories/experiences/deploy.md"));
+        assert!(!is_agent_evolution_record("viking://user/alice/memories/preferences/theme.md"));
+        assert!(!is_agent_evolution_record("viking://user/alice/memories/cases"), "the folder itself is level 0/1 anyway");
+        assert!(!is_agent_evolution_record("viking://agent/memories/cases/deploy.md"), "agent-scope cases stay memories");
+        assert!(!is_agent_evolution_record("viking://user/alice/resources/cases/x.md"));
     }
 
     #[test]

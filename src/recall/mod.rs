@@ -282,6 +282,8 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
             first_by_uri.insert(&c.item.uri, i);
             if c.item.level != Some(2) {
                 cut(i, CutReason::NotLevel2, None);
+            } else if experience::is_agent_evolution_record(&c.item.uri) {
+                cut(i, CutReason::AgentEvolution, None);
             } else if c.item.score < s.score_threshold {
                 cut(i, CutReason::BelowThreshold, None);
             } else {

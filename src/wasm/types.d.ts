@@ -275,6 +275,12 @@ export type CutReason =
   | "not_level_2"
   /** Score below `recallScoreThreshold`. */
   | "below_threshold"
+  /**
+   * A case, trajectory or experience OpenViking's agent evolution keeps in the user's
+   * space (shared by the user's agents): never a memory line; this agent's experiences
+   * reach the pair through `recall::experience`.
+   */
+  | "agent_evolution"
   /** Its abstract shares no word with the query (`recallRequireQueryWord`). */
   | "no_query_word"
   /** Score more than `recallScoreWindow` below the best candidate's. */

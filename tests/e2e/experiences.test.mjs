@@ -105,6 +105,7 @@ test("a tool-using task recurs: the second time, the experience OpenViking extra
   const line = text.split("\n").find((l) => l.startsWith("- [experience] "));
   assert.ok(line, `the first request of the recurring task carries the experience: ${text}`);
   assert.match(line, /## Approach - Call read in this order/);
+  assert.ok(!/Task Signature|- Domain: tool use/.test(text), `no case or trajectory as a memory line: ${text}`);
   console.log(`# experiences: ${line.slice(0, 160)}`);
 
   // the trace names why it was included and what it cost

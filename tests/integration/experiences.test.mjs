@@ -83,6 +83,9 @@ describe("experiences from agent evolution, real OpenViking", { timeout: 300000 
     const text = pairText(again);
     assert.match(text, /^- \[experience\] deploy_billing_service: ## Situation - The user asks to deploy billing service staging check health ## Approach - Call exec then web_fetch in this order/m);
     assert.ok(!text.includes("MEMORY_FIELDS"));
+    // the case and the trajectory OpenViking keeps beside it in the user's space are no memories
+    assert.ok(!/Task Signature|- Domain: tool use/.test(text), text);
+    assert.ok(again.recall.explain.some((r) => r.reason === "agent_evolution" && /\/memories\/(cases|trajectories)\//.test(r.uri)), JSON.stringify(again.recall.explain.map((r) => [r.uri, r.reason])));
     const rec = again.recall.experiences.find((r) => r.name === "deploy_billing_service");
     assert.equal(rec.decision, "kept");
     assert.ok(rec.why.some((w) => w.startsWith("same_task: deploy")), JSON.stringify(rec));
