@@ -17,8 +17,9 @@
 //! query), the intent names the experience or case/pattern types, or the current turn asks
 //! for work ("please", "can you", "help me", "帮我", "请" …). Which (pure, [`place`]): a
 //! candidate above `recallScoreThreshold` that names one of those tools (`same_tools`) or
-//! shares a query word with the turn (`same_task`), best first, at most
-//! [`EXPERIENCE_LIMIT`]. Budget: the memories keep their place; experiences are tried after
+//! whose name or `## Situation` shares a query word with the turn (`same_task`); a tool alone
+//! is not enough when another experience matched the task (`weaker_match`: `exec` is in
+//! many); the stronger match first, then the score, at most [`EXPERIENCE_LIMIT`]. Budget: the memories keep their place; experiences are tried after
 //! them on the real result text under the same `recallTokenBudget` (the pair's total never
 //! exceeds it), each cut as `over_budget` when it does not fit.
 
@@ -201,6 +202,8 @@ pub enum ExperienceCut {
     BelowThreshold,
     /// Names none of the turn's tools and shares no word with the query.
     Unrelated,
+    /// Matched by a tool alone while another experience matched the task.
+    WeakerMatch,
     /// Beyond [`EXPERIENCE_LIMIT`].
     OverLimit,
     /// Did not fit in what the memories left of `recallTokenBudget`.
@@ -240,15 +243,26 @@ pub fn experience_line(name: &str, content: &str) -> String {
     format!("- {EXPERIENCE_LABEL} {}: {}", collapse_whitespace(name), collapse_whitespace(content))
 }
 
-/// Why a candidate matches the turn (empty: it does not).
+/// What says which task an experience is for: its `## Situation` section (the schema's entry
+/// conditions) when it has one, else its whole text. Not the `## Approach`, whose tool names
+/// ("Call read then write") would match any request that says "write".
+pub fn situation_of(content: &str) -> &str {
+    let Some(start) = content.find("## Situation") else { return content };
+    let rest = &content[start + "## Situation".len()..];
+    rest.find("\n## ").map_or(rest, |end| &rest[..end])
+}
+
+/// Why a candidate matches the turn (empty: it does not): a tool of the turn named anywhere
+/// in it (`same_tools`), a query word in its name or situation (`same_task`).
 fn why_matches(c: &ExperienceCandidate, cue: &ExperienceCue, words: &[String]) -> Vec<String> {
     let lower = format!("{} {}", name_of(&c.uri).replace('_', " "), c.content).to_lowercase();
+    let task = format!("{} {}", name_of(&c.uri).replace('_', " "), situation_of(&c.content)).to_lowercase();
     let mut why = Vec::new();
     let tools: Vec<&str> = cue.tools.iter().map(String::as_str).filter(|t| crate::recall::rank::token_matches(&lower, &t.to_lowercase())).collect();
     if !tools.is_empty() {
         why.push(format!("same_tools: {}", tools.join(", ")));
     }
-    let bits = query_words_in(words, &lower);
+    let bits = query_words_in(words, &task);
     if bits != 0 {
         let shared: Vec<&str> = words.iter().enumerate().filter(|(n, _)| bits & (1u128 << n) != 0).map(|(_, w)| w.as_str()).take(6).collect();
         why.push(format!("same_task: {}", shared.join(", ")));
@@ -261,8 +275,12 @@ fn why_matches(c: &ExperienceCandidate, cue: &ExperienceCue, words: &[String]) -
 /// `outcome.experiences`. Candidates must already be this agent's.
 pub fn place(outcome: &mut RecallOutcome, candidates: &[ExperienceCandidate], cue: &ExperienceCue, s: &RecallSettings, now_ms: u64) {
     let words = relevance_words(&outcome.query);
+    // the stronger match first (both reasons, then the task, then a tool alone), then the score
+    let whys: Vec<Vec<String>> = candidates.iter().map(|c| why_matches(c, cue, &words)).collect();
+    let strength = |w: &[String]| (w.len(), w.iter().any(|x| x.starts_with("same_task")));
+    let task_matched = candidates.iter().zip(&whys).any(|(c, w)| c.score >= s.score_threshold && strength(w).1);
     let mut order: Vec<usize> = (0..candidates.len()).collect();
-    order.sort_by(|&a, &b| candidates[b].score.total_cmp(&candidates[a].score).then(a.cmp(&b)));
+    order.sort_by(|&a, &b| strength(&whys[b]).cmp(&strength(&whys[a])).then(candidates[b].score.total_cmp(&candidates[a].score)).then(a.cmp(&b)));
     let mut records = Vec::new();
     let mut picked: Vec<(usize, Vec<String>)> = Vec::new();
     for i in order {
@@ -270,11 +288,13 @@ pub fn place(outcome: &mut RecallOutcome, candidates: &[ExperienceCandidate], cu
         if records.iter().any(|r: &ExperienceRecord| r.uri == c.uri) {
             continue;
         }
-        let why = why_matches(c, cue, &words);
+        let why = whys[i].clone();
         let reason = if c.score < s.score_threshold {
             Some(ExperienceCut::BelowThreshold)
         } else if why.is_empty() {
             Some(ExperienceCut::Unrelated)
+        } else if task_matched && !strength(&why).1 {
+            Some(ExperienceCut::WeakerMatch)
         } else if picked.len() >= EXPERIENCE_LIMIT {
             Some(ExperienceCut::OverLimit)
         } else {
@@ -482,6 +502,10 @@ mod tests {
     fn at_most_the_limit_and_the_same_candidates_give_the_same_pair() {
         let cue = ExperienceCue { tools: vec!["exec".into()], why: "tools" };
         let cands: Vec<ExperienceCandidate> = (0..4).map(|i| exp(&format!("deploy_{i}"), DEPLOY, 0.8 - i as f64 / 100.0)).collect();
+        // a tool alone loses to the task: exec is in many experiences
+        let mut t = outcome("deploy billing", Vec::new());
+        place(&mut t, &[exp("rotate_logs", "## Situation\n- rotate logs\n## Approach\n- Call exec", 0.9), cands[0].clone()], &cue, &settings(2000), 0);
+        assert_eq!(t.experiences.iter().map(|r| (r.name.as_str(), r.reason)).collect::<Vec<_>>(), vec![("deploy_0", None), ("rotate_logs", Some(ExperienceCut::WeakerMatch))]);
         let mut a = outcome("deploy billing", Vec::new());
         place(&mut a, &cands, &cue, &settings(2000), 0);
         assert_eq!(a.experiences.iter().filter(|r| r.decision == Decision::Kept).count(), EXPERIENCE_LIMIT);
@@ -492,6 +516,20 @@ mod tests {
         let mut c = outcome("deploy billing", Vec::new());
         place(&mut c, &cands[1..], &cue, &settings(2000), 0);
         assert_ne!(a.messages[1]["toolCallId"], c.messages[1]["toolCallId"], "other experiences, another id");
+    }
+
+    #[test]
+    fn the_task_is_read_from_the_situation_not_the_tools_of_the_approach() {
+        assert_eq!(situation_of(DEPLOY).trim(), "- The user asks to deploy billing service staging");
+        assert_eq!(situation_of("no sections"), "no sections");
+        let cue = ExperienceCue { tools: vec![], why: "request" };
+        let notes = exp("weekly_report", "## Situation\n- The user asks for the weekly report\n## Approach\n- Call read then write in this order", 0.6);
+        let mut o = outcome("Please write a short poem about autumn", Vec::new());
+        place(&mut o, &[notes.clone()], &cue, &settings(400), 0);
+        assert_eq!(o.experiences[0].reason, Some(ExperienceCut::Unrelated), "\"write\" is a tool of its approach, not its task");
+        let mut o = outcome("Please write the weekly report", Vec::new());
+        place(&mut o, &[notes], &cue, &settings(400), 0);
+        assert_eq!(o.experiences[0].why, vec!["same_task: weekly, report".to_string()]);
     }
 
     #[test]

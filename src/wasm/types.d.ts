@@ -338,6 +338,8 @@ export type ExperienceCut =
   | "below_threshold"
   /** Names none of the turn's tools and shares no word with the query. */
   | "unrelated"
+  /** Matched by a tool alone while another experience matched the task. */
+  | "weaker_match"
   /** Beyond `EXPERIENCE_LIMIT`. */
   | "over_limit"
   /** Did not fit in what the memories left of `recallTokenBudget`. */
