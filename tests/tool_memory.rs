@@ -160,6 +160,7 @@ fn a_request_for_the_same_task_gets_this_agents_experience_after_the_memories() 
     assert_eq!(r.experiences.len(), 1);
     assert!(r.experiences[0].why.iter().any(|w| w.starts_with("same_task: deploy")), "{:?}", r.experiences[0].why);
     assert!(r.experience_tokens > 0 && r.experience_tokens <= r.tokens && r.tokens <= r.budget);
+    assert!(out.recall_status.line.ends_with("; 1 experience of this agent's"), "{}", out.recall_status.line);
     // the experiences folder was searched with the turn's query, the lineage read raw
     assert!(host.world().finds.iter().any(|(t, q, _)| t == EXPERIENCES && q.contains("deploy the billing service")));
     assert!(host.world().reads.iter().any(|r| r == "raw:viking://user/alice/memories/trajectories/deploy_billing_service_0.md"));
