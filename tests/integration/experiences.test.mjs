@@ -106,5 +106,21 @@ describe("experiences from agent evolution, real OpenViking", { timeout: 300000 
     const theirs = await ask(ops.engine, "dep1");
     assert.ok(!pairText(theirs).includes("[experience]"), pairText(theirs));
     assert.deepEqual(theirs.recall?.experiences ?? [], [], "not even in its trace");
+
+    // the other agent does the same task: OpenViking updates the same experience, now derived
+    // from both agents' trajectories — a lineage that mixes agents is no one's
+    assert.equal((await ops.engine.writeTurn({ sessionId: "dep1", advancementKey: "ops-dep1-0", messages: deployTurn(t + 100000) })).status, "committed");
+    assert.ok((await ops.engine.runCommit({ ovSessionId: "ops--dep1", reason: "test", waitMs: 120000 })).compacted);
+    let mixed;
+    for (let i = 0; i < 60 && !mixed; i++) {
+      const r = await client.readRaw(uri);
+      if ((r.match(/"link_type": "derived_from"/g) ?? []).length >= 2) mixed = r;
+      else await new Promise((res) => setTimeout(res, 1000));
+    }
+    assert.ok(mixed, "the experience now derives from both agents' trajectories");
+    for (const [who, e] of [["main", (await makeEngine(base("main", "main-2"))).engine], ["ops", (await makeEngine(base("ops", "ops-2"))).engine]]) {
+      const out = await ask(e, "dep9");
+      assert.ok(!pairText(out).includes("[experience]"), `${who} gets no mixed experience: ${pairText(out)}`);
+    }
   });
 });

@@ -39,7 +39,10 @@ Call kinds (how OpenViking 0.5.2 phrases them -> what we answer)
                      sdk.create_experiences(experience_name=<same name>, content=## Situation /
                      ## Approach "Call <tool> then <tool> in this order" / ## Reflect).
   experience_merge   "You are a memory patch merge agent" offering create_experiences ->
-                     each proposed patch written as it stands (the new side of its diff).
+                     each proposed patch written as it stands (the new side of its diff); a
+                     patch that changes nothing of the one bound existing experience ->
+                     `<object>.content.update(<its content>)` (confirmed: OpenViking then links
+                     the new trajectory to it, as with a model that rewrites it whole).
   wm_create          "You are a session note-taker. Produce a structured Working
                      Memory document" -> markdown `# Working Memory` + 7 sections
                      (or a `create_working_memory` tool call when tools are forced);
@@ -865,8 +868,15 @@ def answer_patch_merge(body: dict, log_extra: dict) -> str:
     text = "\n".join(m["content"] for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str)
                      and "# Memory File Patches" in m["content"])
     lines = []
+    bound = [o for o in prefetched_objects(messages) if o.get("memory_type") in methods]
     for patch in parse_patches(text):
         mtype = patch.get("memory_type", "").strip()
+        if not mtype and len(bound) == 1 and "content" in (bound[0].get("fields") or {}):
+            # a proposal that changes nothing of the one existing memory it concerns: the
+            # memory is confirmed as it stands (a model rewrites it whole, as the prompt asks)
+            obj = bound[0]
+            lines.append(f"{obj['object_name']}.content.update({py_str(obj['fields']['content'])})")
+            continue
         if mtype not in methods:
             continue
         params = methods[mtype]["params"]
