@@ -77,6 +77,19 @@ pub fn assemble_turn(config: &Config, v: Value) -> Result<AssembleResult> {
     compose_turn(config, req, budget, summaries, next_sequence).map(|(result, _)| result)
 }
 
+/// This turn's experiences after the memories (`recall::experience`): only when the turn
+/// searches them (its cue), with the cue's tools for the match.
+fn place_experiences(config: &Config, outcome: &mut RecallOutcome, req: &RecallRequest) {
+    if req.experiences.is_empty() {
+        return;
+    }
+    let built = crate::recall::query::build_query(req.prompt.as_deref(), &req.messages, config.assemble_recall_window);
+    let intent = crate::recall::intent::of_turn(&built, req.now_ms);
+    let current = built.parts.first().map_or("", |p| p.text.as_str());
+    let Some(cue) = crate::recall::experience::cue(current, &req.messages, intent.as_ref(), config.assemble_recall_window) else { return };
+    crate::recall::experience::place(outcome, &req.experiences, &cue, &crate::recall::RecallSettings::from(config), req.now_ms);
+}
+
 /// The typed core of [`assemble_turn`]: recall over the given search results, then the
 /// composition. `summaries` in any order. Also the full texts of the tool outputs the model
 /// sees as stand-ins, for the engine to keep for `memory_read_output`.
@@ -88,7 +101,10 @@ pub fn compose_turn(config: &Config, req: RecallRequest, budget: Option<u64>, mu
     // outsized tool outputs are stand-ins in what the model sees (the stored turn is the host's)
     // the recall reads the messages (its query); the composition gets them
     let mut req = req;
-    let (query, recall) = recall_turn(config, &mut req, true)?;
+    let (query, mut recall) = recall_turn(config, &mut req, true)?;
+    if let Some(r) = recall.as_mut() {
+        place_experiences(config, r, &req);
+    }
     let (messages, outsized, stand_ins) = stand_in_outputs(req.messages, config.large_tool_result_tokens as usize, budget, prompt.is_some());
     let pair = recall.as_ref().and_then(|r| <[Value; 2]>::try_from(r.messages.clone()).ok());
     let composition = compose(ComposeInput {

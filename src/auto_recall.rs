@@ -27,6 +27,9 @@ pub struct RecallRequest {
     pub now_ms: u64,
     /// The user's stable profile (`{uri, text}` of `profile.md`), always a recall candidate.
     pub profile: Option<(String, String)>,
+    /// This agent's experiences found for the turn (`recall::experience`), placed after the
+    /// memories by the composition (`assemble`); the engine fills it.
+    pub experiences: Vec<crate::recall::experience::ExperienceCandidate>,
 }
 
 crate::ts_input! {
@@ -45,6 +48,8 @@ crate::ts_input! {
         opt nowMs: "number",
         /// The user's stable profile (profile.md), always a recall candidate.
         opt profile: "{ uri: string; text?: string } | null",
+        /// This agent's experiences found for the turn, placed after the memories (assemble).
+        opt experiences: "ExperienceCandidate[]",
     }
 }
 
@@ -93,6 +98,10 @@ impl RecallRequest {
             Some(Value::Object(mut s)) => (s.remove("user").unwrap_or(Value::Null), s.remove("agent").unwrap_or(Value::Null)),
             _ => (Value::Null, Value::Null),
         };
+        let experiences = match map.remove("experiences") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => serde_json::from_value(v).map_err(|e| EngineError::input("experiences", format!("expected [{{uri, content, score?}}]: {e}")))?,
+        };
         let contents = match map.remove("contents") {
             Some(Value::Object(c)) => c
                 .into_iter()
@@ -103,7 +112,7 @@ impl RecallRequest {
                 .collect(),
             _ => BTreeMap::new(),
         };
-        Ok(RecallRequest { prompt, messages, query, user, agent, contents, now_ms, profile })
+        Ok(RecallRequest { prompt, messages, query, user, agent, contents, now_ms, profile, experiences })
     }
 }
 
@@ -146,7 +155,7 @@ pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
 /// [`auto_recall`], with the explain records only if `explain` (the memories, the pair and
 /// the messages are the same either way).
 pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> Result<AutoRecall> {
-    let RecallRequest { prompt, messages, query: explicit_query, user, agent, contents, now_ms, profile } = req;
+    let RecallRequest { prompt, messages, query: explicit_query, user, agent, contents, now_ms, profile, experiences: _ } = req;
     let (query, outcome) = recall_parts(config, prompt.as_deref(), &messages, explicit_query, user, agent, &contents, now_ms, profile, explain)?;
     let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
     let messages = inject_recall(messages, pair, prompt.is_some());

@@ -135,6 +135,10 @@ pub trait OpenViking {
     async fn find(&self, target_uri: &str, query: &str, limit: usize, filter: &FindFilter) -> HostResult<Value>;
     /// `GET /api/v1/content/read?uri=…`: a file's text, `None` when there is no such file.
     async fn read_content(&self, uri: &str) -> HostResult<Option<String>>;
+    /// `GET /api/v1/content/read?uri=…&raw=true`: a memory file as stored, its
+    /// `MEMORY_FIELDS` comment included (an experience's links, a trajectory's source
+    /// archive); `None` when there is no such file.
+    async fn read_raw(&self, uri: &str) -> HostResult<Option<String>>;
     /// `POST /api/v1/content/write {uri, content, mode: create|replace, wait}`.
     async fn write_text(&self, uri: &str, content: &str, create_only: bool, wait: bool) -> HostResult<()>;
     /// `GET /api/v1/fs/stat`: `{uri, isDir, …}`, `None` when nothing is there.

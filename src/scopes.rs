@@ -55,6 +55,13 @@ pub fn profile_uri(user_id: Option<&str>) -> Option<String> {
     user_id.filter(|u| is_plain_segment(u)).map(|uid| format!("{SCHEME}user/{uid}/memories/profile.md"))
 }
 
+/// Where OpenViking 0.5.2's agent evolution writes experiences: the user's own space
+/// (shared by the user's agents — the engine keeps only this agent's, `recall::experience`);
+/// `None` while the user id is unknown.
+pub fn experiences_root(user_id: Option<&str>) -> Option<String> {
+    user_id.filter(|u| is_plain_segment(u)).map(|uid| format!("{SCHEME}user/{uid}/memories/experiences"))
+}
+
 /// The user's OpenViking sessions folder; `None` while the user id is unknown.
 pub fn sessions_root(user_id: Option<&str>) -> Option<String> {
     user_id.filter(|u| is_plain_segment(u)).map(|uid| format!("{SCHEME}user/{uid}/sessions"))

@@ -301,6 +301,8 @@ mod reference {
             budget: s.token_budget,
             explain: records,
             needs_content: needs,
+            experiences: Vec::new(),
+            experience_tokens: 0,
         }
     }
 }

@@ -1,12 +1,19 @@
 //! Tool memory, storage part (issue 25, item 1): every tool call and result of a turn reaches
 //! OpenViking as a `tool` part with its status, `duration_ms` from the host's message times,
 //! and `skill_uri` when the call belongs to a skill; the envelope's `used_skills` is filled.
+//! Recall part: the experiences OpenViking's agent evolution extracts from those trajectories
+//! reach a turn that uses the same tools or asks for the same task — this agent's only.
 
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(all(target_arch = "wasm32", feature = "browser-tests"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
+mod support;
+
+use openviking_context_engine::engine::{AssembleCall, Engine};
+use openviking_context_engine::recall::experience::ExperienceCut;
+use support::{block_on, engine, FakeHost};
 use openviking_context_engine::turn::{build_envelope, skill_of_call, to_openviking_messages, Status, TurnMeta, USED_SKILL_TEXT_MAX};
 use serde_json::{json, Value};
 
@@ -104,4 +111,108 @@ fn which_calls_name_a_skill() {
     assert_eq!(skill_of_call("read", &json!({"path": "skills/../SKILL.md"})), None, "not a plain segment");
     assert_eq!(skill_of_call("read", &json!({"path": "a/my skill/SKILL.md"})), None);
     assert_eq!(skill_of_call("read", &json!({"path": 5})), None);
+}
+
+// ---- experiences (recall part) ----
+
+const EXPERIENCES: &str = "viking://user/alice/memories/experiences";
+const DEPLOY_TEXT: &str = "## Situation\n- The user asks to deploy billing service staging\n## Approach\n- Call exec then web_fetch in this order\n## Reflect\n- NEVER retry exec unchanged after it fails";
+
+/// An experience as OpenViking 0.5.2 stores it: its text, then the MEMORY_FIELDS comment with
+/// the trajectories it derives from; each trajectory names its source archive.
+fn plant_experience(host: &FakeHost, name: &str, text: &str, sessions: &[&str]) {
+    let uri = format!("{EXPERIENCES}/{name}.md");
+    let mut links = Vec::new();
+    for (i, s) in sessions.iter().enumerate() {
+        let t = format!("viking://user/alice/memories/trajectories/{name}_{i}.md");
+        let fields = json!({"trajectory_name": name, "source_archive_uri": format!("viking://user/alice/sessions/{s}/history/archive_001")});
+        host.world().texts.insert(t.clone(), format!("# {name}\n\n<!-- MEMORY_FIELDS\n{fields:#}\n-->"));
+        links.push(json!({"from_uri": uri, "to_uri": t, "link_type": "derived_from"}));
+    }
+    let fields = json!({"experience_name": name, "links": links, "memory_type": "experiences"});
+    host.world().texts.insert(uri.clone(), format!("{text}\n\n<!-- MEMORY_FIELDS\n{fields:#}\n-->"));
+    host.world().memories.entry(EXPERIENCES.into()).or_default().push(json!({"uri": uri, "level": 2, "score": 0.8, "abstract": text, "tags": ["memory_type=experiences"]}));
+}
+
+fn deploy_call(messages: Vec<Value>) -> AssembleCall {
+    AssembleCall { session_id: "s2".into(), prompt: None, messages, token_budget: Some(20_000), explain: true }
+}
+
+fn result_text(out: &openviking_context_engine::engine::Assembled) -> String {
+    let m = out.result.composition.messages.iter().find(|m| m["role"] == "toolResult" && m["toolName"] == "memory_recall_auto");
+    m.map(|m| m["content"][0]["text"].as_str().unwrap().to_string()).unwrap_or_default()
+}
+
+fn assemble_deploy(e: &Engine<FakeHost>) -> openviking_context_engine::engine::Assembled {
+    block_on(e.assemble(deploy_call(vec![json!({"role": "user", "content": "Please deploy the billing service to staging", "timestamp": 1})]))).unwrap()
+}
+
+#[test]
+fn a_request_for_the_same_task_gets_this_agents_experience_after_the_memories() {
+    let host = FakeHost::new();
+    plant_experience(&host, "deploy_billing_service", DEPLOY_TEXT, &["main--s1"]);
+    let e = engine(&host, json!({}));
+    let out = assemble_deploy(&e);
+    let text = result_text(&out);
+    assert!(text.starts_with("- [experience] deploy_billing_service: ## Situation - The user asks to deploy"), "{text}");
+    assert!(!text.contains("MEMORY_FIELDS"), "the stored fields are not the model's: {text}");
+    let r = out.result.recall.as_ref().unwrap();
+    assert_eq!(r.experiences.len(), 1);
+    assert!(r.experiences[0].why.iter().any(|w| w.starts_with("same_task: deploy")), "{:?}", r.experiences[0].why);
+    assert!(r.experience_tokens > 0 && r.experience_tokens <= r.tokens && r.tokens <= r.budget);
+    assert!(out.recall_status.line.ends_with("; 1 experience of this agent's"), "{}", out.recall_status.line);
+    // the experiences folder was searched with the turn's query, the lineage read raw
+    assert!(host.world().finds.iter().any(|(t, q, _)| t == EXPERIENCES && q.contains("deploy the billing service")));
+    assert!(host.world().reads.iter().any(|r| r == "raw:viking://user/alice/memories/trajectories/deploy_billing_service_0.md"));
+}
+
+#[test]
+fn another_agents_experience_and_a_mixed_one_never_reach_the_model() {
+    let host = FakeHost::new();
+    plant_experience(&host, "deploy_billing_service", DEPLOY_TEXT, &["ops--s1"]);
+    plant_experience(&host, "deploy_billing_api", DEPLOY_TEXT, &["main--s1", "ops--s9"]);
+    let e = engine(&host, json!({}));
+    let out = assemble_deploy(&e);
+    assert!(!result_text(&out).contains("[experience]"), "{}", result_text(&out));
+    assert!(out.result.recall.as_ref().map_or(true, |r| r.experiences.is_empty()), "not even traced");
+    // the other agent sees its own
+    let ops = engine(&host, json!({"agentId": "ops"}));
+    let text = result_text(&assemble_deploy(&ops));
+    assert!(text.contains("[experience] deploy_billing_service:") && !text.contains("deploy_billing_api"), "{text}");
+}
+
+#[test]
+fn tools_in_the_turn_search_experiences_and_name_why_and_evolution_off_is_no_error() {
+    let host = FakeHost::new();
+    plant_experience(&host, "deploy_billing_service", DEPLOY_TEXT, &["main--s1"]);
+    plant_experience(&host, "bake_bread", "## Situation\n- bake sourdough\n## Approach\n- Call oven", &["main--s3"]);
+    let e = engine(&host, json!({}));
+    let loop_messages = vec![
+        json!({"role": "user", "content": "Ship it to staging", "timestamp": 1}),
+        json!({"role": "assistant", "timestamp": 2, "content": [{"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"command": "make deploy"}}]}),
+        json!({"role": "toolResult", "toolCallId": "c1", "toolName": "exec", "timestamp": 3, "isError": true, "content": [{"type": "text", "text": "error: missing kubeconfig"}]}),
+    ];
+    let out = block_on(e.assemble(deploy_call(loop_messages.clone()))).unwrap();
+    let r = out.result.recall.as_ref().unwrap();
+    let kept = r.experiences.iter().find(|x| x.name == "deploy_billing_service").unwrap();
+    assert_eq!(kept.why, vec!["same_tools: exec".to_string(), "same_task: staging".to_string()]);
+    assert_eq!(kept.position, Some(1));
+    assert_eq!(r.experiences.iter().find(|x| x.name == "bake_bread").unwrap().reason, Some(ExperienceCut::Unrelated));
+    assert!(host.world().finds.iter().any(|(t, q, _)| t == EXPERIENCES && q.ends_with("\nexec")));
+    // no folder (agent evolution off), or the find failing: memories as before, no error
+    let off = FakeHost::new();
+    let e = engine(&off, json!({}));
+    let out = block_on(e.assemble(deploy_call(loop_messages))).unwrap();
+    assert!(!result_text(&out).contains("[experience]"));
+    off.fail("find", openviking_context_engine::host::HostErrorKind::Unreachable);
+    assert!(block_on(e.assemble(deploy_call(vec![json!({"role": "user", "content": "Please deploy billing again", "timestamp": 9})]))).is_ok());
+}
+
+#[test]
+fn a_turn_without_tools_or_a_task_does_not_search_experiences() {
+    let host = FakeHost::new();
+    plant_experience(&host, "deploy_billing_service", DEPLOY_TEXT, &["main--s1"]);
+    let e = engine(&host, json!({}));
+    let _ = block_on(e.assemble(deploy_call(vec![json!({"role": "user", "content": "Which editor theme do I prefer?", "timestamp": 1})]))).unwrap();
+    assert!(!host.world().finds.iter().any(|(t, _, _)| t == EXPERIENCES));
 }

@@ -9,7 +9,7 @@ import { h, fill, num, tok } from "./dom.js";
 import { preview, textOf } from "./messages.js";
 
 const SKIP_LABEL = { empty: "empty", greeting: "greeting / ack", command: "/command", too_short: "too short", injected_only: "injected only" };
-const CUT_ORDER = ["malformed", "not_level_2", "below_threshold", "no_query_word", "far_below_best", "duplicate", "over_limit", "over_budget"];
+const CUT_ORDER = ["malformed", "not_level_2", "agent_evolution", "below_threshold", "no_query_word", "far_below_best", "duplicate", "over_limit", "over_budget"];
 
 /** The query parts as a list (shared with the replay view). */
 export function queryParts(query) {

@@ -237,6 +237,18 @@ function recallHead(status, rec, cut, why) {
   }
 }
 
+/** The agent's experiences the engine considered (`RecallOutcome.experiences`), as it decided. */
+function experienceLines(rec) {
+  const kept = rec.experiences.filter((x) => x.decision === "kept").length;
+  const out = [`Experiences (this agent's): ${kept} injected, ${rec.experienceTokens ?? 0} tokens of the pair`];
+  for (const x of rec.experiences) {
+    const why = x.why?.length ? ` · ${x.why.join("; ")}` : "";
+    const head = x.decision === "kept" ? `#${x.position ?? "?"} kept` : `cut (${x.reason})`;
+    out.push(`  ${head} ${x.name}${why}${Number.isFinite(x.tokens) ? ` · ${x.tokens} tokens` : ""}`);
+  }
+  return out;
+}
+
 export function formatTrace(doc, { now = Date.now() } = {}) {
   if (doc.refused) return formatRefused(doc);
   if (doc.error) return `OpenViking trace: ${doc.error}`;
@@ -260,6 +272,7 @@ export function formatTrace(doc, { now = Date.now() } = {}) {
   const why = Object.entries(reasons).map(([k, v]) => `${k} ${v}`).join(", ");
   lines.push(recallHead(status, rec, cut, why));
   if (rec && !skipped) rec.explain.forEach((e, i) => lines.push(...explainLine(e, i)));
+  if (rec?.experiences?.length && !skipped) lines.push("", ...experienceLines(rec));
   const s = t.split ?? {};
   const trimmed = s.trimmed && typeof s.trimmed === "object"
     ? Object.entries(s.trimmed).filter(([, v]) => v).map(([k, v]) => (v === true ? k : `${k} ${v}`)).join(", ")

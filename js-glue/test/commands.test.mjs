@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { loadEngine } from "../wasm.js";
 import { agentFromSessionKey } from "../plugin/runtime.js";
 import { registerCommands, machineOutput, parseChatArgs, hostDefaultAgent, chatCommandArgs } from "../plugin/commands.js";
-import { fmtDuration } from "../plugin/commands-format.js";
+import { fmtDuration, formatTrace } from "../plugin/commands-format.js";
 import { createServer } from "node:net";
 import plugin from "../index.js";
 import { memoryHost } from "./support/memory-host.mjs";
@@ -760,4 +760,19 @@ test("helpers: chat argument parsing, the host's default agent, durations", () =
   assert.equal(fmtDuration(303_000), "5 min 3 s");
   assert.equal(fmtDuration(7_500_000), "2 h 5 min");
   assert.equal(fmtDuration(3 * 86_400_000 + 4 * 3_600_000), "3 d 4 h");
+});
+
+test("trace text: the experiences the engine considered, kept with why and tokens, cut with the reason", () => {
+  const trace = {
+    atMs: 1000, query: { query: "deploy billing", parts: [] }, scopes: { user: "u", agent: "a" }, recallStatus: { state: "searched", found: 0, injected: 0, line: "searched" },
+    recall: { explain: [], tokens: 80, experienceTokens: 58, experiences: [
+      { uri: "viking://user/alice/memories/experiences/deploy.md", name: "deploy", score: 0.8, decision: "kept", reason: null, why: ["same_tools: exec", "same_task: deploy"], tokens: 58, position: 1 },
+      { uri: "viking://user/alice/memories/experiences/bake.md", name: "bake", score: 0.7, decision: "cut", reason: "unrelated", why: [], tokens: null, position: null },
+    ] },
+    split: {}, estimatedTokens: 100,
+  };
+  const text = formatTrace({ agentId: "main", ovSessionId: "main--s", sessionId: "s", trace }, { now: 2000 });
+  assert.match(text, /Experiences \(this agent's\): 1 injected, 58 tokens of the pair/);
+  assert.match(text, /#1 kept deploy · same_tools: exec; same_task: deploy · 58 tokens/);
+  assert.match(text, /cut \(unrelated\) bake/);
 });

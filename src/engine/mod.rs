@@ -22,6 +22,7 @@
 mod commit;
 mod compact;
 mod confirm;
+mod experiences;
 mod history;
 mod identity;
 mod locks;
@@ -90,6 +91,8 @@ pub struct Engine<H: Host> {
     local_server: RefCell<crate::openviking::probe::LocalServerFacts>,
     /// References of the tool outputs kept in the state dir (`outputs`), once listed.
     kept_outputs: RefCell<Option<std::collections::HashSet<String>>>,
+    last_experiences: RefCell<Option<experiences::LastExperiences>>,
+    trajectory_sessions: RefCell<HashMap<String, String>>,
 }
 
 /// See `Engine::live_known`.
@@ -121,6 +124,8 @@ impl<H: Host> Engine<H> {
             inert: RefCell::new(None),
             local_server: RefCell::new(Default::default()),
             kept_outputs: RefCell::new(None),
+            last_experiences: RefCell::new(None),
+            trajectory_sessions: RefCell::new(HashMap::new()),
         }
     }
 

@@ -451,13 +451,22 @@ impl<H: Host> Engine<H> {
                 record
             }
         };
+        // this agent's experiences, when the turn searches them (`recall::experience::cue`)
+        let current = built.parts.first().map_or("", |p| p.text.as_str());
+        let cue = crate::recall::experience::cue(current, &call.messages, intent.as_ref(), self.config.assemble_recall_window);
         let recall = async {
             let (Some(q), true) = (&query, self.config.auto_recall) else { return None };
             let uid = self.resolve_user().await;
             let s = memory_scopes(self.config.target_uri.as_deref(), uid.as_deref());
             let limit = RecallSettings::from(&self.config).pool_size();
-            let (search, profile) = join2(self.search(q, limit, &s, intent.as_ref()), self.stable_profile(uid.as_deref())).await;
-            Some((search, profile, s))
+            let experiences = async {
+                match &cue {
+                    Some(c) => self.find_experiences(q, c, uid.as_deref()).await,
+                    None => Vec::new(),
+                }
+            };
+            let ((search, profile), experiences) = join2(join2(self.search(q, limit, &s, intent.as_ref()), self.stable_profile(uid.as_deref())), experiences).await;
+            Some((search, profile, s, experiences))
         };
         let (record, found) = join2(catch_up, recall).await;
         // a summary that cannot be trusted (`summary_check`) is not used: the turns behind it
@@ -491,13 +500,15 @@ impl<H: Host> Engine<H> {
             contents: BTreeMap::new(),
             now_ms,
             profile: None,
+            experiences: Vec::new(),
         };
         let mut unavailable = None;
         let mut scopes = None;
         let mut problem = None;
         let mut fell_back = false;
         let searched = found.is_some();
-        if let Some((search, profile, s)) = found {
+        if let Some((search, profile, s, experiences)) = found {
+            req.experiences = experiences;
             fell_back = search.fell_back;
             if search.failed.len() == 2 {
                 unavailable = Some(search.failed.join("; "));
@@ -535,7 +546,13 @@ impl<H: Host> Engine<H> {
             RecallStatus::with_intent("skipped", 0, 0, problem, traced)
         } else {
             let found = result.recall.as_ref().map_or(0, |r| r.explain.len());
-            RecallStatus::with_intent("searched", found, used_uris.len(), problem, traced)
+            let mut status = RecallStatus::with_intent("searched", found, used_uris.len(), problem, traced);
+            // the experiences that reached the model, said once in the line
+            let experiences = result.recall.as_ref().map_or(0, |r| r.experiences.iter().filter(|x| x.position.is_some()).count());
+            if experiences > 0 && result.composition.recall_included {
+                status.line.push_str(&format!("; {experiences} experience{} of this agent's", if experiences == 1 { "" } else { "s" }));
+            }
+            status
         };
         self.keep_assembled(
             &ov_id,
@@ -606,6 +623,7 @@ impl<H: Host> Engine<H> {
             contents: BTreeMap::new(),
             now_ms: self.host.now_ms(),
             profile: None,
+            experiences: Vec::new(),
         };
         let windowed = windowed_config(config, intent.as_ref(), search.fell_back);
         let config = windowed.as_ref().unwrap_or(config);

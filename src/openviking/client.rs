@@ -277,6 +277,14 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
         }
     }
 
+    async fn read_raw(&self, uri: &str) -> HostResult<Option<String>> {
+        match self.call_found(Call::new(Method::Get, "/api/v1/content/read").query("uri", uri).query("raw", true)).await? {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(_) => Err(bad("GET /api/v1/content/read", "the result is not text")),
+        }
+    }
+
     async fn write_text(&self, uri: &str, content: &str, create_only: bool, wait: bool) -> HostResult<()> {
         let mode = if create_only { "create" } else { "replace" };
         let body = json!({ "uri": uri, "content": content, "mode": mode, "wait": wait });

@@ -15,6 +15,10 @@ pub enum CutReason {
     NotLevel2,
     /// Score below `recallScoreThreshold`.
     BelowThreshold,
+    /// A case, trajectory or experience OpenViking's agent evolution keeps in the user's
+    /// space (shared by the user's agents): never a memory line; this agent's experiences
+    /// reach the pair through `recall::experience`.
+    AgentEvolution,
     /// Its abstract shares no word with the query (`recallRequireQueryWord`).
     NoQueryWord,
     /// Score more than `recallScoreWindow` below the best candidate's.

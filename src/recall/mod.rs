@@ -30,6 +30,7 @@
 //! host and runs it once more with them.
 
 pub mod candidate;
+pub mod experience;
 pub mod explain;
 pub mod intent;
 pub mod query;
@@ -281,6 +282,8 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
             first_by_uri.insert(&c.item.uri, i);
             if c.item.level != Some(2) {
                 cut(i, CutReason::NotLevel2, None);
+            } else if experience::is_agent_evolution_record(&c.item.uri) {
+                cut(i, CutReason::AgentEvolution, None);
             } else if c.item.score < s.score_threshold {
                 cut(i, CutReason::BelowThreshold, None);
             } else {
@@ -432,6 +435,11 @@ pub struct RecallOutcome {
     /// used): the engine reads them and runs the pipeline again with them.
     #[serde(skip)]
     pub needs_content: Vec<String>,
+    /// This agent's experiences considered for the turn (`recall::experience`): kept ones with
+    /// their position and tokens, cut ones and why; empty when none was searched.
+    pub experiences: Vec<experience::ExperienceRecord> => "ExperienceRecord[]",
+    /// Tokens the injected experiences' lines added to the pair (part of `tokens`).
+    pub experience_tokens: usize,
 }
 }
 
@@ -547,6 +555,8 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
         budget: s.token_budget,
         explain: records,
         needs_content: Vec::new(),
+        experiences: Vec::new(),
+        experience_tokens: 0,
     }
 }
 

@@ -198,6 +198,8 @@ export interface RecallRequest {
   nowMs?: number;
   /** The user's stable profile (profile.md), always a recall candidate. */
   profile?: { uri: string; text?: string } | null;
+  /** This agent's experiences found for the turn, placed after the memories (assemble). */
+  experiences?: ExperienceCandidate[];
 }
 
 export type SkipReason = "empty" | "greeting" | "command" | "too_short" | "injected_only";
@@ -273,6 +275,12 @@ export type CutReason =
   | "not_level_2"
   /** Score below `recallScoreThreshold`. */
   | "below_threshold"
+  /**
+   * A case, trajectory or experience OpenViking's agent evolution keeps in the user's
+   * space (shared by the user's agents): never a memory line; this agent's experiences
+   * reach the pair through `recall::experience`.
+   */
+  | "agent_evolution"
   /** Its abstract shares no word with the query (`recallRequireQueryWord`). */
   | "no_query_word"
   /** Score more than `recallScoreWindow` below the best candidate's. */
@@ -315,6 +323,44 @@ export interface RecalledMemory {
   score: number;
 }
 
+/**
+ * An experience of this agent's, as the engine hands it to the pipeline: from the find
+ * answer (uri, score) and its stored text (the `MEMORY_FIELDS` comment removed).
+ */
+export interface ExperienceCandidate {
+  uri: string;
+  content: string;
+  score: number;
+}
+
+export type ExperienceCut =
+  /** Score below `recallScoreThreshold`. */
+  | "below_threshold"
+  /** Names none of the turn's tools and shares no word with the query. */
+  | "unrelated"
+  /** Matched by a tool alone while another experience matched the task. */
+  | "weaker_match"
+  /** Beyond `EXPERIENCE_LIMIT`. */
+  | "over_limit"
+  /** Did not fit in what the memories left of `recallTokenBudget`. */
+  | "over_budget";
+
+/** One experience candidate's fate, for `explain` and `trace`. */
+export interface ExperienceRecord {
+  uri: string;
+  /** The experience's name (its file name without `.md`). */
+  name: string;
+  score: number;
+  decision: "kept" | "cut";
+  reason: ExperienceCut | null;
+  /** Why it was a match: `same_tools: exec, web_fetch`, `same_task: deploy, billing`. */
+  why: string[];
+  /** Tokens its line added to the recall pair (when it got that far). */
+  tokens: number | null;
+  /** 1-based position among the injected experiences. */
+  position: number | null;
+}
+
 /** What recall produced for one turn. */
 export interface RecallOutcome {
   query: string;
@@ -328,6 +374,13 @@ export interface RecallOutcome {
   budget: number;
   /** One record per candidate: kept ones first in injection order, then cut ones by rank. */
   explain: ExplainRecord[];
+  /**
+   * This agent's experiences considered for the turn (`recall::experience`): kept ones with
+   * their position and tokens, cut ones and why; empty when none was searched.
+   */
+  experiences: ExperienceRecord[];
+  /** Tokens the injected experiences' lines added to the pair (part of `tokens`). */
+  experienceTokens: number;
 }
 
 export interface AutoRecall {

@@ -176,6 +176,14 @@ export function createClient({ baseUrl, apiKey, agentId, rootKey, timeoutMs = 30
     deleteUri: (uri, { recursive = false, ...opts } = {}) =>
       request("DELETE", "/api/v1/fs", { ...call(opts), query: { uri, recursive, wait: true } }),
 
+    /** A memory file as stored, its MEMORY_FIELDS comment included (content/read raw=true). */
+    readRaw: (uri, opts) => request("GET", "/api/v1/content/read", { ...call(opts), query: { uri, raw: true } }),
+
+    /** Admin API (an account admin's key): PATCH the account's runtime configuration, e.g.
+     *  {agent_evolution: {enabled: true}}; answers {account_id, settings}. */
+    patchAccountConfiguration: (accountId, settings, opts) =>
+      request("PATCH", `/api/v1/admin/accounts/${seg("accountId", accountId)}/configuration`, { ...call(opts), body: { settings } }),
+
     /** Admin API: needs the root key (createClient's rootKey, else apiKey). Result has user_key. */
     createAccount: ({ accountId, adminUserId, ...opts } = {}) =>
       request("POST", "/api/v1/admin/accounts", {

@@ -194,3 +194,49 @@ class OpenVikingSmokeTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
+
+
+class StandinAgentEvolutionTest(unittest.TestCase):
+    """The stand-in's agent-evolution answers, offline (the real pipeline runs in
+    tests/integration/experiences.test.mjs): shaped as OpenViking 0.5.2 parses them and derived
+    from the turn's tool calls."""
+
+    TRANSCRIPT = (
+        "## Conversation History\n**Session Time:** 2026-12-02 12:25 - 2026-12-02 12:25 (Wednesday)\n\n"
+        "[0][user][user]: Please deploy the billing service to staging.\n"
+        "[1][assistant][assistant]: Running it.\n"
+        "ToolCall: tool_name=exec; status=error; input={'command': 'make deploy'}; output=error: missing kubeconfig; duration_ms=1200\n"
+        "ToolCall: tool_name=exec; status=completed; input={'command': 'make deploy'}; output=ok; duration_ms=5300\n"
+        "ToolCall: tool_name=web_fetch; status=completed; input={}; output=ok; duration_ms=80\n"
+        "Deployed.\n"
+    )
+
+    def body(self, system: str, *users: str) -> dict:
+        return {"messages": [{"role": "system", "content": system}] + [{"role": "user", "content": u} for u in users]}
+
+    def test_trajectory_and_experience_follow_the_tool_calls(self) -> None:
+        import standin
+        traj_sys = "You are an extraction agent.\n- sdk.create_trajectories(*, trajectory_name: str, outcome: str)"
+        kind, text, _, _ = standin.chat_answer(self.body(traj_sys, self.TRANSCRIPT))
+        self.assertEqual(kind, "trajectory_extraction")
+        self.assertIn('trajectory_name="""deploy_billing_service"""', text)
+        self.assertIn('outcome="""success"""', text)
+        self.assertIn("1. Call exec (error)", text)
+        self.assertTrue(text.endswith("sdk.commit()"))
+        exp_sys = "You are a memory extraction agent. Your job is to distill experience memories from agent execution trajectories."
+        kind, text, _, _ = standin.chat_answer(self.body(exp_sys, self.TRANSCRIPT))
+        self.assertEqual(kind, "experience_extraction")
+        self.assertIn("Call exec then web_fetch in this order", text)
+        self.assertIn("NEVER retry exec unchanged", text)
+        # no tool calls: nothing to learn
+        kind, text, _, _ = standin.chat_answer(self.body(exp_sys, "## Conversation History\n[0][user][user]: Please say hi.\n[1][assistant][assistant]: Hi."))
+        self.assertEqual(text, "sdk.commit()")
+
+    def test_patch_merge_writes_the_new_side_of_each_proposal(self) -> None:
+        import standin
+        system = "You are a memory patch merge agent.\n- sdk.create_experiences(*, experience_name: str, content: str, supersedes: str)"
+        patches = ("# Memory File Patches\n\nPatch 1\n  meta: {}\n  content:\n    @@ -0,0 +1,2 @@\n    +## Situation\n    +- deploy\n"
+                   "  experience_name:\n    @@ -0,0 +1 @@\n    +deploy_x\n  memory_type:\n    @@ -0,0 +1 @@\n    +experiences\n")
+        kind, text, _, _ = standin.chat_answer(self.body(system, patches))
+        self.assertEqual(kind, "experience_merge")
+        self.assertEqual(text, 'sdk.create_experiences(content="""## Situation\n- deploy""", experience_name="""deploy_x""")\nsdk.commit()')

@@ -27,8 +27,22 @@ Call kinds (how OpenViking 0.5.2 phrases them -> what we answer)
                      Python format: a memory whose identity (user+topic, category+name)
                      the server pre-fetched is extended through its bound object
                      (`preferences_1.content.update(...)`). JSON format only adds.
-  memory_maintenance other memory agents (consolidation, patch merge, experience
-                     extraction) -> the valid "no changes" answer.
+  memory_maintenance other memory agents (consolidation, patch merge) -> the valid
+                     "no changes" answer.
+  Agent evolution (account switch on; see src/README.md, "Experiences", for the pipeline):
+  memory_extraction  + one sdk.create_cases per user request the assistant answered
+                     (named by the request's first three content words).
+  trajectory_extraction  "You are an extraction agent" offering sdk.create_trajectories ->
+                     one trajectory per request whose answer has `ToolCall:` lines (same
+                     name; procedure = the tools in order; a failed call -> anti-pattern).
+  experience_extraction  "distill experience memories from agent execution trajectories" ->
+                     sdk.create_experiences(experience_name=<same name>, content=## Situation /
+                     ## Approach "Call <tool> then <tool> in this order" / ## Reflect).
+  experience_merge   "You are a memory patch merge agent" offering create_experiences ->
+                     each proposed patch written as it stands (the new side of its diff); a
+                     patch that changes nothing of the one bound existing experience ->
+                     `<object>.content.update(<its content>)` (confirmed: OpenViking then links
+                     the new trajectory to it, as with a model that rewrites it whole).
   wm_create          "You are a session note-taker. Produce a structured Working
                      Memory document" -> markdown `# Working Memory` + 7 sections
                      (or a `create_working_memory` tool call when tools are forced);
@@ -680,6 +694,201 @@ def plan_memories(candidates: list[dict], methods: dict[str, dict], date: str) -
     return result
 
 
+def task_requests(transcript: str) -> list[tuple[dict, list[dict]]]:
+    """(user request, the assistant messages answering it) for each user message that asks
+    for work (a request: please/help me/can you … or an imperative) and got an answer."""
+    msgs = parse_extraction_transcript(transcript)
+    out: list[tuple[dict, list[dict]]] = []
+    for i, msg in enumerate(msgs):
+        if msg["role"] != "user" or not content_words(msg["text"], 1):
+            continue
+        answers = []
+        for later in msgs[i + 1:]:
+            if later["role"] == "user":
+                break
+            if later["role"] == "assistant" and later["text"].strip():
+                answers.append(later)
+        if answers:
+            out.append((msg, answers))
+    return out
+
+
+def plan_cases(transcript: str, methods: dict[str, dict]) -> list[dict]:
+    """Agent evolution on (the prompt offers sdk.create_cases): one training case per user
+    task the assistant answered. Its name is the request's first three content words, so a
+    test can predict it; the rest follows the cases schema (input and rubric as JSON)."""
+    if "cases" not in methods:
+        return []
+    out = []
+    for req, answers in task_requests(transcript):
+        name = slug(req["text"], 3, "task")
+        summary = clip(req["text"], 200)
+        fields = {
+            "case_name": name,
+            "task_signature": f"Carry out the user's request: {summary}",
+            "input": json.dumps({"summary": summary, "preconditions": []}, ensure_ascii=False),
+            "rubric": json.dumps({"name": name, "description": "the request is done and reported",
+                                  "criteria": [{"name": "done", "description": "the assistant reports the result",
+                                                "required": True, "weight": 1.0}]}, ensure_ascii=False),
+            "evidence": clip(f"The assistant answered: {answers[-1]['text']}", 200),
+        }
+        out.append({"type": "cases", "fields": {k: v for k, v in fields.items()
+                                                if not methods["cases"]["params"] or k in methods["cases"]["params"]}})
+    return out
+
+
+TOOLCALL_RE = re.compile(r"^ToolCall: tool_name=([^;]+); status=([^;]*);")
+
+
+def tool_calls_of(text: str) -> list[dict]:
+    """The `ToolCall: tool_name=…; status=…; input=…` lines OpenViking renders for tool parts."""
+    out = []
+    for line in text.splitlines():
+        m = TOOLCALL_RE.match(line.strip())
+        if m:
+            out.append({"name": m.group(1).strip(), "status": m.group(2).strip()})
+    return out
+
+
+def trajectory_of(req: dict, answers: list[dict]) -> dict | None:
+    """One user task with its tool calls -> a trajectory record (None without tool calls).
+
+    Deterministic, so tests can predict it: the name is the case name (the request's first
+    three content words), the procedure lists the tools in the order used, a tool that failed
+    before the same tool succeeded becomes an anti-pattern."""
+    calls = [c for a in answers for c in tool_calls_of(a["text"])]
+    if not calls:
+        return None
+    name = slug(req["text"], 3, "task")
+    ok = [c for c in calls if c["status"].lower() in ("completed", "success", "ok")]
+    failed = [c for c in calls if c not in ok]
+    outcome = "success" if calls[-1] in ok else ("partial" if ok else "failure")
+    tools = list(dict.fromkeys(c["name"] for c in calls))
+    steps = "\n".join(f"  {i + 1}. Call {c['name']} ({c['status']})" for i, c in enumerate(calls))
+    anti = "\n".join(f"  - A first {c['name']} call failed; check its prerequisites before calling it"
+                     for c in failed) or "  - None observed"
+    request = clip(req["text"], 200)
+    content = (f"# {name}\n- Domain: tool use\n- Trigger: The user asks: {request}\n"
+               f"- Operation Intent:\n  - Family: read_verify_only\n  - Primary object: the requested task\n"
+               f"  - Target object/lifecycle: done and reported\n- Preconditions:\n  1. The request names the task\n"
+               f"- Immutable Object Boundary:\n  - None\n- Procedure:\n{steps}\n"
+               f"- Write Field Provenance:\n  - result: fresh tool observation\n- Anti-patterns:\n{anti}\n"
+               f"- Applicability Boundary:\n  - The same task with tools {', '.join(tools)}\n"
+               f"- Negative Applicability:\n  - Unrelated tasks\n- Result: The task ended with {outcome}.\n"
+               f"- Evidence: The session used {', '.join(tools)} and ended with {outcome}.")
+    return {"trajectory_name": name, "outcome": outcome, "tools": tools, "failed": [c["name"] for c in failed],
+            "request": request, "task_query": request,
+            "retrieval_anchor": f"Stage: opening; Boundary: a request to {' '.join(content_words(req['text'], 6))}; "
+                                f"Capability: tool sequence {' then '.join(tools)}; Target: the requested task.",
+            "content": content}
+
+
+def answer_trajectory_extraction(body: dict, log_extra: dict) -> str:
+    """Agent evolution: one sdk.create_trajectories call per user task that used tools."""
+    messages = body.get("messages") or []
+    transcript = next((m["content"] for m in messages if isinstance(m.get("content"), str)
+                       and m["content"].startswith("## Conversation History")), "")
+    lines = []
+    for req, answers in task_requests(transcript):
+        t = trajectory_of(req, answers)
+        if t is None:
+            continue
+        lines.append("sdk.create_trajectories(" + ", ".join(
+            [f"trajectory_name={py_str(t['trajectory_name'])}", f"outcome={py_str(t['outcome'])}",
+             "related_case_ids=[]"] +
+            [f"{k}={py_str(t[k])}" for k in ("task_query", "retrieval_anchor", "content")]) + ")")
+    log_extra["found"] = len(lines)
+    lines.append("sdk.commit()")
+    return "\n".join(lines)
+
+
+def experience_content(t: dict) -> str:
+    """The experiences schema's three sections, derived from one trajectory's tool calls."""
+    situation = " ".join(content_words(t["request"], 6)) or t["trajectory_name"].replace("_", " ")
+    approach = " then ".join(t["tools"])
+    reflect = "\n".join(f"- NEVER retry {name} unchanged after it fails; fix what it reported missing first"
+                        for name in dict.fromkeys(t["failed"])) or "- NEVER skip reporting the result"
+    return (f"## Situation\n- The user asks to {situation}\n"
+            f"## Approach\n- Call {approach} in this order\n- Report the result to the user\n"
+            f"## Reflect\n{reflect}")
+
+
+def answer_experience_extraction(body: dict, log_extra: dict) -> str:
+    """Agent evolution: one sdk.create_experiences per user task with tool calls, named like
+    its trajectory (the same name again updates the experience in place, as the prompt says)."""
+    messages = body.get("messages") or []
+    transcript = next((m["content"] for m in messages if isinstance(m.get("content"), str)
+                       and m["content"].startswith("## Conversation History")), "")
+    lines = []
+    for req, answers in task_requests(transcript):
+        t = trajectory_of(req, answers)
+        if t is None:
+            continue
+        lines.append(f"sdk.create_experiences(experience_name={py_str(t['trajectory_name'])}, "
+                     f"content={py_str(experience_content(t))})")
+    log_extra["found"] = len(lines)
+    lines.append("sdk.commit()")
+    return "\n".join(lines)
+
+
+def parse_patches(text: str) -> list[dict[str, str]]:
+    """'Patch N' blocks of field diffs -> {field: the new side of its hunks} per patch."""
+    patches: list[dict[str, str]] = []
+    field, lines = None, []
+
+    def close() -> None:
+        if patches and field is not None:
+            patches[-1][field] = "\n".join(lines)
+
+    for raw in text.splitlines():
+        if re.match(r"^Patch \d+\s*$", raw):
+            close()
+            patches.append({})
+            field, lines = None, []
+        elif re.match(r"^  (\w+):\s*$", raw) and patches:
+            close()
+            field, lines = raw.strip()[:-1], []
+        elif field is not None and raw.startswith("    "):
+            body = raw[4:]
+            if body.startswith("@@"):
+                continue
+            if body.startswith("+") or body.startswith(" "):
+                lines.append(body[1:])
+    close()
+    return patches
+
+
+def answer_patch_merge(body: dict, log_extra: dict) -> str:
+    """The patch merge agent over experience proposals: each proposal written as it stands
+    (the new side of its diff) through sdk.create_<memory_type> — the same identity again
+    updates the memory in place. No merging across proposals."""
+    messages = body.get("messages") or []
+    system = "\n".join(m.get("content") or "" for m in messages if m.get("role") == "system" and isinstance(m.get("content"), str))
+    methods = available_methods(system)
+    text = "\n".join(m["content"] for m in messages if m.get("role") == "user" and isinstance(m.get("content"), str)
+                     and "# Memory File Patches" in m["content"])
+    lines = []
+    bound = [o for o in prefetched_objects(messages) if o.get("memory_type") in methods]
+    for patch in parse_patches(text):
+        mtype = patch.get("memory_type", "").strip()
+        if not mtype and len(bound) == 1 and "content" in (bound[0].get("fields") or {}):
+            # a proposal that changes nothing of the one existing memory it concerns: the
+            # memory is confirmed as it stands (a model rewrites it whole, as the prompt asks)
+            obj = bound[0]
+            lines.append(f"{obj['object_name']}.content.update({py_str(obj['fields']['content'])})")
+            continue
+        if mtype not in methods:
+            continue
+        params = methods[mtype]["params"]
+        args = {k: v for k, v in patch.items() if k in params and v.strip()}
+        if not args:
+            continue
+        lines.append(f"sdk.create_{mtype}(" + ", ".join(f"{k}={py_str(v)}" for k, v in args.items()) + ")")
+    log_extra["found"] = len(lines)
+    lines.append("sdk.commit()")
+    return "\n".join(lines)
+
+
 def filler_for(param: str, fields: dict) -> str:
     text = next((v for k, v in fields.items() if k in ("content", "summary")), "") or ""
     if "name" in param or "topic" in param or "category" in param:
@@ -701,6 +910,7 @@ def identity_of(rec: dict) -> tuple:
         "preferences": (f.get("user"), f.get("topic")),
         "entities": (f.get("category"), f.get("name")),
         "profile": ("self",),
+        "cases": (f.get("case_name"),),
     }.get(rec["type"], (None,))
 
 
@@ -799,6 +1009,7 @@ def answer_memory_extraction(body: dict, log_extra: dict) -> str:
                 methods.setdefault(key, {"verb": "create", "params": []})
     candidates = extract_candidates(transcript)
     records = plan_memories(candidates, methods, session_date(transcript))
+    records += plan_cases(transcript, methods)
     log_extra["found"] = [f"{r['type']}:{'/'.join(str(x) for x in identity_of(r) if x) or r['fields'].get('event_name', '')}" for r in records]
     if schema is not None:
         log_extra["format"] = "json"
@@ -1067,6 +1278,12 @@ def classify_call(body: dict) -> str:
         return "wm_create"
     if "You are a memory extraction and maintenance agent" in system:
         return "memory_extraction"
+    if "You are a memory patch merge agent" in system and "sdk.create_experiences(" in system:
+        return "experience_merge"
+    if "distill experience memories from agent execution trajectories" in system:
+        return "experience_extraction"
+    if "You are an extraction agent" in system and "sdk.create_trajectories(" in system:
+        return "trajectory_extraction"
     if re.search(r"You are a memory (?:consolidation|patch merge|extraction) agent|You are an extraction agent", system + first):
         return "memory_maintenance"
     if "context query planner" in first:
@@ -1086,6 +1303,12 @@ def chat_answer(body: dict) -> tuple[str, str | None, dict | None, dict]:
     extra: dict = {}
     if kind == "memory_extraction":
         return kind, answer_memory_extraction(body, extra), None, extra
+    if kind == "experience_merge":
+        return kind, answer_patch_merge(body, extra), None, extra
+    if kind == "experience_extraction":
+        return kind, answer_experience_extraction(body, extra), None, extra
+    if kind == "trajectory_extraction":
+        return kind, answer_trajectory_extraction(body, extra), None, extra
     if kind == "memory_maintenance":
         return kind, answer_no_changes(body), None, extra
     if kind == "wm_update":

@@ -303,6 +303,11 @@ impl OpenViking for FakeHost {
         self.0.borrow_mut().reads.push(uri.to_string());
         Ok(self.0.borrow().texts.get(uri).cloned())
     }
+    async fn read_raw(&self, uri: &str) -> HostResult<Option<String>> {
+        self.ov("read_raw")?;
+        self.0.borrow_mut().reads.push(format!("raw:{uri}"));
+        Ok(self.0.borrow().texts.get(uri).cloned())
+    }
     async fn write_text(&self, uri: &str, content: &str, create_only: bool, _wait: bool) -> HostResult<()> {
         self.ov("write_text")?;
         let mut w = self.0.borrow_mut();

@@ -40,8 +40,9 @@ export function userScope(targetUri, uid) {
 }
 /** A scope the engine may search at all (whatever the user id the host claimed). */
 export function allowedScope(uri, targetUri) {
-  // the recall intent searches one memory folder of the user scope (src/recall/intent.rs)
-  const folder = /^(.*\/memories)\/(preferences|events)$/s.exec(uri);
+  // the recall intent searches one memory folder of the user scope (src/recall/intent.rs), and
+  // a turn's experiences are searched in the user's experiences folder (recall/experience.rs)
+  const folder = /^(.*\/memories)\/(preferences|events|experiences)$/s.exec(uri);
   if (folder) return allowedScope(folder[1], targetUri);
   if (uri === AGENT_SCOPE || uri === HOME_SCOPE) return true;
   if (typeof targetUri === "string" && uri === targetUri.replace(/\/+$/, "")) return true;
