@@ -17,7 +17,9 @@ WASM := openviking_context_engine_bg.wasm
 PKG := pkg/$(WASM)
 PAGE_PKG := www-demo/pkg/$(WASM)
 TEST_PKG := target/pkg-test/$(WASM)
-SOURCES := $(shell find src -name '*.rs') src/wasm/types.d.ts Cargo.toml Cargo.lock
+# wasm-opt's flags: the release profile's, from Cargo.toml (one source)
+WASM_OPT_FLAGS := $(shell sed -n 's/^wasm-opt = \[\(.*\)\]/\1/p' Cargo.toml | head -n 1 | tr -d '",')
+SOURCES := $(shell find src -name '*.rs') src/wasm/types.d.ts src/wasm/tools.json Cargo.toml Cargo.lock
 
 .PHONY: run test setup setup-core build test-pkg test-rust test-wasm test-js bench fuzz clean
 
@@ -43,8 +45,10 @@ build: setup-core $(PKG) js-glue/$(PKG) $(PAGE_PKG)
 test-pkg: setup-core $(TEST_PKG)
 
 # (setup-core first: wasm-pack needs npm's wasm-opt, or it tries to download binaryen)
+# the plugin's: the plugin-release profile (opt-level "s"), then wasm-opt with the release flags
 $(PKG): $(SOURCES) | setup-core
-	wasm-pack build --release --target web --out-dir pkg --no-pack -- --no-default-features --features plugin
+	wasm-pack build --profile plugin-release --no-opt --target web --out-dir pkg --no-pack -- --no-default-features --features plugin
+	wasm-opt $(PKG) $(WASM_OPT_FLAGS) -o $(PKG)
 	@touch $(PKG)
 
 # a copy inside the plugin folder, so an install that copies js-glue/ carries the wasm

@@ -245,3 +245,15 @@ fn long_strings_read_into_wasm_exactly_as_wasm_bindgen_reads_them() {
     assert_eq!(text_of_js(&JsValue::from_f64(1.0)), None);
     assert_eq!(text_of_js(&"short".into()).as_deref(), Some("short"));
 }
+
+/// `toolDefinitions` hands over the checked-in `tools.json`: the same value the Rust
+/// definitions serialize to (`tests/tool_definitions_json.rs` keeps the file current).
+#[test]
+#[cfg(feature = "plugin")]
+fn tool_definitions_are_the_rust_definitions() {
+    use openviking_context_engine::wasm::exports::tool_definitions_js;
+    let given = js_sys::JSON::stringify(&tool_definitions_js().expect("parses")).unwrap().as_string().unwrap();
+    let rust = serde_json::to_string(&openviking_context_engine::tools::tool_definitions()).unwrap();
+    let (a, b): (serde_json::Value, serde_json::Value) = (serde_json::from_str(&given).unwrap(), serde_json::from_str(&rust).unwrap());
+    assert_eq!(a, b);
+}

@@ -59,6 +59,15 @@ fn js_message(e: &JsValue) -> String {
 /// A request decoded into its Rust type (see the module doc). `field` names the argument in
 /// errors about reading it at all; a value that is not an object is `(input)`.
 pub fn decode_request<T: Request>(field: &str, v: &JsValue) -> Result<T, EngineError> {
+    let (value, json) = snapshot(field, v, T::JSON_FIELDS)?;
+    crate::decode::finish_request(crate::decode::decode("(input)", value)?, json)
+}
+
+/// The untyped half of [`decode_request`], compiled once for every request type: the
+/// request's own fields as a JSON value (the `json_fields` apart, read as JSON text).
+#[cfg(feature = "plugin")]
+#[inline(never)]
+fn snapshot(field: &str, v: &JsValue, json_fields: &'static [&'static str]) -> Result<(Value, Vec<(&'static str, Value)>), EngineError> {
     match is_array_checked(v) {
         Ok(false) if v.is_object() => {}
         Err(e) => return Err(EngineError::input(field, format!("cannot be read ({})", js_message(&e)))),
@@ -70,7 +79,7 @@ pub fn decode_request<T: Request>(field: &str, v: &JsValue) -> Result<T, EngineE
     for pair in entries.iter() {
         let key = Reflect::get_u32(&pair, 0).ok().and_then(|k| k.as_string()).unwrap_or_default();
         let value = Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED);
-        if let Some(f) = T::JSON_FIELDS.iter().find(|f| **f == key) {
+        if let Some(f) = json_fields.iter().find(|f| **f == key) {
             json.push((*f, decode(f, &value)?));
         } else if value.is_object() || value.is_function() {
             let _ = Reflect::set(&snapshot, &key.as_str().into(), &plain_copy(&key, &value)?);
@@ -81,7 +90,7 @@ pub fn decode_request<T: Request>(field: &str, v: &JsValue) -> Result<T, EngineE
     // serde-wasm-bindgen reads the snapshot once into a JSON value (one instantiation of its
     // deserializer for the whole crate); the typed decode runs over that value
     let value: Value = crate::decode::decode("(input)", serde_wasm_bindgen::Deserializer::from(JsValue::from(snapshot)))?;
-    crate::decode::finish_request(crate::decode::decode("(input)", value)?, json)
+    Ok((value, json))
 }
 
 #[cfg(feature = "plugin")]

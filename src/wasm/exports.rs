@@ -116,9 +116,12 @@ pub fn redact_secrets_js(
 
 #[cfg(feature = "plugin")]
 /// The memory tools as the host registers them: `[{name, label, description, parameters}]`.
+/// The text is `tools.json`, generated from `tools::tool_definitions()`
+/// (`tests/tool_definitions_json.rs` fails when it is stale): parsed by JS, so the plugin's
+/// wasm carries the JSON and not the code that builds it.
 #[wasm_bindgen(js_name = toolDefinitions, unchecked_return_type = "ToolDefinition[]")]
 pub fn tool_definitions_js() -> Result<JsValue, JsValue> {
-    encode(&crate::tools::tool_definitions())
+    js_sys::JSON::parse(include_str!("tools.json"))
 }
 
 #[cfg(feature = "page")]

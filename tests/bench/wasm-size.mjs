@@ -4,7 +4,7 @@
 // page's (www-demo/pkg/). For each: the shipped .wasm's raw and gzip (-9) sizes, and the
 // function bodies of the module summed by crate and, for this crate, by module. The shipped
 // files have no names, so the script makes a copy that keeps them: the cargo build of the
-// package's feature through wasm-bindgen (which demangles) and wasm-opt with the release
+// package's feature and profile through wasm-bindgen (which demangles) and wasm-opt with the release
 // flags and `-g`, into a temp dir. Run after `make build`.
 //
 //   node tests/bench/wasm-size.mjs [--top 30] [--package plugin|page] [--cold 9]
@@ -23,10 +23,11 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const arg = (k, d) => { const i = process.argv.indexOf(`--${k}`); return i > 0 ? process.argv[i + 1] : d; };
 const TOP = Number(arg("top", 30));
 const COLD = Number(arg("cold", 9));
+// each package's folder and cargo profile (the plugin's is built for size: Cargo.toml)
 const PACKAGES = { plugin: "pkg", page: "www-demo/pkg" };
+const PROFILE = { plugin: "plugin-release", page: "release" };
 const only = arg("package", null);
 if (only && !PACKAGES[only]) { console.error(`--package: one of ${Object.keys(PACKAGES).join(", ")}`); process.exit(2); }
-const cargoOut = resolve(root, "target/wasm32-unknown-unknown/release/openviking_context_engine.wasm");
 const flags = readFileSync(resolve(root, "Cargo.toml"), "utf8").match(/^wasm-opt = \[(.*)\]/m)[1].split(",").map((x) => x.trim().replace(/^"|"$/g, ""));
 const kb = (b) => (b / 1024).toFixed(1);
 
@@ -36,7 +37,8 @@ for (const [name, dir] of Object.entries(PACKAGES)) {
   const shipped = readFileSync(resolve(root, dir, "openviking_context_engine_bg.wasm"));
   summary.push({ name, dir, raw: shipped.length, gzip: gzipSync(shipped, { level: 9 }).length });
   // the package's own cargo build (cached by cargo per feature set), named
-  execFileSync("cargo", ["build", "--release", "--lib", "--target", "wasm32-unknown-unknown", "--no-default-features", "--features", name, "--quiet"], { cwd: root, stdio: "inherit" });
+  execFileSync("cargo", ["build", "--profile", PROFILE[name], "--lib", "--target", "wasm32-unknown-unknown", "--no-default-features", "--features", name, "--quiet"], { cwd: root, stdio: "inherit" });
+  const cargoOut = resolve(root, `target/wasm32-unknown-unknown/${PROFILE[name]}/openviking_context_engine.wasm`);
   const tmp = mkdtempSync(join(tmpdir(), `ovce-size-${name}-`));
   execFileSync("wasm-bindgen", ["--target", "web", "--out-dir", tmp, cargoOut], { stdio: "inherit" });
   const named = join(tmp, "named.wasm");
