@@ -59,6 +59,20 @@ test("the declarations have no `any` outside wasm-bindgen's InitOutput table", (
   }
 });
 
+test("each package's declarations declare every type its exports name", () => {
+  const BUILTIN = new Set(["Promise", "Record", "Array", "Error", "Uint8Array", "Partial", "Readonly", "ArrayBuffer", "Response", "WebAssembly", "URL", "Request", "RequestInfo", "BufferSource"]);
+  for (const dir of [pkg, pluginDir()]) {
+    const dts = readFileSync(join(dir, "openviking_context_engine.d.ts"), "utf8").split(/export type InitInput/)[0];
+    const declared = new Set([...dts.matchAll(/\b(?:interface|type|class|enum)\s+([A-Z]\w*)/g)].map((m) => m[1]));
+    // the types in the exports' signatures (free functions, constructors, methods, getters)
+    const signatures = [...dts.matchAll(/^\s*(?:export function |constructor|(?:get |set )?[a-z]\w*\().*$/gm)].map((m) => m[0]);
+    assert.ok(signatures.length > 5, dir);
+    const named = new Set(signatures.flatMap((l) => [...l.replace(/"[^"]*"/g, "").matchAll(/\b([A-Z]\w*)\b/g)].map((m) => m[1])));
+    const missing = [...named].filter((n) => !declared.has(n) && !BUILTIN.has(n));
+    assert.deepEqual(missing, [], `${dir}: named but not declared`);
+  }
+});
+
 test("errors are Error instances with code and field", () => {
   assert.throws(() => new engine.Engine({ agentId: "a/b" }), (e) => e instanceof Error && e.code === "INVALID_CONFIG" && e.field === "agentId");
   const e = new engine.Engine({}, {});
