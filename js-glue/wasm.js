@@ -1,7 +1,8 @@
-// Loads the engine's wasm package in Node, synchronously (OpenClaw loads plugins with
+// Loads the plugin's wasm package in Node, synchronously (OpenClaw loads plugins with
 // require(), which cannot wait for a top-level await). `make build` puts the wasm-pack
-// output (`--target web`, the same files the browser demo uses) into js-glue/pkg/, so an
-// install that copies this folder carries the wasm with it.
+// output of the crate's `plugin` feature (`--target web`) into js-glue/pkg/, so an install
+// that copies this folder carries the wasm with it. The tuning page has its own package
+// (www-demo/pkg/); the test-only exports are in neither (tests/support/packages.mjs).
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import * as pkg from "./pkg/openviking_context_engine.js";
@@ -14,7 +15,7 @@ export function findPkg() {
   return fileURLToPath(new URL("./pkg/", import.meta.url));
 }
 
-/** The initialised engine module (Engine, ContextEngine, parseConfig, estimateTokens, …). */
+/** The initialised plugin package (ContextEngine, checkConfig, toolDefinitions, …). */
 export function loadEngineSync() {
   if (!ready) {
     pkg.initSync({ module: readFileSync(WASM) });

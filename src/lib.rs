@@ -72,9 +72,12 @@
 //! - [`time`], [`error`], [`input`], [`join`] — ISO times from `now_ms`; the error type;
 //!   field-aware reading of JSON documents; host calls side by side without an executor
 //! - [`typescript`] — the `.d.ts` of the boundary types, generated from their definitions
-//! - `http` — the OpenViking protocol for the demo's live search (gloo-net on wasm32)
+//! - `http` — the OpenViking protocol for the demo's live search (gloo-net on wasm32, the
+//!   `page` feature)
 //! - `wasm` (wasm32 only) — the exports and the JS-callback host; wasm-bindgen lives there
-//!   and in `http`'s wasm transport only
+//!   and in `http`'s wasm transport only. Two packages are built from it by cargo features:
+//!   `plugin` (`ContextEngine` and the plugin's free functions) and `page` (the pure `Engine`,
+//!   `liveSearch`); `testing` adds the test-only exports to a build with both
 
 pub mod after_turn;
 pub mod assemble;

@@ -179,8 +179,9 @@ fn unreachable_and_timeout_messages() {
     assert!(e.message.contains("did not answer within 1.5 s"), "{e}");
 }
 
-/// Real requests through gloo-net's `fetch` to a 127.0.0.1 port nothing listens on.
-#[cfg(target_arch = "wasm32")]
+/// Real requests through gloo-net's `fetch` to a 127.0.0.1 port nothing listens on (the
+/// tuning page's package: the `page` feature).
+#[cfg(all(target_arch = "wasm32", feature = "page"))]
 mod requests {
     use super::*;
     use openviking_context_engine::http::{live_search, page_origin};

@@ -66,11 +66,23 @@ suite() {
   fi
 }
 
+# The JS suites load the shipped packages (make build: pkg/ for the plugin, www-demo/pkg/ for
+# the page) and, where they call a test-only export, the test build (target/pkg-test/: both
+# packages' exports and the test-only ones). It is built here when missing or stale.
+if ! make --no-print-directory test-pkg >"$logs/test-pkg.log" 2>&1; then
+  echo "the test build (make test-pkg) failed: see $logs/test-pkg.log"
+  tail -n 20 "$logs/test-pkg.log"
+  exit 1
+fi
+
 suite rust-native "" cargo test --all-targets
 suite rust-doc "" cargo test --doc
-suite wasm-node "" wasm-pack test --node
-suite wasm-chrome "Running headless tests in Chrome" env -u GECKODRIVER wasm-pack test --headless --chrome -- --features browser-tests
-suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-pack test --headless --firefox -- --features browser-tests
+# The crate builds two packages (cargo features): the wasm tests run once per package, the
+# page's also in the browsers (where the page runs).
+suite wasm-node-plugin "" wasm-pack test --node -- --no-default-features --features plugin
+suite wasm-node-page "" wasm-pack test --node -- --no-default-features --features page
+suite wasm-chrome "Running headless tests in Chrome" env -u GECKODRIVER wasm-pack test --headless --chrome -- --no-default-features --features page,browser-tests
+suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-pack test --headless --firefox -- --no-default-features --features page,browser-tests
 suite js-pkg "" node --test js-glue/test/*.test.mjs
 suite openviking-client "" node --test js-glue/test/openviking/ tests/inspect/
 suite tokens-reference "# pass" node --test tests/bench/tokens-reference.test.mjs

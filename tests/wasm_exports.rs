@@ -2,7 +2,10 @@
 //! `code` and the offending `field` — never a panic (a panic would abort the wasm instance).
 #![cfg(target_arch = "wasm32")]
 
-use js_sys::{Array, BigInt, Function, Object, Reflect, Symbol};
+use js_sys::{Array, BigInt, Function, Object, Reflect};
+#[cfg(feature = "page")]
+use js_sys::Symbol;
+#[cfg(feature = "page")]
 use openviking_context_engine::wasm::exports::{estimate_tokens_js, parse_config_js, Engine};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::wasm_bindgen_test as test;
@@ -24,11 +27,13 @@ fn obj(pairs: &[(&str, JsValue)]) -> JsValue {
     o.into()
 }
 
+#[cfg(feature = "page")]
 fn engine() -> Engine {
     Engine::new(JsValue::UNDEFINED, JsValue::UNDEFINED).expect("defaults construct")
 }
 
 #[test]
+#[cfg(feature = "page")]
 fn config_garbage_is_an_error_with_code_and_field() {
     let cases: Vec<(JsValue, &str)> = vec![
         (JsValue::from_f64(5.0), "(config)"),
@@ -45,14 +50,23 @@ fn config_garbage_is_an_error_with_code_and_field() {
 }
 
 #[test]
-fn a_soft_problem_is_a_warning_and_check_config_never_throws() {
-    use openviking_context_engine::wasm::exports::check_config_js;
+#[cfg(feature = "page")]
+fn a_soft_problem_is_a_warning() {
     // a wrong type or an unknown key: the engine runs, the warning names the key
     let e = Engine::new(obj(&[("recallLimit", JsValue::from_str("5")), ("nope", JsValue::TRUE)]), JsValue::UNDEFINED).expect("constructs");
     let warnings = e.warnings();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
     assert!(warnings.iter().any(|w| w.starts_with("nope is not a key of this plugin")));
     assert!(warnings.iter().any(|w| w.starts_with("recallLimit=\"5\" is a string, not a whole number; using the default 6")));
+}
+
+#[test]
+#[cfg(feature = "plugin")]
+fn check_config_never_throws() {
+    use openviking_context_engine::wasm::exports::check_config_js;
+    // the same soft problems are warnings of the plugin's check
+    let check = check_config_js(obj(&[("recallLimit", JsValue::from_str("5")), ("nope", JsValue::TRUE)]), JsValue::UNDEFINED).expect("never throws");
+    assert!(!Reflect::get(&check, &"config".into()).unwrap().is_null(), "warnings only: the engine runs");
     // checkConfig answers even for what cannot be a config
     for raw in [JsValue::from_f64(5.0), BigInt::from(5u32).into(), obj(&[("mode", JsValue::from_str("cloud"))])] {
         let check = check_config_js(raw, JsValue::UNDEFINED).expect("never throws");
@@ -62,6 +76,7 @@ fn a_soft_problem_is_a_warning_and_check_config_never_throws() {
 }
 
 #[test]
+#[cfg(feature = "page")]
 fn values_json_cannot_hold_are_input_errors() {
     let e = engine();
     let big: JsValue = BigInt::from(5u32).into();
@@ -74,6 +89,7 @@ fn values_json_cannot_hold_are_input_errors() {
 }
 
 #[test]
+#[cfg(feature = "page")]
 fn wrong_shapes_name_the_field() {
     let e = engine();
     let err = e.auto_recall_js(JsValue::from_f64(1.0)).err().unwrap();
@@ -86,6 +102,7 @@ fn wrong_shapes_name_the_field() {
 }
 
 #[test]
+#[cfg(feature = "page")]
 fn functions_and_symbols_read_as_absent() {
     let e = engine();
     let f = Function::new_no_args("return 1");
@@ -95,6 +112,7 @@ fn functions_and_symbols_read_as_absent() {
 }
 
 #[test]
+#[cfg(feature = "page")]
 fn a_full_recall_crosses_the_boundary() {
     let e = engine();
     let item = obj(&[
@@ -113,26 +131,34 @@ fn a_full_recall_crosses_the_boundary() {
 
 #[test]
 fn a_non_string_where_a_string_goes_is_an_input_error_not_a_trap() {
-    let e = engine();
     let length_minus_one = obj(&[("length", JsValue::from_f64(-1.0))]);
     let bads: Vec<JsValue> = vec![
         JsValue::from_f64(42.0),
         JsValue::TRUE,
         Object::new().into(),
         BigInt::from(7u32).into(),
-        Symbol::for_("s").into(),
+        js_sys::Symbol::for_("s").into(),
         length_minus_one,
         JsValue::NULL,
         JsValue::UNDEFINED,
     ];
     for bad in bads {
+        #[cfg(feature = "page")]
         assert_eq!(code_and_field(estimate_tokens_js(bad.clone()).err().expect("must fail")), ("INVALID_INPUT".into(), Some("text".into())));
-        assert_eq!(code_and_field(e.classify_expand_uri(bad).err().expect("must fail")), ("INVALID_INPUT".into(), Some("uri".into())));
+        #[cfg(feature = "plugin")]
+        assert_eq!(
+            code_and_field(openviking_context_engine::wasm::exports::redact_secrets_js(bad, Array::new().into()).err().expect("must fail")),
+            ("INVALID_INPUT".into(), Some("text".into()))
+        );
     }
+    #[cfg(feature = "page")]
     assert!(estimate_tokens_js("still works".into()).unwrap() > 0, "the instance is not poisoned");
+    #[cfg(feature = "plugin")]
+    assert!(openviking_context_engine::wasm::exports::redact_secrets_js("still works".into(), Array::new().into()).is_ok(), "the instance is not poisoned");
 }
 
 #[test]
+#[cfg(feature = "page")]
 fn a_lone_surrogate_reads_as_a_replacement_character() {
     let e = engine();
     let cut = js_sys::JsString::from_char_code1(0xD83D).concat(&"cut mid-emoji, which theme do I like?".into());
@@ -146,11 +172,13 @@ fn a_lone_surrogate_reads_as_a_replacement_character() {
 }
 
 /// A JS value built by a snippet (getters, Proxies, cycles).
+#[cfg(feature = "plugin")]
 fn js(body: &str) -> JsValue {
     Function::new_no_args(body).call0(&JsValue::NULL).expect("snippet runs")
 }
 
 #[test]
+#[cfg(feature = "plugin")]
 fn typed_requests_name_the_field_and_never_run_into_hostile_objects() {
     use openviking_context_engine::wasm::exports::diagnose_host_js;
     // a good request, unknown fields ignored
@@ -216,4 +244,16 @@ fn long_strings_read_into_wasm_exactly_as_wasm_bindgen_reads_them() {
     }
     assert_eq!(text_of_js(&JsValue::from_f64(1.0)), None);
     assert_eq!(text_of_js(&"short".into()).as_deref(), Some("short"));
+}
+
+/// `toolDefinitions` hands over the checked-in `tools.json`: the same value the Rust
+/// definitions serialize to (`tests/tool_definitions_json.rs` keeps the file current).
+#[test]
+#[cfg(feature = "plugin")]
+fn tool_definitions_are_the_rust_definitions() {
+    use openviking_context_engine::wasm::exports::tool_definitions_js;
+    let given = js_sys::JSON::stringify(&tool_definitions_js().expect("parses")).unwrap().as_string().unwrap();
+    let rust = serde_json::to_string(&openviking_context_engine::tools::tool_definitions()).unwrap();
+    let (a, b): (serde_json::Value, serde_json::Value) = (serde_json::from_str(&given).unwrap(), serde_json::from_str(&rust).unwrap());
+    assert_eq!(a, b);
 }

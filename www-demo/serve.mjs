@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Tiny static server for the recall-tuning demo (Node 20, stdlib only).
-// Serves www-demo/ at / and the wasm-pack output pkg/ at /pkg/, on 127.0.0.1 only.
+// Serves www-demo/ at /, with the tuning page's wasm package (www-demo/pkg/, `make build`) at
+// /pkg/, on 127.0.0.1 only.
 //
 //   node www-demo/serve.mjs [port]      (or PORT=…; default 8787; 0 = pick a free port)
 //
@@ -13,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { dirname, extname, join, resolve, sep } from "node:path";
 
 const demoDir = dirname(fileURLToPath(import.meta.url));
-const pkgDir = resolve(demoDir, "..", "pkg");
+const pkgDir = resolve(demoDir, "pkg");
 
 const MIME = {
   ".html": "text/html; charset=utf-8",

@@ -6,9 +6,8 @@
 //
 //   node js-glue/bin/sample.mjs [sample.json …] [--json]
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join, basename } from "node:path";
-import { loadEngine } from "../wasm.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
@@ -18,7 +17,12 @@ const samples = files.length
   ? files
   : ["en.json", "zh.json"].map((f) => join(here, "..", "..", "www-demo", "samples", f));
 
-const { Engine, version } = await loadEngine();
+// the tuning page's package (www-demo/pkg, `make build`): the pure Engine with its explain
+// records (the plugin's package, js-glue/pkg, has only the lifecycle engine)
+const pkgDir = join(here, "..", "..", "www-demo", "pkg");
+const wasm = await import(pathToFileURL(join(pkgDir, "openviking_context_engine.js")).href);
+wasm.initSync({ module: readFileSync(join(pkgDir, "openviking_context_engine_bg.wasm")) });
+const { Engine, version } = wasm;
 
 const pad = (s, n) => String(s).padEnd(n);
 const fmt = (x) => (typeof x === "number" ? x.toFixed(3) : "  -  ");

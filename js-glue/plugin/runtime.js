@@ -117,7 +117,6 @@ function refusedRuntime({ wasm, rawConfig, stateDir, logger, hostFacts, problems
 
 function createRuntime({ wasm, config, rawConfig, stateDir, logger, hostFacts = {} }) {
   const store = createStateStore(stateDir, { warn: (m) => logger.warn(`[openviking] ${m}`) });
-  const recall = new wasm.Engine(rawConfig, process.env);
   const agents = new Map();
   const background = new Set();
   const explicitAgent = typeof rawConfig.agentId === "string";
@@ -222,5 +221,5 @@ function createRuntime({ wasm, config, rawConfig, stateDir, logger, hostFacts = 
     warned.delete(key);
   }
 
-  return { wasm, config, rawConfig, stateDir, store, recall, logger, agent, ensureServer, localFacts, noteLocal, track, drain, touch, agents, warnOnce, recovered, hostFacts, problems: [], refused: null };
+  return { wasm, config, rawConfig, stateDir, store, logger, agent, ensureServer, localFacts, noteLocal, track, drain, touch, agents, warnOnce, recovered, hostFacts, problems: [], refused: null };
 }

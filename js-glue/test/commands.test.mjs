@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadEngine } from "../wasm.js";
+import { loadEngine } from "../../tests/support/packages.mjs"; // the test build (parseConfig is the page's)
 import { agentFromSessionKey } from "../plugin/runtime.js";
 import { registerCommands, machineOutput, parseChatArgs, hostDefaultAgent, chatCommandArgs } from "../plugin/commands.js";
 import { fmtDuration, formatTrace } from "../plugin/commands-format.js";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { loadEngine } from "../wasm.js";
+import { loadEngine } from "../../tests/support/packages.mjs"; // the test build: setUserId, record
 import { createStateStore } from "../state-store.js";
 import { createEngineHost } from "../engine-host.js";
 import { httpFromOps } from "./support/ops-over-http.mjs";

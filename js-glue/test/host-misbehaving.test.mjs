@@ -6,7 +6,7 @@
 // surrogate is stored (as U+FFFD), not refused.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { loadEngine } from "../wasm.js";
+import { loadEngine } from "../../tests/support/packages.mjs"; // the test build: setUserId, record, forgetSearch
 import { memoryHost } from "./support/memory-host.mjs";
 
 const { ContextEngine } = await loadEngine();

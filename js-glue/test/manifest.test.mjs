@@ -6,11 +6,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { loadEngine } from "../wasm.js";
+import { loadPackage } from "../../tests/support/packages.mjs";
 
 const manifest = JSON.parse(readFileSync(new URL("../openclaw.plugin.json", import.meta.url), "utf8"));
 const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8"));
-const { parseConfig, configBounds } = await loadEngine();
+const { parseConfig, configBounds } = await loadPackage("page");
 const props = manifest.configSchema.properties;
 
 test("manifest identity and packaging", () => {

@@ -1,21 +1,75 @@
-// The built package itself: it loads in Node, its TypeScript declarations have no `any` in
-// exported signatures, errors are JS Errors with a stable code, and it survives garbage.
+// The built packages themselves. The crate ships two (cargo features): the plugin's
+// (js-glue/pkg, loaded by js-glue/wasm.js) and the tuning page's (www-demo/pkg); each exports
+// only what its user calls, and neither the test-only exports. The page's package (the pure
+// Engine): it loads in Node, its TypeScript declarations have no `any` in exported
+// signatures, errors are JS Errors with a stable code, and it survives garbage.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { findPkg, loadEngine } from "../wasm.js";
+import { findPkg as pluginDir, loadEngine as loadPlugin } from "../wasm.js";
+import { findPkg, loadPackage } from "../../tests/support/packages.mjs";
 
-const pkg = findPkg();
-const engine = await loadEngine();
+const pkg = findPkg("page");
+const engine = await loadPackage("page");
+const plugin = await loadPlugin();
+
+/** A package's exports (wasm-bindgen's own left out) and each class's methods and getters. */
+function surface(mod) {
+  const own = new Set(["default", "initSync"]);
+  const exports = Object.keys(mod).filter((k) => !own.has(k) && !k.startsWith("__")).sort();
+  const classes = {};
+  for (const k of exports.filter((k) => /^[A-Z]/.test(k))) {
+    classes[k] = Object.getOwnPropertyNames(mod[k].prototype).filter((m) => m !== "constructor" && m !== "free" && !m.startsWith("__") && !/^\[/.test(m)).sort();
+  }
+  return { exports, classes };
+}
+
+const TEST_ONLY = ["setUserId", "recall", "memoryScopes", "forgetSearch", "record"];
+
+test("the plugin's package: ContextEngine and the free functions the plugin calls, nothing of the page's or the tests'", () => {
+  const s = surface(plugin);
+  assert.deepEqual(s.exports, ["ContextEngine", "checkConfig", "diagnoseHost", "estimateMessageTokens", "redactSecrets", "reportHost", "stateDirProblem", "toolDefinitions", "version"]);
+  for (const m of TEST_ONLY) assert.ok(!s.classes.ContextEngine.includes(m), `ContextEngine.${m} is test-only`);
+  for (const m of ["assemble", "writeTurn", "afterTurn", "runTool", "runCommit", "followTask", "flush", "drain", "status", "trace", "probe", "compact", "hookFallback", "userId"]) {
+    assert.ok(s.classes.ContextEngine.includes(m), `ContextEngine.${m}`);
+  }
+  const dts = readFileSync(join(pluginDir(), "openviking_context_engine.d.ts"), "utf8");
+  assert.ok(dts.includes("class ContextEngine") && !dts.includes("class Engine ") && !dts.includes("function liveSearch") && !dts.includes("setUserId("));
+});
+
+test("the page's package: the pure Engine, the config and token helpers, liveSearch; no ContextEngine", () => {
+  const s = surface(engine);
+  assert.deepEqual(s.exports, ["Engine", "configBounds", "estimateMessageTokens", "estimateTokens", "liveSearch", "parseConfig", "version"]);
+  assert.ok(s.classes.Engine.includes("autoRecall") && s.classes.Engine.includes("replayTriggers") && s.classes.Engine.includes("buildRecallQuery"));
+  for (const m of ["recallIntent", "expand", "classifyExpandUri", "fallbackBlock"]) assert.ok(!s.classes.Engine.includes(m), `Engine.${m} is test-only`);
+  assert.equal(engine.version(), plugin.version(), "one crate, one version");
+});
 
 test("the declarations have no `any` outside wasm-bindgen's InitOutput table", () => {
+  for (const dir of [pkg, pluginDir()]) {
+    const dts = readFileSync(join(dir, "openviking_context_engine.d.ts"), "utf8");
+    const publicPart = dts.split(/export type InitInput|export interface InitOutput/)[0];
+    const anys = publicPart.split("\n").filter((l) => /\bany\b/.test(l) && !l.trim().startsWith("*") && !l.trim().startsWith("//"));
+    assert.deepEqual(anys, [], dir);
+  }
   const dts = readFileSync(join(pkg, "openviking_context_engine.d.ts"), "utf8");
-  const publicPart = dts.split(/export type InitInput|export interface InitOutput/)[0];
-  const anys = publicPart.split("\n").filter((l) => /\bany\b/.test(l) && !l.trim().startsWith("*") && !l.trim().startsWith("//"));
-  assert.deepEqual(anys, []);
   for (const name of ["class Engine", "function parseConfig", "function estimateTokens", "interface AutoRecall", "interface ExplainRecord"]) {
     assert.ok(dts.includes(name), `missing ${name}`);
+  }
+});
+
+test("each package's declarations declare every type its exports name", () => {
+  const BUILTIN = new Set(["Promise", "Record", "Array", "Error", "Uint8Array", "Partial", "Readonly", "ArrayBuffer", "Response", "WebAssembly", "URL", "Request", "RequestInfo", "BufferSource"]);
+  for (const dir of [pkg, pluginDir()]) {
+    const dts = readFileSync(join(dir, "openviking_context_engine.d.ts"), "utf8").split(/export type InitInput/)[0];
+    const declared = new Set([...dts.matchAll(/\b(?:interface|type|class|enum)\s+([A-Z]\w*)/g)].map((m) => m[1]));
+    // the types in the exports' signatures (free functions, constructors, methods, getters)
+    const signatures = [...dts.matchAll(/^\s*(?:export function |constructor|(?:get |set )?[a-z]\w*\().*$/gm)].map((m) => m[0]);
+    assert.ok(signatures.length > 5, dir);
+    const named = new Set(signatures.flatMap((l) => [...l.replace(/"[^"]*"/g, "").matchAll(/\b([A-Z]\w*)\b/g)].map((m) => m[1])));
+    const missing = [...named].filter((n) => !declared.has(n) && !BUILTIN.has(n));
+    assert.deepEqual(missing, [], `${dir}: named but not declared`);
   }
 });
 

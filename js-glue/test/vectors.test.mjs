@@ -5,10 +5,10 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
-import { loadEngine } from "../wasm.js";
+import { loadPackage } from "../../tests/support/packages.mjs";
 
 const dir = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "tests", "vectors");
-const { Engine, parseConfig } = await loadEngine();
+const { Engine, parseConfig } = await loadPackage("page");
 
 function run(c) {
   const env = c.env ?? {};

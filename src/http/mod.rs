@@ -5,14 +5,14 @@
 //!
 //! - [`protocol`] — pure: the page's request checks and its errors (field + hint) (also
 //!   tested natively and in wasm by `tests/http_host.rs`)
-//! - `gloo` (wasm32) — the transport and the search
+//! - `gloo` (wasm32, the `page` feature) — the transport and the search
 //!
 //! Errors are `EngineError`s; the API key is never part of a message.
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "page"))]
 pub mod gloo;
 pub mod protocol;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "page"))]
 pub use gloo::{live_search, page_origin, GlooTransport, LiveResults};
 pub use protocol::LiveSearch;

@@ -20,6 +20,7 @@
 //! as they do in plain string arguments (`string_arg`), so such text is stored, not refused.
 //! No JS value makes an export trap: every argument is taken as a `JsValue` and checked here.
 
+#[cfg(feature = "plugin")]
 use crate::decode::Request;
 use crate::error::{EngineError, ErrorCode};
 use js_sys::{Error, Reflect, JSON};
@@ -38,11 +39,13 @@ extern "C" {
     fn entries_checked(v: &JsValue) -> Result<js_sys::Array, JsValue>;
 }
 
+#[cfg(feature = "page")]
 /// `Array.isArray`, guarded.
 pub fn is_array(v: &JsValue) -> Result<bool, JsValue> {
     is_array_checked(v)
 }
 
+#[cfg(feature = "page")]
 /// `Object.entries`, guarded; a throw is an `INVALID_INPUT` naming `field`.
 pub fn own_entries(field: &str, v: &JsValue) -> Result<js_sys::Array, EngineError> {
     entries_checked(v).map_err(|e| EngineError::input(field, format!("cannot be read ({})", js_message(&e))))
@@ -52,9 +55,19 @@ fn js_message(e: &JsValue) -> String {
     e.dyn_ref::<Error>().map(|e| String::from(e.message())).unwrap_or_default()
 }
 
+#[cfg(feature = "plugin")]
 /// A request decoded into its Rust type (see the module doc). `field` names the argument in
 /// errors about reading it at all; a value that is not an object is `(input)`.
 pub fn decode_request<T: Request>(field: &str, v: &JsValue) -> Result<T, EngineError> {
+    let (value, json) = snapshot(field, v, T::JSON_FIELDS)?;
+    crate::decode::finish_request(crate::decode::decode("(input)", value)?, json)
+}
+
+/// The untyped half of [`decode_request`], compiled once for every request type: the
+/// request's own fields as a JSON value (the `json_fields` apart, read as JSON text).
+#[cfg(feature = "plugin")]
+#[inline(never)]
+fn snapshot(field: &str, v: &JsValue, json_fields: &'static [&'static str]) -> Result<(Value, Vec<(&'static str, Value)>), EngineError> {
     match is_array_checked(v) {
         Ok(false) if v.is_object() => {}
         Err(e) => return Err(EngineError::input(field, format!("cannot be read ({})", js_message(&e)))),
@@ -66,7 +79,7 @@ pub fn decode_request<T: Request>(field: &str, v: &JsValue) -> Result<T, EngineE
     for pair in entries.iter() {
         let key = Reflect::get_u32(&pair, 0).ok().and_then(|k| k.as_string()).unwrap_or_default();
         let value = Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED);
-        if let Some(f) = T::JSON_FIELDS.iter().find(|f| **f == key) {
+        if let Some(f) = json_fields.iter().find(|f| **f == key) {
             json.push((*f, decode(f, &value)?));
         } else if value.is_object() || value.is_function() {
             let _ = Reflect::set(&snapshot, &key.as_str().into(), &plain_copy(&key, &value)?);
@@ -77,9 +90,10 @@ pub fn decode_request<T: Request>(field: &str, v: &JsValue) -> Result<T, EngineE
     // serde-wasm-bindgen reads the snapshot once into a JSON value (one instantiation of its
     // deserializer for the whole crate); the typed decode runs over that value
     let value: Value = crate::decode::decode("(input)", serde_wasm_bindgen::Deserializer::from(JsValue::from(snapshot)))?;
-    crate::decode::finish_request(crate::decode::decode("(input)", value)?, json)
+    Ok((value, json))
 }
 
+#[cfg(feature = "plugin")]
 /// An object-valued request field as plain data with JSON's meaning (`JSON.parse` of
 /// `JSON.stringify`, both guarded): what serde-wasm-bindgen may read without running any
 /// code of the caller's. A function reads as absent, as in JSON.
@@ -114,6 +128,7 @@ pub fn string_arg(field: &str, v: &JsValue) -> Result<String, JsValue> {
     v.as_string().ok_or_else(|| to_js_error(EngineError::input(field, format!("expected a string, got {}", type_name(v)))))
 }
 
+#[cfg(feature = "plugin")]
 /// The strings in an array argument (anything else in it, or a value that is not an array,
 /// is left out). Reads through `Reflect`, so an array behind a Proxy whose traps throw is
 /// an empty list, not an exception through the wasm.

@@ -1,13 +1,20 @@
-//! The JS surface. Each export: decode → core → encode.
+//! The JS surface. Each export: decode → core → encode. Each is compiled into the package
+//! that calls it (`plugin`: the configuration check, redaction, tool definitions, the host
+//! diagnosis; `page`: the pure `Engine`, `parseConfig`, `configBounds`, `estimateTokens`;
+//! both: `version`, `estimateMessageTokens`).
 
 use super::codec::{decode, encode, string_arg, to_js_error};
-use crate::auto_recall::RecallRequest;
-use crate::config::{parse_config, Config, Env};
+use crate::config::Env;
 use crate::input::as_object;
-use crate::messages::role;
-use crate::recall::query::build_query;
-use crate::tokens::estimate_tokens;
 use serde_json::Value;
+#[cfg(feature = "page")]
+use crate::{
+    auto_recall::RecallRequest,
+    config::{parse_config, Config},
+    messages::role,
+    recall::query::build_query,
+    tokens::estimate_tokens,
+};
 use wasm_bindgen::prelude::*;
 
 pub(crate) fn read_env(v: &JsValue) -> Result<Env, JsValue> {
@@ -29,6 +36,7 @@ pub fn version() -> String {
     crate::VERSION.to_string()
 }
 
+#[cfg(feature = "page")]
 /// Estimated tokens of a text (o200k-calibrated; honest for CJK and code).
 #[wasm_bindgen(js_name = estimateTokens)]
 pub fn estimate_tokens_js(#[wasm_bindgen(unchecked_param_type = "string")] text: JsValue) -> Result<usize, JsValue> {
@@ -48,6 +56,7 @@ pub fn estimate_message_tokens_js(
     encode(&items.iter().map(crate::messages::estimate_message_tokens).collect::<Vec<usize>>())
 }
 
+#[cfg(feature = "page")]
 /// Parses a plugin configuration: every key resolved, or an `INVALID_CONFIG` error naming the key.
 #[wasm_bindgen(js_name = parseConfig, unchecked_return_type = "ParsedConfig")]
 pub fn parse_config_js(
@@ -58,6 +67,7 @@ pub fn parse_config_js(
     encode(&parse_config(&raw, &read_env(&env)?).map_err(to_js_error)?)
 }
 
+#[cfg(feature = "plugin")]
 /// Checks a plugin configuration without throwing: every problem (key, value, what the engine
 /// does, the fix; errors and warnings) and the configuration the engine runs with, or `null`
 /// when a problem is an error. What the plugin and `doctor` read a user's config with.
@@ -74,6 +84,7 @@ pub fn check_config_js(
     encode(&check)
 }
 
+#[cfg(feature = "plugin")]
 /// The problem of a state dir the plugin could not create or write (`{path, code, message?,
 /// configured}`: the resolved path, the system's error code, its message, whether `stateDir`
 /// set it): always an error naming `stateDir`, with its fix.
@@ -90,6 +101,7 @@ pub fn state_dir_problem_js(
     encode(&crate::config::state_dir_problem(path, code, message, configured))
 }
 
+#[cfg(feature = "plugin")]
 /// `text` with every secret (and its percent-encoded form) replaced by `[redacted]`; secrets
 /// under 4 characters are not searched for. The operator commands pass their output through it.
 #[wasm_bindgen(js_name = redactSecrets)]
@@ -102,18 +114,24 @@ pub fn redact_secrets_js(
     Ok(crate::openviking::server::redact_all(&text, &secrets.iter().map(String::as_str).collect::<Vec<_>>()))
 }
 
+#[cfg(feature = "plugin")]
 /// The memory tools as the host registers them: `[{name, label, description, parameters}]`.
+/// The text is `tools.json`, generated from `tools::tool_definitions()`
+/// (`tests/tool_definitions_json.rs` fails when it is stale): parsed by JS, so the plugin's
+/// wasm carries the JSON and not the code that builds it.
 #[wasm_bindgen(js_name = toolDefinitions, unchecked_return_type = "ToolDefinition[]")]
 pub fn tool_definitions_js() -> Result<JsValue, JsValue> {
-    encode(&crate::tools::tool_definitions())
+    js_sys::JSON::parse(include_str!("tools.json"))
 }
 
+#[cfg(feature = "page")]
 /// Every numeric plugin key's default and bounds (the tuning page's controls).
 #[wasm_bindgen(js_name = configBounds, unchecked_return_type = "KeyBounds[]")]
 pub fn config_bounds_js() -> Result<JsValue, JsValue> {
     encode(&crate::config::key_bounds())
 }
 
+#[cfg(feature = "plugin")]
 /// Is this host going to use the engine? `{slot?, hostVersion?}` → `Inert` (cause and fix)
 /// or null.
 #[wasm_bindgen(js_name = diagnoseHost, unchecked_return_type = "Inert | null")]
@@ -122,6 +140,7 @@ pub fn diagnose_host_js(#[wasm_bindgen(unchecked_param_type = "HostFacts")] fact
     encode(&crate::inert::diagnose_host(&facts))
 }
 
+#[cfg(feature = "plugin")]
 /// The diagnosis of `diagnoseHost`, only the first time its cause is seen in this process
 /// (then null): what the plugin logs at load, once per process and cause, as the engine does
 /// when a turn runs without it. `line` is the warning to log.
@@ -138,6 +157,7 @@ pub fn report_host_js(#[wasm_bindgen(unchecked_param_type = "HostFacts")] facts:
     }
 }
 
+#[cfg(feature = "page")]
 /// The engine, holding one parsed configuration.
 #[wasm_bindgen]
 pub struct Engine {
@@ -145,6 +165,7 @@ pub struct Engine {
     warnings: Vec<String>,
 }
 
+#[cfg(feature = "page")]
 #[wasm_bindgen]
 impl Engine {
     #[wasm_bindgen(constructor)]
@@ -195,24 +216,6 @@ impl Engine {
         encode(&build_query(prompt, &messages, self.config.assemble_recall_window))
     }
 
-    /// What the intent analysis decides for the current user turn (`recall::intent`): whether
-    /// it needs recall, the memory types it is about, the time window it names (from `nowMs`)
-    /// and the user-scope folder the engine then searches.
-    #[wasm_bindgen(js_name = recallIntent, unchecked_return_type = "RecallIntent | null")]
-    pub fn recall_intent(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "{ prompt?: string; messages?: AgentMessage[]; nowMs: number }")] input: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let v = decode("(input)", &input).map_err(to_js_error)?;
-        let o = as_object("", &v).map_err(to_js_error)?;
-        let prompt = o.opt_str("prompt").map_err(to_js_error)?;
-        let now_ms = o.opt_u64("nowMs").map_err(to_js_error)?.ok_or_else(|| to_js_error(crate::error::EngineError::input("nowMs", "required: the time of the turn, ms since the epoch")))?;
-        let messages = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default();
-        let messages: Vec<Value> = messages.into_iter().filter(|m| role(m).is_some()).collect();
-        let built = build_query(prompt, &messages, self.config.assemble_recall_window);
-        encode(&crate::recall::intent::of_turn(&built, now_ms))
-    }
-
     /// One turn's `assemble()`: recall plus the composition of summaries, raw turns and the
     /// synthetic pair under the token budget.
     #[wasm_bindgen(unchecked_return_type = "AssembleResult")]
@@ -222,46 +225,6 @@ impl Engine {
     ) -> Result<JsValue, JsValue> {
         let v = decode("(request)", &request).map_err(to_js_error)?;
         encode(&crate::assemble_turn::assemble_turn(&self.config, v).map_err(to_js_error)?)
-    }
-
-    /// `memory_expand`'s core: rank an archive's turns against the query, at most
-    /// `memoryExpandMaxResults` (or `limit`, if smaller) excerpts.
-    #[wasm_bindgen(unchecked_return_type = "Expansion")]
-    pub fn expand(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "{ archiveUri: string; messages: unknown[]; checkpoint?: CompactCheckpoint | null; query?: string; limit?: number }")]
-        request: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let v = decode("(request)", &request).map_err(to_js_error)?;
-        let o = as_object("", &v).map_err(to_js_error)?;
-        let archive_uri = o.req_str("archiveUri").map_err(to_js_error)?;
-        let messages = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default();
-        let checkpoint = match o.get("checkpoint") {
-            None => None,
-            Some(c) => Some(
-                serde_json::from_value::<crate::checkpoint::CompactCheckpoint>(c.clone())
-                    .map_err(|e| to_js_error(crate::EngineError::input("checkpoint", e.to_string())))?,
-            ),
-        };
-        let limit = o.opt_u64("limit").map_err(to_js_error)?.map_or(self.config.memory_expand_max_results, |l| (l as usize).clamp(1, self.config.memory_expand_max_results));
-        let query = o.opt_str("query").map_err(to_js_error)?;
-        encode(&crate::expand::expand(archive_uri, &messages, checkpoint.as_ref(), query, limit))
-    }
-
-    /// What a URI given to `memory_expand` points at (archive, session, memory), or null.
-    #[wasm_bindgen(js_name = classifyExpandUri, unchecked_return_type = "ExpandTarget | null")]
-    pub fn classify_expand_uri(&self, #[wasm_bindgen(unchecked_param_type = "string")] uri: JsValue) -> Result<JsValue, JsValue> {
-        encode(&crate::expand::classify(&string_arg("uri", &uri)?))
-    }
-
-    /// The `before_prompt_build` fallback's block for these memories (markup escaped inside,
-    /// so no memory can close it), or null when there is nothing to recall.
-    #[wasm_bindgen(js_name = fallbackBlock, unchecked_return_type = "string | null")]
-    pub fn fallback_block(&self, #[wasm_bindgen(unchecked_param_type = "RecalledMemory[]")] memories: JsValue) -> Result<JsValue, JsValue> {
-        let v = decode("memories", &memories).map_err(to_js_error)?;
-        let memories: Vec<crate::messages::synthetic::RecalledMemory> =
-            serde_json::from_value(v).map_err(|e| to_js_error(crate::EngineError::input("memories", e.to_string())))?;
-        Ok(crate::messages::fallback::fallback_block(&memories).map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
     }
 
     /// The compaction triggers over a transcript, turn by turn (the demo's replay timeline).
@@ -306,11 +269,76 @@ impl Engine {
     }
 }
 
+#[cfg(feature = "page")]
 /// A request's optional `explain` flag.
 fn explain_flag(v: &Value) -> Result<bool, crate::EngineError> {
     match v.get("explain") {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
         Some(other) => Err(crate::EngineError::input("explain", format!("expected a boolean, got {}", crate::input::describe(other)))),
+    }
+}
+
+/// What only tests call (the `testing` feature; the tuning page does not show them): the
+/// intent analysis, memory_expand's ranking, a URI's expand target, the fallback block.
+#[cfg(feature = "testing")]
+#[wasm_bindgen]
+impl Engine {
+    /// What the intent analysis decides for the current user turn (`recall::intent`): whether
+    /// it needs recall, the memory types it is about, the time window it names (from `nowMs`)
+    /// and the user-scope folder the engine then searches.
+    #[wasm_bindgen(js_name = recallIntent, unchecked_return_type = "RecallIntent | null")]
+    pub fn recall_intent(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ prompt?: string; messages?: AgentMessage[]; nowMs: number }")] input: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = decode("(input)", &input).map_err(to_js_error)?;
+        let o = as_object("", &v).map_err(to_js_error)?;
+        let prompt = o.opt_str("prompt").map_err(to_js_error)?;
+        let now_ms = o.opt_u64("nowMs").map_err(to_js_error)?.ok_or_else(|| to_js_error(crate::error::EngineError::input("nowMs", "required: the time of the turn, ms since the epoch")))?;
+        let messages = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default();
+        let messages: Vec<Value> = messages.into_iter().filter(|m| role(m).is_some()).collect();
+        let built = build_query(prompt, &messages, self.config.assemble_recall_window);
+        encode(&crate::recall::intent::of_turn(&built, now_ms))
+    }
+
+    /// `memory_expand`'s core: rank an archive's turns against the query, at most
+    /// `memoryExpandMaxResults` (or `limit`, if smaller) excerpts.
+    #[wasm_bindgen(unchecked_return_type = "Expansion")]
+    pub fn expand(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ archiveUri: string; messages: unknown[]; checkpoint?: CompactCheckpoint | null; query?: string; limit?: number }")]
+        request: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = decode("(request)", &request).map_err(to_js_error)?;
+        let o = as_object("", &v).map_err(to_js_error)?;
+        let archive_uri = o.req_str("archiveUri").map_err(to_js_error)?;
+        let messages = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default();
+        let checkpoint = match o.get("checkpoint") {
+            None => None,
+            Some(c) => Some(
+                serde_json::from_value::<crate::checkpoint::CompactCheckpoint>(c.clone())
+                    .map_err(|e| to_js_error(crate::EngineError::input("checkpoint", e.to_string())))?,
+            ),
+        };
+        let limit = o.opt_u64("limit").map_err(to_js_error)?.map_or(self.config.memory_expand_max_results, |l| (l as usize).clamp(1, self.config.memory_expand_max_results));
+        let query = o.opt_str("query").map_err(to_js_error)?;
+        encode(&crate::expand::expand(archive_uri, &messages, checkpoint.as_ref(), query, limit))
+    }
+
+    /// What a URI given to `memory_expand` points at (archive, session, memory), or null.
+    #[wasm_bindgen(js_name = classifyExpandUri, unchecked_return_type = "ExpandTarget | null")]
+    pub fn classify_expand_uri(&self, #[wasm_bindgen(unchecked_param_type = "string")] uri: JsValue) -> Result<JsValue, JsValue> {
+        encode(&crate::expand::classify(&string_arg("uri", &uri)?))
+    }
+
+    /// The `before_prompt_build` fallback's block for these memories (markup escaped inside,
+    /// so no memory can close it), or null when there is nothing to recall.
+    #[wasm_bindgen(js_name = fallbackBlock, unchecked_return_type = "string | null")]
+    pub fn fallback_block(&self, #[wasm_bindgen(unchecked_param_type = "RecalledMemory[]")] memories: JsValue) -> Result<JsValue, JsValue> {
+        let v = decode("memories", &memories).map_err(to_js_error)?;
+        let memories: Vec<crate::messages::synthetic::RecalledMemory> =
+            serde_json::from_value(v).map_err(|e| to_js_error(crate::EngineError::input("memories", e.to_string())))?;
+        Ok(crate::messages::fallback::fallback_block(&memories).map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
     }
 }

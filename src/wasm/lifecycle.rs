@@ -8,7 +8,6 @@ use super::js_host::JsHost;
 use crate::openviking::{OpenVikingHttp, Server};
 use crate::config::parse_config;
 use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ToolContext, TurnWrite};
-use crate::tools::RecallInput;
 use crate::error::{EngineError, ErrorCode};
 use crate::host::{HostError, HostErrorKind};
 use crate::session_map::ov_session_id;
@@ -88,14 +87,6 @@ impl ContextEngine {
         let host = OpenVikingHttp::new(Server::from_config(&parsed.config), callbacks);
         Ok(ContextEngine { inner: Rc::new(Engine::new(parsed.config, host)) })
     }
-
-    /// The OpenViking user id, for user-scope URIs (checkpoints).
-    #[wasm_bindgen(js_name = setUserId)]
-    pub fn set_user_id(&self, #[wasm_bindgen(unchecked_param_type = "string")] user_id: JsValue) -> Result<(), JsValue> {
-        self.inner.set_user_id(&string_arg("userId", &user_id)?);
-        Ok(())
-    }
-
     /// The OpenViking session id of an OpenClaw `sessionId` for this agent.
     #[wasm_bindgen(js_name = ovSessionId)]
     pub fn ov_session_id(&self, #[wasm_bindgen(unchecked_param_type = "string")] session_id: JsValue) -> Result<String, JsValue> {
@@ -118,17 +109,6 @@ impl ContextEngine {
             encode(&inner.assemble(call).await.map_err(to_js_error)?)
         })
     }
-
-    /// The `memory_recall` tool: `{query, limit?, scoreThreshold?}` → `{memories}`.
-    #[wasm_bindgen(unchecked_return_type = "Promise<{ memories: RecalledMemory[] }>")]
-    pub fn recall(&self, #[wasm_bindgen(unchecked_param_type = "{ query: string; limit?: number; scoreThreshold?: number }")] params: JsValue) -> Promise {
-        let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "recall", async move {
-            let call = RecallInput::from_value(&decode("(params)", &params).map_err(to_js_error)?).map_err(to_js_error)?;
-            encode(&inner.recall_tool(call).await.map_err(to_js_error)?)
-        })
-    }
-
     /// `compact({sessionId, currentTokenCount?})`: a forced commit followed to its summary,
     /// answered in the host's shape `{ok, compacted, reason?, result?}`.
     #[wasm_bindgen(unchecked_return_type = "Promise<CompactAnswer>")]
@@ -177,14 +157,6 @@ impl ContextEngine {
             encode(&inner.run_tool_in(&name, &params, &ctx).await.map_err(to_js_error)?)
         })
     }
-
-    /// This agent's memory scopes `{user, agent}` (the user resolved through the host).
-    #[wasm_bindgen(js_name = memoryScopes, unchecked_return_type = "Promise<MemoryScopes>")]
-    pub fn memory_scopes(&self) -> Promise {
-        let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "memoryScopes", async move { encode(&inner.memory_scopes().await) })
-    }
-
     /// The OpenViking user id behind the key (kept in the state dir for an hour), or null
     /// while the server is down or names no user.
     #[wasm_bindgen(js_name = userId, unchecked_return_type = "Promise<string | null>")]
@@ -221,13 +193,6 @@ impl ContextEngine {
         self.inner.note_local_server(decode_request("facts", &facts).map_err(to_js_error)?);
         Ok(())
     }
-
-    /// Drops the reused search (after a memory was stored or deleted).
-    #[wasm_bindgen(js_name = forgetSearch)]
-    pub fn forget_search(&self) {
-        self.inner.forget_search();
-    }
-
     /// Writes one finished turn losslessly (OpenViking, or the durable outbox).
     #[wasm_bindgen(js_name = writeTurn, unchecked_return_type = "Promise<WriteOutcome>")]
     pub fn write_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite")] request: JsValue) -> Promise {
@@ -368,6 +333,41 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Inert | null")]
     pub fn inert(&self) -> Result<JsValue, JsValue> {
         encode(&self.inner.inert())
+    }
+}
+
+/// What only tests call (the `testing` feature: the test build, never a shipped package).
+#[cfg(feature = "testing")]
+#[wasm_bindgen]
+impl ContextEngine {
+    /// The OpenViking user id, for user-scope URIs (checkpoints).
+    #[wasm_bindgen(js_name = setUserId)]
+    pub fn set_user_id(&self, #[wasm_bindgen(unchecked_param_type = "string")] user_id: JsValue) -> Result<(), JsValue> {
+        self.inner.set_user_id(&string_arg("userId", &user_id)?);
+        Ok(())
+    }
+
+    /// The `memory_recall` tool: `{query, limit?, scoreThreshold?}` → `{memories}`.
+    #[wasm_bindgen(unchecked_return_type = "Promise<{ memories: RecalledMemory[] }>")]
+    pub fn recall(&self, #[wasm_bindgen(unchecked_param_type = "{ query: string; limit?: number; scoreThreshold?: number }")] params: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "recall", async move {
+            let call = crate::tools::RecallInput::from_value(&decode("(params)", &params).map_err(to_js_error)?).map_err(to_js_error)?;
+            encode(&inner.recall_tool(call).await.map_err(to_js_error)?)
+        })
+    }
+
+    /// This agent's memory scopes `{user, agent}` (the user resolved through the host).
+    #[wasm_bindgen(js_name = memoryScopes, unchecked_return_type = "Promise<MemoryScopes>")]
+    pub fn memory_scopes(&self) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "memoryScopes", async move { encode(&inner.memory_scopes().await) })
+    }
+
+    /// Drops the reused search (after a memory was stored or deleted).
+    #[wasm_bindgen(js_name = forgetSearch)]
+    pub fn forget_search(&self) {
+        self.inner.forget_search();
     }
 
     /// The engine's durable record of a session (state, commit guard, checkpoints).

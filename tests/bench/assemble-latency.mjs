@@ -10,13 +10,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
 import { createClient } from "../inspect/client.js";
-import { loadEngine } from "../../js-glue/wasm.js";
+import { loadPackage } from "../support/packages.mjs";
 import { searchScopes } from "../../js-glue/plugin/recall.js";
 
 const h = await startHarness();
 const stateDir = mkdtempSync(join(tmpdir(), "ove-lat-"));
 try {
-  const { Engine, estimateMessageTokens } = await loadEngine();
+  const { Engine, estimateMessageTokens } = await loadPackage("page");
   const client = createClient({ baseUrl: h.env.baseUrl, apiKey: h.env.userKey, agentId: "main" });
   const facts = [
     "Prefers a dark editor theme", "Decided to keep the staging pool at 10 connections", "Slow queries on orders are fixed by an index on (user_id, created_at)",

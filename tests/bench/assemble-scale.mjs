@@ -4,10 +4,10 @@
 // history. Median of 7 runs per size, after one warm-up.
 //
 //   node tests/bench/assemble-scale.mjs
-import { loadEngine } from "../../js-glue/wasm.js";
+import { loadPackage } from "../support/packages.mjs";
 import { assembleSession } from "./inputs.mjs";
 
-const { Engine } = await loadEngine();
+const { Engine } = await loadPackage("page"); // the pure Engine: the tuning page's package
 const engine = new Engine({}, {});
 const SIZES = [100, 800, 5000];
 const RUNS = 7;

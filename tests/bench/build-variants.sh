@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds the wasm package twice through the same pipeline, for comparing opt-level 3 against
-# opt-level "z" (issue 12): cargo (release profile of Cargo.toml, only opt-level overridden) →
+# Builds a wasm package twice through the same pipeline, for comparing opt-level 3 against
+# opt-level "z" (issue 12): cargo (release profile of Cargo.toml, only opt-level overridden;
+# the default features: the plugin's and the page's exports in one module, so `scale.mjs` finds
+# the pure Engine in both variants; PKG_FEATURES=plugin or page for one package's exports) →
 # wasm-bindgen --target web → wasm-opt with the flags of
 # [package.metadata.wasm-pack.profile.release], `-O3` replaced by `-Oz` for the z variant.
-# Touches neither pkg/, js-glue/pkg/, Cargo.toml nor the main target dir. Both variants are
+# Touches neither pkg/, js-glue/pkg/, www-demo/pkg/, Cargo.toml nor the main target dir. Both variants are
 # built from ONE snapshot of a commit (`git archive`, default HEAD) unpacked under the out root,
 # not from the working tree, so an edit made while cargo runs cannot end up in only one of
 # them; each package dir gets a SOURCE file naming the commit.
@@ -36,7 +38,7 @@ for v in o3 z; do
   target="$PWD/target/bench-$v"
   echo "[build-variants] $v: cargo opt-level=$level → $target" >&2
   (cd "$SRC" && CARGO_TARGET_DIR="$target" CARGO_PROFILE_RELEASE_OPT_LEVEL="$level" \
-    cargo build --release --target wasm32-unknown-unknown --lib --locked --quiet)
+    cargo build --release --target wasm32-unknown-unknown --lib --locked --quiet ${PKG_FEATURES:+--no-default-features --features "$PKG_FEATURES"})
   raw="$OUT/pkg-$v-raw"
   rm -rf "$raw" "$OUT/pkg-$v" && mkdir -p "$raw" "$OUT/pkg-$v"
   wasm-bindgen --target web --out-dir "$raw" "$target/wasm32-unknown-unknown/release/openviking_context_engine.wasm"

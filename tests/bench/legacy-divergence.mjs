@@ -34,8 +34,8 @@ const CASES = Number(arg("cases", 3000));
 const SEED = Number(arg("seed", 24));
 const SHOW = Number(arg("show", 3));
 
-const pkg = await import(pathToFileURL(resolve(root, "pkg/openviking_context_engine.js")).href);
-pkg.initSync({ module: readFileSync(resolve(root, "pkg/openviking_context_engine_bg.wasm")) });
+const pkg = await import(pathToFileURL(resolve(root, "www-demo/pkg/openviking_context_engine.js")).href); // the page's package: the pure Engine
+pkg.initSync({ module: readFileSync(resolve(root, "www-demo/pkg/openviking_context_engine_bg.wasm")) });
 const CONFIG = { recallTokenBudget: 50000, recallMaxContentChars: 10000 }; // the budget cuts nothing
 const engine = new pkg.Engine(CONFIG, {});
 const legacy = await loadLegacy();

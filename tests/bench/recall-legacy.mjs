@@ -2,7 +2,7 @@
 // Recall: our wasm engine against the legacy TypeScript plugin's recall, in ONE Node process,
 // runs interleaved, on the same inputs (issue 12, goal 1).
 //
-//   wasm    `Engine.autoRecall(request)` from pkg/ with the default config (`new Engine({}, {})`),
+//   wasm    `Engine.autoRecall(request)` from www-demo/pkg/ (the page's package) with the default config (`new Engine({}, {})`),
 //           marshalling included: the call JSON.stringify's the request, serde reads it, the
 //           engine builds the query, merges, dedupes, ranks, trims, builds the synthetic
 //           pair + explain records + the messages with the pair injected, serde writes it
@@ -57,11 +57,12 @@
 // Profiling: --profile wasm|legacy-core|legacy-full --size N --seconds S runs only that
 // pipeline in a loop (run it under `node --cpu-prof --cpu-prof-dir=DIR`), and
 // --summarise-profile FILE.cpuprofile [--top 25] prints the top self-time frames.
-// OVCE_PKG_DIR=<dir> loads the wasm package from another directory; default: the repository's
-// pkg/. pkg/ has no wasm name section (wasm-opt --strip-debug), so its frames profile as
-// `wasm-function[N]`; for named frames, build the same sources into /tmp (pkg/ untouched):
+// OVCE_PKG_DIR=<dir> loads the wasm package from another directory; default: the tuning page's
+// package, www-demo/pkg/ (it has the pure Engine). It has no wasm name section (wasm-opt
+// --strip-debug), so its frames profile as `wasm-function[N]`; for named frames, build the same
+// sources into /tmp (the packages untouched):
 //
-//   cargo build --release --lib --target wasm32-unknown-unknown --target-dir /tmp/ovce-named/target
+//   cargo build --release --lib --target wasm32-unknown-unknown --no-default-features --features page --target-dir /tmp/ovce-named/target
 //   wasm-bindgen --target web --out-dir /tmp/ovce-named/raw /tmp/ovce-named/target/wasm32-unknown-unknown/release/openviking_context_engine.wasm
 //   mkdir -p /tmp/ovce-named/pkg && cp /tmp/ovce-named/raw/*.js /tmp/ovce-named/pkg/
 //   js-glue/node_modules/.bin/wasm-opt /tmp/ovce-named/raw/openviking_context_engine_bg.wasm -O3 --debuginfo \
@@ -101,7 +102,7 @@ if (args["summarise-profile"]) {
 // ---------------------------------------------------------------------------------------------
 // The wasm package
 // ---------------------------------------------------------------------------------------------
-const pkgDir = resolve(process.env.OVCE_PKG_DIR || resolve(root, "pkg"));
+const pkgDir = resolve(process.env.OVCE_PKG_DIR || resolve(root, "www-demo", "pkg")); // the page's package: the pure Engine
 const pkgJs = resolve(pkgDir, "openviking_context_engine.js");
 const pkgWasm = resolve(pkgDir, "openviking_context_engine_bg.wasm");
 if (!existsSync(pkgJs) || !existsSync(pkgWasm)) die(`${pkgDir} has no built wasm package (make build)`);

@@ -14,8 +14,9 @@ import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const artifacts = resolve(root, "tests", "artifacts", "bench");
-const { loadEngine, findPkg } = await import(resolve(root, "js-glue", "wasm.js"));
-const { Engine } = await loadEngine();
+const { loadPackage, findPkg: pkgDir } = await import(resolve(root, "tests", "support", "packages.mjs"));
+const findPkg = () => pkgDir("page"); // the tuning page's package: the pure Engine
+const { Engine } = await loadPackage("page");
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 function perCall(fn) {

@@ -21,7 +21,7 @@
 // identical outputs on every point, reports each .wasm's raw and gzip (-9) size, and times
 // cold start in fresh Node processes (--cold N per package, interleaved; default 11; 0 skips).
 //
-//   node tests/bench/scale.mjs                          # js-glue/pkg, through js-glue/wasm.js loadEngine()
+//   node tests/bench/scale.mjs                          # www-demo/pkg (the page's package: the pure Engine)
 //   node tests/bench/scale.mjs --pkg /tmp/pkg-o3 --pkg /tmp/pkg-z --out tests/artifacts/bench/scale-o3-vs-z
 //   node tests/bench/scale.mjs --pkg o3=/tmp/pkg-o3 ...  # label=dir; default label: the dir's name
 //
@@ -57,8 +57,8 @@ if (RUNS < 5) die("--runs must be at least 5");
 // ---------------------------------------------------------------------------------------------
 const variants = [];
 if (!pkgArgs.length) {
-  const { loadEngine, findPkg } = await import(pathToFileURL(resolve(root, "js-glue", "wasm.js")).href);
-  variants.push(describe("js-glue/pkg", findPkg(), await loadEngine()));
+  const { loadPackage, findPkg } = await import(pathToFileURL(resolve(root, "tests", "support", "packages.mjs")).href);
+  variants.push(describe("www-demo/pkg", findPkg("page"), await loadPackage("page")));
 } else {
   for (const a of pkgArgs) {
     const eq = a.indexOf("=");

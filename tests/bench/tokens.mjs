@@ -11,11 +11,11 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const { loadEngine } = await import(resolve(root, "js-glue", "wasm.js"));
+const { loadPackage } = await import(resolve(root, "tests", "support", "packages.mjs"));
 const { encode } = createRequire(resolve(root, "js-glue", "package.json"))("gpt-tokenizer/encoding/o200k_base");
 
 export async function measure() {
-  const { estimateTokens } = await loadEngine();
+  const { estimateTokens } = await loadPackage("page");
   const corpus = JSON.parse(readFileSync(resolve(root, "tests", "corpus", "tokens.json"), "utf8"));
   const rows = {};
   for (const s of corpus) {

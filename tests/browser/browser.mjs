@@ -53,10 +53,11 @@ export async function loadDemo(page, base) {
   await page.waitForSelector("body[data-ready=true]", { timeout: 20_000 });
 }
 
-/** The package the page runs, loaded here in Node: the reference for every number it shows. */
+/** The package the page runs (www-demo/pkg), loaded here in Node: the reference for every
+ *  number it shows. */
 export async function loadPkgInNode() {
-  const wasm = await import(pathToFileURL(join(root, "pkg", "openviking_context_engine.js")).href);
-  await wasm.default({ module_or_path: await readFile(join(root, "pkg", "openviking_context_engine_bg.wasm")) });
+  const wasm = await import(pathToFileURL(join(root, "www-demo", "pkg", "openviking_context_engine.js")).href);
+  await wasm.default({ module_or_path: await readFile(join(root, "www-demo", "pkg", "openviking_context_engine_bg.wasm")) });
   return wasm;
 }
 

@@ -34,7 +34,7 @@ import { writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
 import { createClient } from "../inspect/client.js";
 import { storedMessages as storedMessagesOf } from "../inspect/stored.js";
-import { loadEngine } from "../../js-glue/wasm.js";
+import { loadEngine } from "../support/packages.mjs"; // the test build: the plugin's and the page's exports
 import { createStateStore } from "../../js-glue/state-store.js";
 import { createEngineHost, createTransport } from "../../js-glue/engine-host.js";
 

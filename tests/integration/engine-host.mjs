@@ -7,7 +7,7 @@
 import { createClient } from "../inspect/client.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 import { createEngineHost } from "../../js-glue/engine-host.js";
-import { loadEngine } from "../../js-glue/wasm.js";
+import { loadEngine } from "../support/packages.mjs"; // the test build: setUserId
 
 export async function makeEngine({ baseUrl, apiKey, userId, agentId = "main", stateDir, config = {}, timeoutMs = 5000, storeOptions = {}, now }) {
   const { ContextEngine } = await loadEngine();

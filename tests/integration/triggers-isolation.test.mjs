@@ -11,7 +11,7 @@ import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
 import { createClient } from "../inspect/client.js";
 import { createStateStore } from "../../js-glue/state-store.js";
 import { createEngineHost } from "../../js-glue/engine-host.js";
-import { loadEngine } from "../../js-glue/wasm.js";
+import { loadEngine } from "../support/packages.mjs"; // the test build: setUserId, record
 
 let h;
 let root;

@@ -98,8 +98,9 @@ if (only) data.personas = data.personas.filter((p) => only.includes(p.tag));
 if (args.questions) for (const p of data.personas) p.questions = p.questions.filter((q, i, all) => all.filter((x) => x.type === q.type).indexOf(q) < Number(args.questions));
 if (!data.personas.length) die(`no persona matches --personas ${args.personas}`);
 
-const { loadEngine, findPkg } = await import(pathToFileURL(join(root, "js-glue", "wasm.js")).href);
-const wasmPath = join(findPkg(), "openviking_context_engine_bg.wasm");
+// the test build: the pure Engine and ContextEngine (with setUserId) on one instance
+const { loadEngine, findPkg } = await import(pathToFileURL(join(root, "tests", "support", "packages.mjs")).href);
+const wasmPath = join(findPkg("testing"), "openviking_context_engine_bg.wasm");
 const wasmSha = sha256(readFileSync(wasmPath));
 const pkg = await loadEngine();
 // --config '{"recallScoreThreshold": 0.7}': the recall settings to measure (default: the defaults)

@@ -1,10 +1,13 @@
-// One fuzz worker: loads the package as the project does (js-glue/wasm.js), takes case ids
+// One fuzz worker: loads the test build (tests/support/packages.mjs: the plugin's and the
+// page's exports and the test-only ones, on one instance) and the plugin's package as the
+// plugin does (js-glue/wasm.js, whose loader is fuzzed too), takes case ids
 // from the pool, runs them (async ones concurrently), counts every call's outcome in the
 // shared counters and reports each new kind of failure with its input.
 import { parentPort, workerData } from "node:worker_threads";
 import { writeSync } from "node:fs";
 import { setImmediate as tick } from "node:timers/promises";
-import { loadEngine, loadEngineSync } from "../../../js-glue/wasm.js";
+import { loadEngineSync } from "../../../js-glue/wasm.js";
+import { loadEngine } from "../../support/packages.mjs";
 import { caseRng } from "./prng.mjs";
 import { ctx, origin } from "./values.mjs";
 import { classifyError, safeMessage, CODES } from "./checks.mjs";
@@ -31,6 +34,7 @@ const GENERIC = genericTargets(pkg);
 if (workerData.first) parentPort.postMessage({ type: "surface", unknown: unknownSurface(pkg).map((u) => (u.kind === "export" ? u.name : `${u.kind}#${u.name}`)) });
 const W = {
   pkg,
+  pluginPkg: loadEngineSync(),
   loadEngineSync,
   engines: [],
   engineCfg: [],
