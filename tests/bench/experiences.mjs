@@ -21,8 +21,8 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
-const { loadEngine } = await import(resolve(root, "js-glue", "wasm.js"));
-const { Engine } = await loadEngine();
+const { loadPackage } = await import(resolve(root, "tests", "support", "packages.mjs"));
+const { Engine } = await loadPackage("page"); // the pure pipeline is the tuning page's
 
 const TASKS = [
   ["deploy_billing_service", "Please deploy the billing service to staging and check its health.", ["exec", "web_fetch"], "Roll the billing service out to staging again, please.", true],
