@@ -266,6 +266,8 @@ impl<H: Host> Engine<H> {
             .await;
             self.recording.borrow_mut().remove(&task_id);
             saved?;
+            // the commit's memories are in OpenViking now: the map lists the folders again
+            self.map_stale().await;
             return Ok(Some(cp));
         }
     }

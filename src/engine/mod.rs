@@ -22,6 +22,7 @@
 mod commit;
 mod compact;
 mod confirm;
+mod extras;
 mod history;
 mod identity;
 mod locks;
@@ -90,6 +91,7 @@ pub struct Engine<H: Host> {
     local_server: RefCell<crate::openviking::probe::LocalServerFacts>,
     /// References of the tool outputs kept in the state dir (`outputs`), once listed.
     kept_outputs: RefCell<Option<std::collections::HashSet<String>>>,
+    last_skills: RefCell<extras::LastSkills>,
 }
 
 /// See `Engine::live_known`.
@@ -121,6 +123,7 @@ impl<H: Host> Engine<H> {
             inert: RefCell::new(None),
             local_server: RefCell::new(Default::default()),
             kept_outputs: RefCell::new(None),
+            last_skills: RefCell::new(None),
         }
     }
 

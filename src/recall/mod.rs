@@ -34,6 +34,7 @@ pub mod explain;
 pub mod intent;
 pub mod query;
 pub mod rank;
+pub mod skills;
 
 use crate::config::Config;
 use crate::messages::estimate_message_tokens;

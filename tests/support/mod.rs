@@ -105,6 +105,12 @@ pub struct World {
     pub archive_overview: Option<String>,
     /// (session, tool result id) → an oversized tool output OpenViking externalized.
     pub tool_results: HashMap<(String, String), String>,
+    /// What `find_skills` answers (`{skills: [...]}`), `None`: no skills.
+    pub skills: Option<Value>,
+    /// Skill finds made: (query, limit).
+    pub skill_finds: Vec<(String, usize)>,
+    /// Trees made (uris asked).
+    pub trees: Vec<String>,
 }
 
 /// OpenViking 0.5.2's default `threshold_chars` of tool-output externalization.
@@ -322,6 +328,37 @@ impl OpenViking for FakeHost {
         } else {
             None
         })
+    }
+    async fn find_skills(&self, query: &str, limit: usize) -> HostResult<Value> {
+        self.ov("find_skills")?;
+        let mut w = self.0.borrow_mut();
+        w.skill_finds.push((query.to_string(), limit));
+        Ok(w.skills.clone().unwrap_or_else(|| json!({ "skills": [] })))
+    }
+    /// The folders and files under `uri` from the planted texts (`rel_path` relative to it,
+    /// folders first seen), `None` when nothing is under it.
+    async fn tree(&self, uri: &str, level_limit: usize, node_limit: usize) -> HostResult<Option<Value>> {
+        self.ov("tree")?;
+        let mut w = self.0.borrow_mut();
+        w.trees.push(uri.to_string());
+        let prefix = format!("{uri}/");
+        let mut seen = std::collections::BTreeMap::new();
+        for k in w.texts.keys().filter(|k| k.starts_with(&prefix)) {
+            let parts: Vec<&str> = k[prefix.len()..].split('/').collect();
+            for depth in 1..=parts.len().min(level_limit) {
+                let rel = parts[..depth].join("/");
+                seen.insert(rel, depth < parts.len());
+            }
+        }
+        if seen.is_empty() {
+            return Ok(None);
+        }
+        let items: Vec<Value> = seen
+            .into_iter()
+            .take(node_limit)
+            .map(|(rel, dir)| json!({"uri": format!("{prefix}{rel}"), "isDir": dir, "rel_path": rel, "abstract": if dir { format!("# {prefix}{rel} [Directory abstract is not ready]") } else { String::new() }}))
+            .collect();
+        Ok(Some(Value::Array(items)))
     }
     async fn delete_uri(&self, uri: &str) -> HostResult<Value> {
         self.ov("delete_uri")?;
