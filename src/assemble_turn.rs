@@ -115,7 +115,7 @@ pub fn compose_turn_with(config: &Config, req: RecallRequest, budget: Option<u64
     let mut req = req;
     let (query, mut recall) = recall_turn(config, &mut req, true)?;
     let skills = match recall.as_mut() {
-        Some(r) => add_skills(r, extras.skills, now_ms),
+        Some(r) => add_skills(r, extras.skills, config.recall_require_query_word, now_ms),
         None => Vec::new(),
     };
     let map = extras.map.filter(|m| budget.map_or(true, |b| m.tokens as u64 <= b / MAP_BUDGET_SHARE));

@@ -79,7 +79,7 @@ fn pair_text(out: &Assembled) -> String {
 fn the_skills_found_for_a_turn_are_listed_after_the_memories_own_scopes_only() {
     let h = host();
     let e = engine(&h, json!({}));
-    let out = assemble(&e, "s1", "Write the release notes for 2.4", 20_000);
+    let out = assemble(&e, "s1", "Write the release notes for 2.4, then deploy to staging", 20_000);
     let text = pair_text(&out);
     let lines: Vec<&str> = text.lines().collect();
     // the memories (the profile, then the event), then the section
@@ -96,8 +96,11 @@ fn the_skills_found_for_a_turn_are_listed_after_the_memories_own_scopes_only() {
     assert_eq!(out.result.skills.iter().map(|s| s.tokens as u64).sum::<u64>(), split.skills);
     assert_eq!(split.summary + split.raw + split.recall + split.skills + split.current + split.map, out.result.composition.estimated_tokens);
     // a second assemble of the same turn reuses the skill search
-    assemble(&e, "s1", "Write the release notes for 2.4", 20_000);
+    assemble(&e, "s1", "Write the release notes for 2.4, then deploy to staging", 20_000);
     assert_eq!(h.world().skill_finds.len(), 1);
+    // a skill that shares no word with the turn is not listed (OpenViking ranks them all)
+    let only = pair_text(&assemble(&e, "s3", "Write the release notes for 2.4", 20_000));
+    assert!(only.contains("- release-notes — ") && !only.contains("deploy-staging"), "{only}");
 }
 
 #[test]

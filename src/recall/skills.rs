@@ -10,6 +10,9 @@
 //! - The search is one `POST /api/v1/skills/find` per turn (the memory finds target memory
 //!   folders and so answer no skills), side by side with them; the server merges both roots
 //!   by score. At most `skillLimit` skills are listed.
+//! - Relevance: with `recallRequireQueryWord` (the default) a skill is listed only when its
+//!   name or description shares a word with the query, as for memories (the server's skill
+//!   search ranks every skill, however unrelated).
 //! - Budget: the section goes inside the pair, after the memories, and only while the whole
 //!   pair stays within `recallTokenBudget`: skills never push a memory out, a skill line that
 //!   does not fit is left out.
@@ -107,6 +110,17 @@ pub fn read_skills(answer: &Value, user_id: Option<&str>, limit: usize) -> Vec<S
     out
 }
 
+/// Does the skill's name or description hold a word of the query (the memories' rule,
+/// `recallRequireQueryWord`)? OpenViking's skill search ranks every skill, related or not.
+pub fn shares_a_query_word(query: &str, s: &SkillEntry) -> bool {
+    let words = crate::recall::relevance_words(query);
+    let mut lower = String::new();
+    crate::text::push_lowercase(&mut lower, &s.name.replace(['-', '_'], " "));
+    lower.push(' ');
+    crate::text::push_lowercase(&mut lower, &s.description);
+    crate::recall::query_words_in(&words, &lower) != 0
+}
+
 /// A skill's line: `- name — description (uri)`.
 pub fn skill_line(s: &SkillEntry) -> String {
     if s.description.is_empty() {
@@ -136,11 +150,14 @@ fn pair_text(memories: &[RecalledMemory], skills: &[&SkillEntry]) -> String {
 /// the memories and as many skills as fit in the outcome's budget (a pair of skills alone when
 /// no memory was injected). Returns the skills listed, each with the tokens it added; the
 /// outcome's `tokens` include them.
-pub fn add_skills(outcome: &mut RecallOutcome, skills: Vec<SkillEntry>, now_ms: u64) -> Vec<SkillEntry> {
+pub fn add_skills(outcome: &mut RecallOutcome, mut skills: Vec<SkillEntry>, require_query_word: bool, now_ms: u64) -> Vec<SkillEntry> {
+    let query = outcome.query.clone();
+    if require_query_word {
+        skills.retain(|s| shares_a_query_word(&query, s));
+    }
     if skills.is_empty() {
         return Vec::new();
     }
-    let query = outcome.query.clone();
     let call_tokens = estimate_message_tokens(&recall_call(&query, &synthetic_id(&query, &[]), now_ms));
     let cost = |listed: &[&SkillEntry]| call_tokens + estimate_message_tokens(&recall_result("", &pair_text(&outcome.memories, listed), now_ms));
     let mut used = if outcome.memories.is_empty() { 0 } else { cost(&[]) };
@@ -231,7 +248,7 @@ mod tests {
     fn skills_follow_the_memories_in_one_pair_within_the_budget() {
         let mut o = outcome(2000, true);
         let before = o.tokens;
-        let listed = add_skills(&mut o, read_skills(&answer(), Some("alice"), 3), 1);
+        let listed = add_skills(&mut o, read_skills(&answer(), Some("alice"), 3), false, 1);
         assert_eq!(listed.len(), 2);
         let text = o.messages[1]["content"][0]["text"].as_str().unwrap().to_string();
         let lines: Vec<&str> = text.lines().collect();
@@ -244,17 +261,25 @@ mod tests {
     }
 
     #[test]
+    fn with_the_query_word_rule_only_skills_that_share_a_word_are_listed() {
+        let mut o = outcome(2000, true);
+        let listed = add_skills(&mut o, read_skills(&answer(), Some("alice"), 3), true, 1);
+        let names: Vec<&str> = listed.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["release-notes"], "deploy shares no word with 'release notes for 2.3'");
+    }
+
+    #[test]
     fn a_skill_that_does_not_fit_is_left_out_and_skills_alone_make_a_pair() {
         let mut o = outcome(2000, false);
         assert!(o.messages.is_empty());
-        let listed = add_skills(&mut o, read_skills(&answer(), Some("alice"), 3), 1);
+        let listed = add_skills(&mut o, read_skills(&answer(), Some("alice"), 3), false, 1);
         assert_eq!(listed.len(), 2);
         assert_eq!(o.messages.len(), 2);
         // a budget the memory fills: the memory stays, no skill is listed
         let mut tight = outcome(2000, true);
         tight.budget = tight.tokens + 5;
         let pair = tight.messages.clone();
-        assert!(add_skills(&mut tight, read_skills(&answer(), Some("alice"), 3), 1).is_empty());
+        assert!(add_skills(&mut tight, read_skills(&answer(), Some("alice"), 3), false, 1).is_empty());
         assert_eq!(tight.messages, pair);
     }
 }
