@@ -12,7 +12,7 @@ use super::read::SEARCH_REUSE_MS;
 use super::Engine;
 use crate::host::Host;
 use crate::join::join_all;
-use crate::map::{entries_of, map_roots, render, MapRoot, MemoryMap, MAP_STALE_MS, TREE_LEVELS, TREE_NODES};
+use crate::map::{entries_of, map_roots, render, tree_truncated, MapRoot, MemoryMap, MAP_STALE_MS, TREE_LEVELS, TREE_NODES};
 use crate::recall::skills::{read_skills, SkillEntry};
 use serde_json::{json, Value};
 
@@ -96,11 +96,11 @@ impl<H: Host> Engine<H> {
                     .into_iter()
                     .zip(trees)
                     .map(|((label, uri), t)| {
-                        let entries = match t {
-                            Ok(Some(tree)) => entries_of(&uri, &tree),
-                            _ => Vec::new(),
+                        let (entries, truncated) = match t {
+                            Ok(Some(tree)) => (entries_of(&uri, &tree), tree_truncated(&tree)),
+                            _ => (Vec::new(), false),
                         };
-                        MapRoot { label, uri, entries }
+                        MapRoot { label, uri, entries, truncated }
                     })
                     .collect();
                 let _ = self.host.save_state(&key, json!({ "builtAtMs": now, "userId": uid, "roots": roots })).await;
