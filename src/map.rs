@@ -18,8 +18,8 @@
 //!   token budget: the composition's messages get the budget minus the map (see
 //!   `assemble_turn`), and `estimatedTokens` / `split.map` include it.
 //! - Cache: the engine keeps the map in the state dir (rebuildable from OpenViking), rebuilds
-//!   it when it is older than [`MAP_STALE_MS`], after a commit's memories were recorded and
-//!   after a memory write or delete (`engine::map`).
+//!   it when it is older than [`MAP_STALE_MS`], after a commit (and while its memories come
+//!   in) and after a memory write or delete (`engine::extras`).
 
 use crate::scopes::{is_plain_segment, memory_scopes, SCHEME, ENGINE_RESOURCES};
 use crate::tokens::estimate_tokens;

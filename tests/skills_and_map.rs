@@ -16,7 +16,8 @@ use openviking_context_engine::error::ErrorCode;
 use openviking_context_engine::map::{MAP_HEADER, MAP_STALE_MS};
 use openviking_context_engine::recall::skills::SKILLS_HEADER;
 use serde_json::{json, Value};
-use support::{block_on, engine, FakeHost};
+use openviking_context_engine::engine::{MAP_COMMIT_REFRESH_MS, MAP_COMMIT_WINDOW_MS};
+use support::{block_on, engine, turn, turn_write, FakeHost};
 
 const MEM: &str = "viking://user/alice/memories";
 
@@ -195,4 +196,32 @@ fn the_map_is_left_out_when_off_or_too_big_for_a_small_budget() {
     let out = assemble(&e, "s1", "What do you know about billing?", 400);
     assert!(out.result.map.is_none(), "a map above 1/8 of a 400-token budget is left out");
     assert_eq!(out.result.split.map, 0);
+}
+
+#[test]
+fn a_commit_in_any_session_refreshes_the_map_while_its_memories_come_in() {
+    let h = host();
+    let e = engine(&h, json!({}));
+    assemble(&e, "s1", "What do you know about billing?", 20_000);
+    let n = || h.world().trees.len();
+    let built = n();
+    block_on(e.write_turn(turn_write("a", Some("k1"), turn(0, "We decided on Postgres for billing")))).unwrap();
+    assert!(block_on(e.run_commit("main--a", true, "test", None)).unwrap().compacted);
+    // the commit's task is not followed (no turn of session a comes): another session's turn
+    // lists the folders again, then at most every MAP_COMMIT_REFRESH_MS within the window
+    assemble(&e, "s2", "And about tea?", 20_000);
+    assert_eq!(n(), built + 3);
+    h.world().now += 10_000;
+    assemble(&e, "s2", "And about coffee?", 20_000);
+    assert_eq!(n(), built + 3);
+    h.world().now += MAP_COMMIT_REFRESH_MS;
+    assemble(&e, "s2", "And about milk?", 20_000);
+    assert_eq!(n(), built + 6);
+    // after the window: the ordinary cache again (the map is younger than MAP_STALE_MS)
+    h.world().now += MAP_COMMIT_WINDOW_MS;
+    assemble(&e, "s2", "And about sugar?", 20_000);
+    assert_eq!(n(), built + 6, "kept once the window is over");
+    h.world().now += MAP_STALE_MS;
+    assemble(&e, "s2", "And about salt?", 20_000);
+    assert_eq!(n(), built + 9);
 }

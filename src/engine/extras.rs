@@ -4,9 +4,13 @@
 //!
 //! The map is a cache in the state dir (`map/<agentId>`: the roots' entries, the user id and
 //! when they were read), rebuildable from OpenViking at any time. It is rebuilt at the next
-//! turn when it is older than [`MAP_STALE_MS`], when a commit's memories were recorded or a
-//! memory was written or deleted ([`Engine::map_stale`] marks it), or for another user; while
-//! OpenViking cannot be listed, the kept one is used as it is.
+//! turn when it is older than [`MAP_STALE_MS`], when a memory was written or deleted or a
+//! commit's memories were recorded ([`Engine::map_stale`] marks it), or for another user.
+//! A commit of any of this agent's sessions marks it too, and for [`MAP_COMMIT_WINDOW_MS`]
+//! after it the map is listed again at most every [`MAP_COMMIT_REFRESH_MS`]: OpenViking
+//! extracts the commit's memories in the background, and the session whose task would record
+//! them may see no further turn. While OpenViking cannot be listed, the kept map is used as it
+//! is.
 
 use super::read::SEARCH_REUSE_MS;
 use super::Engine;
@@ -15,6 +19,11 @@ use crate::join::join_all;
 use crate::map::{entries_of, map_roots, render, tree_truncated, MapRoot, MemoryMap, MAP_STALE_MS, TREE_LEVELS, TREE_NODES};
 use crate::recall::skills::{read_skills, SkillEntry};
 use serde_json::{json, Value};
+
+/// After a commit, the map is refreshed for this long …
+pub const MAP_COMMIT_WINDOW_MS: u64 = 5 * 60 * 1000;
+/// … at most this often.
+pub const MAP_COMMIT_REFRESH_MS: u64 = 30 * 1000;
 
 /// The skills last found: (query, when, skills).
 pub(super) type LastSkills = Option<(String, u64, Vec<SkillEntry>)>;
@@ -64,6 +73,21 @@ impl<H: Host> Engine<H> {
         }
     }
 
+    /// A commit was accepted: the map is stale, and refreshed while its memories come in.
+    pub async fn map_commit_started(&self) {
+        if !self.config.memory_map {
+            return;
+        }
+        let key = self.map_key();
+        if let Ok(Some(mut doc)) = self.host.load_state(&key).await {
+            if doc.is_object() {
+                doc["stale"] = Value::Bool(true);
+                doc["refreshUntilMs"] = json!(self.host.now_ms().saturating_add(MAP_COMMIT_WINDOW_MS));
+                let _ = self.host.save_state(&key, doc).await;
+            }
+        }
+    }
+
     /// This turn's map (see the module doc); `None` with `memoryMap: false` or when nothing
     /// is known to exist.
     pub async fn memory_map(&self) -> Option<MemoryMap> {
@@ -78,10 +102,13 @@ impl<H: Host> Engine<H> {
             let roots = serde_json::from_value(doc.get("roots")?.clone()).ok()?;
             Some((roots, doc.get("builtAtMs").and_then(Value::as_u64).unwrap_or(0)))
         };
+        let refresh_until = kept.as_ref().and_then(|d| d.get("refreshUntilMs")).and_then(Value::as_u64).filter(|u| *u > now);
         let fresh = kept.as_ref().filter(|d| {
+            let built = d.get("builtAtMs").and_then(Value::as_u64);
+            let max_age = if refresh_until.is_some() { MAP_COMMIT_REFRESH_MS } else { MAP_STALE_MS };
             d.get("stale").and_then(Value::as_bool) != Some(true)
                 && d.get("userId").and_then(Value::as_str) == uid.as_deref()
-                && d.get("builtAtMs").and_then(Value::as_u64).is_some_and(|t| now.saturating_sub(t) < MAP_STALE_MS && t <= now)
+                && built.is_some_and(|t| now.saturating_sub(t) < max_age && t <= now)
         });
         let (roots, built_at) = match fresh.and_then(kept_roots) {
             Some(r) => r,
@@ -103,7 +130,7 @@ impl<H: Host> Engine<H> {
                         MapRoot { label, uri, entries, truncated }
                     })
                     .collect();
-                let _ = self.host.save_state(&key, json!({ "builtAtMs": now, "userId": uid, "roots": roots })).await;
+                let _ = self.host.save_state(&key, json!({ "builtAtMs": now, "userId": uid, "roots": roots, "refreshUntilMs": refresh_until })).await;
                 (roots, now)
             }
         };

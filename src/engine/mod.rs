@@ -36,6 +36,7 @@ mod tools;
 mod write;
 
 pub use commit::CommitOutcome;
+pub use extras::{MAP_COMMIT_REFRESH_MS, MAP_COMMIT_WINDOW_MS};
 pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT_MAX_MS};
 pub use history::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};
