@@ -320,7 +320,7 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
     }
 
     async fn tree(&self, uri: &str, level_limit: usize, node_limit: usize) -> HostResult<Option<Value>> {
-        let call = Call::new(Method::Get, "/api/v1/fs/tree").query("uri", uri).query("output", "agent").query("abs_limit", 160).query("level_limit", level_limit).query("node_limit", node_limit);
+        let call = Call::new(Method::Get, "/api/v1/fs/tree").query("uri", uri).query("output", "agent").query("include_abstract", false).query("level_limit", level_limit).query("node_limit", node_limit);
         match self.call_found(call).await? {
             None | Some(Value::Null) => Ok(None),
             Some(v @ Value::Array(_)) => Ok(Some(v)),
