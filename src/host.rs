@@ -148,9 +148,9 @@ pub trait OpenViking {
     /// account's agent skills, merged by score): the raw `{skills: [...]}`, read by
     /// `recall::skills`.
     async fn find_skills(&self, query: &str, limit: usize) -> HostResult<Value>;
-    /// `GET /api/v1/fs/tree?uri=…/// `GET /api/v1/fs/tree?uri=…&level_limit=…&node_limit=…&output=agent`: the entriesoutput=agent/// `GET /api/v1/fs/tree?uri=…&level_limit=…&node_limit=…&output=agent`: the entriesinclude_abstract=false/// `GET /api/v1/fs/tree?uri=…&level_limit=…&node_limit=…&output=agent`: the entrieslevel_limit=…/// `GET /api/v1/fs/tree?uri=…&level_limit=…&node_limit=…&output=agent`: the entriesnode_limit=…`: the entries
-    /// under `uri` (`[{uri, isDir, rel_path}]`; no abstracts: the map shows none), `None` when there is no such
-    /// folder. Read by `map`.
+    /// `GET /api/v1/fs/tree?uri=…&output=agent&include_abstract=false&level_limit=…&node_limit=…`:
+    /// the entries under `uri` (`[{uri, isDir, rel_path}]`; no abstracts: the map shows none),
+    /// `None` when there is no such folder. Read by `map`.
     async fn tree(&self, uri: &str, level_limit: usize, node_limit: usize) -> HostResult<Option<Value>>;
 }
 
