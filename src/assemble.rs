@@ -102,11 +102,17 @@ pub struct TokenSplit {
     pub raw: u64,
     pub recall: u64,
     pub current: u64,
-    /// The skills section of the recall pair (`recall::skills`).
+    /// The skills section of the recall pair (`recall::skills`); absent when none was listed.
+    #[serde(skip_serializing_if = "is_zero")]
     pub skills: u64,
-    /// The map of folders (`map`), counted against the budget.
+    /// The map of folders (`map`), counted against the budget; absent when there is none.
+    #[serde(skip_serializing_if = "is_zero")]
     pub map: u64,
 }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Splits a composition's `estimated_tokens` by part (they add up to it): the summary

@@ -543,7 +543,7 @@ export interface AssembleResult {
   overBudget: boolean;
   budget: number | null;
   /** `estimatedTokens` by part. */
-  split: { summary: number; raw: number; recall: number; current: number; skills: number; map: number };
+  split: { summary: number; raw: number; recall: number; current: number; skills?: number; map?: number };
   /** Tool outputs the model sees as stand-ins (`tool_output`), oldest first. */
   standIns: StandInRef[];
   /** The skills listed in the recall pair (why: their search score; cost: `tokens` each). */
