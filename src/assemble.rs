@@ -93,7 +93,8 @@ pub struct Trimmed {
 
 crate::ts_type! { ts(inline);
 /// How the composed context's tokens split (what the tuning page draws): the summary
-/// message, the raw turns kept, the recall pair, the current turn (its prompt included).
+/// message, the raw turns kept, the recall pair (its memories; its skills' lines apart), the
+/// current turn (its prompt included), and the map of folders in the system prompt addition.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct TokenSplit {
@@ -101,7 +102,17 @@ pub struct TokenSplit {
     pub raw: u64,
     pub recall: u64,
     pub current: u64,
+    /// The skills section of the recall pair (`recall::skills`); absent when none was listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub skills: u64,
+    /// The map of folders (`map`), counted against the budget; absent when there is none.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub map: u64,
 }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Splits a composition's `estimated_tokens` by part (they add up to it): the summary

@@ -92,6 +92,14 @@ pub struct Config {
     /// A tool output above this many tokens is assembled as a stand-in (`tool_output`).
     pub large_tool_result_tokens: u64,
     pub hook_fallback: bool,
+    /// List the skills relevant to a turn in the recall pair (`recall::skills`).
+    pub skill_recall: bool,
+    /// Skills listed per turn at most.
+    pub skill_limit: usize,
+    /// The map of the user's and this agent's folders in the system prompt addition (`map`).
+    pub memory_map: bool,
+    /// The map never exceeds this many tokens.
+    pub memory_map_token_budget: usize,
     pub state_dir: Option<String>,
 }
 }
@@ -182,7 +190,8 @@ pub const KEYS: &[&str] = &[
     "recallPreferAbstract", "recallTokenBudget", "targetUri", "captureMode", "captureMaxLength",
     "recentRawTurnCount", "assembleRecallWindow", "compactCommitThreshold",
     "memoryExpandMaxResults", "compactTokensAddedThreshold", "compactTurnThreshold",
-    "compactMaxIntervalMinutes", "largeToolResultTokens", "hookFallback", "stateDir",
+    "compactMaxIntervalMinutes", "largeToolResultTokens", "hookFallback", "skillRecall", "skillLimit",
+    "memoryMap", "memoryMapTokenBudget", "stateDir",
 ];
 
 /// Keys of `plugins.entries.openviking` (one level up) that users put inside `config`.
@@ -206,6 +215,8 @@ const COMPACT_TOKENS_ADDED_THRESHOLD: Bounds = b(30_000.0, 100.0, 10_000_000.0);
 const COMPACT_TURN_THRESHOLD: Bounds = b(20.0, 1.0, 10_000.0);
 const COMPACT_MAX_INTERVAL_MINUTES: Bounds = b(30.0, 1.0, 10_080.0);
 const LARGE_TOOL_RESULT_TOKENS: Bounds = b(8_000.0, 500.0, 1_000_000.0);
+const SKILL_LIMIT: Bounds = b(3.0, 1.0, 20.0);
+const MEMORY_MAP_TOKEN_BUDGET: Bounds = b(200.0, 50.0, 2_000.0);
 
 crate::ts_type! {
 /// A numeric plugin key's default and bounds (a value outside them is clamped, with a warning).
@@ -221,7 +232,7 @@ pub struct KeyBounds {
 }
 }
 
-const BOUNDED: [(&str, &Bounds, bool); 16] = [
+const BOUNDED: [(&str, &Bounds, bool); 18] = [
     ("timeoutMs", &TIMEOUT_MS, true),
     ("recallLimit", &RECALL_LIMIT, true),
     ("recallScoreThreshold", &RECALL_SCORE_THRESHOLD, false),
@@ -238,6 +249,8 @@ const BOUNDED: [(&str, &Bounds, bool); 16] = [
     ("compactTurnThreshold", &COMPACT_TURN_THRESHOLD, true),
     ("compactMaxIntervalMinutes", &COMPACT_MAX_INTERVAL_MINUTES, true),
     ("largeToolResultTokens", &LARGE_TOOL_RESULT_TOKENS, true),
+    ("skillLimit", &SKILL_LIMIT, true),
+    ("memoryMapTokenBudget", &MEMORY_MAP_TOKEN_BUDGET, true),
 ];
 
 /// Every clamped numeric key's default and bounds, in documentation order (what the tuning
@@ -654,6 +667,10 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
         compact_max_interval_minutes: r.int("compactMaxIntervalMinutes", &COMPACT_MAX_INTERVAL_MINUTES),
         large_tool_result_tokens: r.int("largeToolResultTokens", &LARGE_TOOL_RESULT_TOKENS),
         hook_fallback: r.bool("hookFallback", true),
+        skill_recall: r.bool("skillRecall", true),
+        skill_limit: r.int("skillLimit", &SKILL_LIMIT) as usize,
+        memory_map: r.bool("memoryMap", true),
+        memory_map_token_budget: r.int("memoryMapTokenBudget", &MEMORY_MAP_TOKEN_BUDGET) as usize,
         state_dir: state_dir.clone().flatten(),
     };
     let failed = failed || r.problems.iter().any(ConfigProblem::is_error) || api_key.is_none() || agent_id.is_none() || target_uri.is_none() || state_dir.is_none();

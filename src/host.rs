@@ -148,6 +148,14 @@ pub trait OpenViking {
     /// The OpenViking user id behind the API key (`GET /api/v1/system/status`), `None` when
     /// the server does not say. The host may keep it (it is the same for the key's lifetime).
     async fn user_id(&self) -> HostResult<Option<String>>;
+    /// `POST /api/v1/skills/find {query, limit}` (no `target_uri`: the user's skills and the
+    /// account's agent skills, merged by score): the raw `{skills: [...]}`, read by
+    /// `recall::skills`.
+    async fn find_skills(&self, query: &str, limit: usize) -> HostResult<Value>;
+    /// `GET /api/v1/fs/tree?uri=…&output=agent&include_abstract=false&level_limit=…&node_limit=…`:
+    /// the entries under `uri` (`[{uri, isDir, rel_path}]`; no abstracts: the map shows none),
+    /// `None` when there is no such folder. Read by `map`.
+    async fn tree(&self, uri: &str, level_limit: usize, node_limit: usize) -> HostResult<Option<Value>>;
 }
 
 /// Durable local state (the plugin's state dir): one JSON document per key, and the outbox.

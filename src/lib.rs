@@ -96,6 +96,7 @@ pub mod host;
 pub mod inert;
 pub mod input;
 pub mod join;
+pub mod map;
 pub mod messages;
 pub mod openviking;
 pub mod recall;

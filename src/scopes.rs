@@ -17,6 +17,9 @@ use serde::{Deserialize, Serialize};
 pub const SCHEME: &str = "viking://";
 /// The agent scope searched for agent-side memories (cases, patterns).
 pub const AGENT_MEMORIES: &str = "viking://agent/memories";
+/// The folder under the user's `resources/` where the engine keeps its own records
+/// (checkpoints, per agent and session): bookkeeping, never shown as knowledge.
+pub const ENGINE_RESOURCES: &str = "openviking-context-engine";
 /// The home alias of the user's memories, for when the user id is not known.
 pub const HOME_MEMORIES: &str = "viking://~/memories";
 

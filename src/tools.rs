@@ -88,11 +88,11 @@ pub fn tool_definitions() -> Vec<ToolDef> {
         ToolDef {
             name: "memory_expand",
             label: "Expand memory",
-            description: "From a conversation summary, an archive or a memory back to the raw turns behind it: related archive, matching turn excerpts, and uris to read further.",
+            description: "From a conversation summary, an archive or a memory back to the raw turns behind it: related archive, matching turn excerpts, and uris to read further. Given a skill's uri (as memory_recall_auto lists skills), reads that skill.",
             parameters: json!({
                 "type": "object", "additionalProperties": false, "required": ["summaryOrMemoryUri"],
                 "properties": {
-                    "summaryOrMemoryUri": {"type": "string", "description": "A summary's archive uri, a session uri, or a memory uri."},
+                    "summaryOrMemoryUri": {"type": "string", "description": "A summary's archive uri, a session uri, a memory uri, or a skill uri."},
                     "query": {"type": "string", "description": "What to look for in the raw turns."},
                     "limit": {"type": "integer", "minimum": 1, "maximum": 100}
                 }

@@ -338,3 +338,28 @@ fn the_probe_verdict_tells_a_refused_key_a_starting_server_and_dev_mode_apart() 
     assert_eq!(p.verdict.state, "no_user");
     assert!(p.verdict.usable());
 }
+
+#[test]
+fn the_skill_search_and_the_tree_send_their_endpoints_and_read_their_answers() {
+    let c = client(vec![
+        ok(json!({ "root_uris": ["viking://user/alice/skills", "viking://agent/skills"], "skills": [{ "name": "a", "uri": "viking://agent/skills/a" }], "total": 1 })),
+        ok(json!([{ "uri": "viking://user/alice/memories/events", "isDir": true, "rel_path": "events" }])),
+        error(404, "NOT_FOUND", "Directory not found: viking://agent/main/memories"),
+        ok(json!({ "not": "a list" })),
+    ]);
+    block_on(async {
+        let skills = c.find_skills("release notes", 3).await.unwrap();
+        assert_eq!(skills["skills"][0]["name"], "a");
+        let tree = c.tree("viking://user/alice/memories", 6, 1000).await.unwrap().unwrap();
+        assert_eq!(tree.as_array().map(Vec::len), Some(1));
+        assert_eq!(c.tree("viking://agent/main/memories", 6, 1000).await.unwrap(), None, "a folder not there yet is no folder");
+        assert_eq!(c.tree("viking://user/alice/resources", 6, 1000).await.unwrap_err().kind, HostErrorKind::BadResponse);
+    });
+    let s = sent(&c);
+    assert_eq!(format!("{} {}", s[0].method.as_str(), s[0].url), "POST http://127.0.0.1:1933/ov/api/v1/skills/find");
+    assert_eq!(body(&s[0]), json!({ "query": "release notes", "limit": 3 }));
+    assert_eq!(
+        format!("{} {}", s[1].method.as_str(), s[1].url),
+        "GET http://127.0.0.1:1933/ov/api/v1/fs/tree?uri=viking%3A%2F%2Fuser%2Falice%2Fmemories&output=agent&include_abstract=false&level_limit=6&node_limit=1000"
+    );
+}

@@ -232,7 +232,7 @@ proptest! {
 fn every_bounded_key_defaults_inside_its_bounds_and_clamps_to_them() {
     use openviking_context_engine::config::{key_bounds, parse_config, KEYS};
     let bounds = key_bounds();
-    assert_eq!(bounds.len(), 16);
+    assert_eq!(bounds.len(), 18);
     for b in &bounds {
         assert!(KEYS.contains(&b.key.as_str()), "{} is a config key", b.key);
         assert!(b.min <= b.default && b.default <= b.max, "{}: default within bounds", b.key);

@@ -303,6 +303,7 @@ mod reference {
             needs_content: needs,
             experiences: Vec::new(),
             experience_tokens: 0,
+            experience_lines: Vec::new(),
         }
     }
 }

@@ -13,7 +13,7 @@ mod support;
 
 use openviking_context_engine::engine::{AssembleCall, Engine};
 use openviking_context_engine::recall::experience::ExperienceCut;
-use support::{block_on, engine, FakeHost};
+use support::{block_on, engine, plant_experience, FakeHost};
 use openviking_context_engine::turn::{build_envelope, skill_of_call, to_openviking_messages, Status, TurnMeta, USED_SKILL_TEXT_MAX};
 use serde_json::{json, Value};
 
@@ -117,22 +117,6 @@ fn which_calls_name_a_skill() {
 
 const EXPERIENCES: &str = "viking://user/alice/memories/experiences";
 const DEPLOY_TEXT: &str = "## Situation\n- The user asks to deploy billing service staging\n## Approach\n- Call exec then web_fetch in this order\n## Reflect\n- NEVER retry exec unchanged after it fails";
-
-/// An experience as OpenViking 0.5.2 stores it: its text, then the MEMORY_FIELDS comment with
-/// the trajectories it derives from; each trajectory names its source archive.
-fn plant_experience(host: &FakeHost, name: &str, text: &str, sessions: &[&str]) {
-    let uri = format!("{EXPERIENCES}/{name}.md");
-    let mut links = Vec::new();
-    for (i, s) in sessions.iter().enumerate() {
-        let t = format!("viking://user/alice/memories/trajectories/{name}_{i}.md");
-        let fields = json!({"trajectory_name": name, "source_archive_uri": format!("viking://user/alice/sessions/{s}/history/archive_001")});
-        host.world().texts.insert(t.clone(), format!("# {name}\n\n<!-- MEMORY_FIELDS\n{fields:#}\n-->"));
-        links.push(json!({"from_uri": uri, "to_uri": t, "link_type": "derived_from"}));
-    }
-    let fields = json!({"experience_name": name, "links": links, "memory_type": "experiences"});
-    host.world().texts.insert(uri.clone(), format!("{text}\n\n<!-- MEMORY_FIELDS\n{fields:#}\n-->"));
-    host.world().memories.entry(EXPERIENCES.into()).or_default().push(json!({"uri": uri, "level": 2, "score": 0.8, "abstract": text, "tags": ["memory_type=experiences"]}));
-}
 
 fn deploy_call(messages: Vec<Value>) -> AssembleCall {
     AssembleCall { session_id: "s2".into(), prompt: None, messages, token_budget: Some(20_000), explain: true }

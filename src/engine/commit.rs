@@ -142,6 +142,8 @@ impl<H: Host> Engine<H> {
                     rec.pending_turn_ids = turn_ids;
                 })
                 .await?;
+                // the map lists the folders again while the commit's memories come in
+                self.map_commit_started().await;
                 // turns held while archiving go in now, into the next window
                 let _ = self.flush(ov_id).await;
                 let cp = match wait_until_ms {
@@ -266,6 +268,8 @@ impl<H: Host> Engine<H> {
             .await;
             self.recording.borrow_mut().remove(&task_id);
             saved?;
+            // the commit's memories are in OpenViking now: the map lists the folders again
+            self.map_stale().await;
             return Ok(Some(cp));
         }
     }

@@ -23,6 +23,7 @@ mod commit;
 mod compact;
 mod confirm;
 mod experiences;
+mod extras;
 mod history;
 mod identity;
 mod locks;
@@ -36,6 +37,7 @@ mod tools;
 mod write;
 
 pub use commit::CommitOutcome;
+pub use extras::{MAP_COMMIT_REFRESH_MS, MAP_COMMIT_WINDOW_MS};
 pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT_MAX_MS};
 pub use history::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};
@@ -93,6 +95,7 @@ pub struct Engine<H: Host> {
     kept_outputs: RefCell<Option<std::collections::HashSet<String>>>,
     last_experiences: RefCell<Option<experiences::LastExperiences>>,
     trajectory_sessions: RefCell<HashMap<String, String>>,
+    last_skills: RefCell<extras::LastSkills>,
 }
 
 /// See `Engine::live_known`.
@@ -126,6 +129,7 @@ impl<H: Host> Engine<H> {
             kept_outputs: RefCell::new(None),
             last_experiences: RefCell::new(None),
             trajectory_sessions: RefCell::new(HashMap::new()),
+            last_skills: RefCell::new(None),
         }
     }
 

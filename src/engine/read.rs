@@ -20,7 +20,7 @@
 use crate::join::{join2, join_all};
 use super::Engine;
 use crate::assemble::SummaryRef;
-use crate::assemble_turn::{compose_turn, AssembleResult};
+use crate::assemble_turn::{compose_turn_with, AssembleResult, TurnExtras};
 use crate::auto_recall::{auto_recall_with, AutoRecall, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, ErrorCode, Result};
@@ -443,13 +443,15 @@ impl<H: Host> Engine<H> {
         // a commit task that finished since the last turn is recorded (one poll) while the
         // memories are searched: a slow OpenViking costs one timeout, not two
         let pending = record.as_ref().is_some_and(|r| r.guard.pending_task().is_some());
+        // the map after the catch-up: a commit recorded there makes it stale
         let catch_up = async {
-            if pending {
+            let record = if pending {
                 self.catch_up_task(&ov_id).await;
                 self.load_record(&ov_id, &call.session_id).await.ok()
             } else {
                 record
-            }
+            };
+            (record, self.memory_map().await)
         };
         // this agent's experiences, when the turn searches them (`recall::experience::cue`)
         let current = built.parts.first().map_or("", |p| p.text.as_str());
@@ -465,10 +467,12 @@ impl<H: Host> Engine<H> {
                     None => Vec::new(),
                 }
             };
-            let ((search, profile), experiences) = join2(join2(self.search(q, limit, &s, intent.as_ref()), self.stable_profile(uid.as_deref())), experiences).await;
-            Some((search, profile, s, experiences))
+            let memories = join2(self.search(q, limit, &s, intent.as_ref()), self.stable_profile(uid.as_deref()));
+            let extras = join2(self.skills_for(q, uid.as_deref()), experiences);
+            let ((search, profile), (skills, experiences)) = join2(memories, extras).await;
+            Some((search, profile, s, skills, experiences))
         };
-        let (record, found) = join2(catch_up, recall).await;
+        let ((record, map), found) = join2(catch_up, recall).await;
         // a summary that cannot be trusted (`summary_check`) is not used: the turns behind it
         // stay raw where the host holds them, the previous good summary stands for older ones
         let distrusted = record.as_ref().map_or(0, |r| r.checkpoints.checkpoints.iter().filter(|c| !summary_trusted(c)).count());
@@ -507,7 +511,9 @@ impl<H: Host> Engine<H> {
         let mut problem = None;
         let mut fell_back = false;
         let searched = found.is_some();
-        if let Some((search, profile, s, experiences)) = found {
+        let mut extras = TurnExtras { skills: Vec::new(), map };
+        if let Some((search, profile, s, skills, experiences)) = found {
+            extras.skills = skills;
             req.experiences = experiences;
             fell_back = search.fell_back;
             if search.failed.len() == 2 {
@@ -521,12 +527,12 @@ impl<H: Host> Engine<H> {
         }
         let windowed = windowed_config(&self.config, intent.as_ref(), fell_back);
         let config = windowed.as_ref().unwrap_or(&self.config);
-        let (mut result, mut outsized) = compose_turn(config, req.clone(), call.token_budget, summaries.clone(), next_sequence)?;
+        let (mut result, mut outsized) = compose_turn_with(config, req.clone(), call.token_budget, summaries.clone(), next_sequence, extras.clone())?;
         let needed = result.recall.as_ref().map(|r| r.needs_content.clone()).unwrap_or_default();
         if !needed.is_empty() {
             req.contents = self.read_contents(&needed).await;
             if !req.contents.is_empty() {
-                (result, outsized) = compose_turn(config, req, call.token_budget, summaries, next_sequence)?;
+                (result, outsized) = compose_turn_with(config, req, call.token_budget, summaries, next_sequence, extras)?;
             }
         }
         // what the model sees as stand-ins, kept for memory_read_output

@@ -110,6 +110,12 @@ pub struct Trace {
     /// dir was lost): what OpenViking holds of the last stored turn. `null` otherwise.
     #[serde(default)]
     pub rebuilt: Option<RebuiltTurn>,
+    /// The skills listed for the turn: why (their score for its query) and what each cost.
+    #[serde(default)]
+    pub skills: Vec<crate::recall::skills::SkillEntry>,
+    /// The map of folders the turn's system prompt carried (`null`: none).
+    #[serde(default)]
+    pub map: Option<crate::map::MemoryMap>,
 }
 }
 
@@ -140,6 +146,12 @@ pub struct TokenSplit {
     /// Summaries not used because they cannot be trusted (`summary_check`).
     #[serde(default)]
     pub distrusted_summaries: usize,
+    /// Tokens of the skills listed in the recall pair (inside `recall`'s pair, not in `recall`).
+    #[serde(default)]
+    pub skills: u64,
+    /// Tokens of the map of folders in the system prompt addition.
+    #[serde(default)]
+    pub map: u64,
 }
 }
 
@@ -265,8 +277,10 @@ impl<H: Host> Engine<H> {
             recall_status: None,
             token_budget: None,
             estimated_tokens: 0,
-            split: TokenSplit { recall: 0, summaries: 0, summarized_turns: 0, recent_raw_turns: 0, trimmed: Value::Null, over_budget: false, distrusted_summaries: 0 },
+            split: TokenSplit { recall: 0, summaries: 0, summarized_turns: 0, recent_raw_turns: 0, trimmed: Value::Null, over_budget: false, distrusted_summaries: 0, skills: 0, map: 0 },
             rebuilt: Some(RebuiltTurn { turn_id, archived, injected_uris }),
+            skills: Vec::new(),
+            map: None,
         })
     }
 
@@ -290,7 +304,9 @@ impl<H: Host> Engine<H> {
             token_budget: last.token_budget,
             estimated_tokens: comp.estimated_tokens,
             split: TokenSplit {
-                recall: if comp.recall_included { last.result.recall.as_ref().map_or(0, |r| r.tokens as u64) } else { 0 },
+                recall: if comp.recall_included { last.result.recall.as_ref().map_or(0, |r| r.tokens as u64).saturating_sub(last.result.split.skills) } else { 0 },
+                skills: last.result.split.skills,
+                map: last.result.split.map,
                 summaries: comp.compact_summaries.len(),
                 summarized_turns: comp.summarized_turns,
                 recent_raw_turns: comp.recent_raw_turns,
@@ -299,6 +315,8 @@ impl<H: Host> Engine<H> {
                 distrusted_summaries: last.distrusted_summaries,
             },
             rebuilt: None,
+            skills: last.result.skills.clone(),
+            map: last.result.map.clone(),
         })
     }
 }

@@ -318,6 +318,23 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
         }
         Ok(id)
     }
+
+    async fn find_skills(&self, query: &str, limit: usize) -> HostResult<Value> {
+        let body = json!({ "query": query, "limit": limit });
+        match self.call(Call::new(Method::Post, "/api/v1/skills/find").body(body)).await? {
+            v @ (Value::Object(_) | Value::Null) => Ok(v),
+            _ => Err(bad("POST /api/v1/skills/find", "the result is not an object")),
+        }
+    }
+
+    async fn tree(&self, uri: &str, level_limit: usize, node_limit: usize) -> HostResult<Option<Value>> {
+        let call = Call::new(Method::Get, "/api/v1/fs/tree").query("uri", uri).query("output", "agent").query("include_abstract", false).query("level_limit", level_limit).query("node_limit", node_limit);
+        match self.call_found(call).await? {
+            None | Some(Value::Null) => Ok(None),
+            Some(v @ Value::Array(_)) => Ok(Some(v)),
+            Some(_) => Err(bad("GET /api/v1/fs/tree", "the result is not a list")),
+        }
+    }
 }
 
 impl<T: Storage> Storage for OpenVikingHttp<T> {

@@ -320,6 +320,7 @@ pub fn place(outcome: &mut RecallOutcome, candidates: &[ExperienceCandidate], cu
     let mut doc = memories_doc.clone();
     let mut used = if outcome.memories.is_empty() { 0 } else { total(&doc) };
     let mut kept_uris: Vec<String> = Vec::new();
+    let mut kept_lines: Vec<String> = Vec::new();
     for (r, _) in &picked {
         let rec = &mut records[*r];
         let content = candidates.iter().find(|c| c.uri == rec.uri).map_or("", |c| c.content.as_str());
@@ -334,6 +335,7 @@ pub fn place(outcome: &mut RecallOutcome, candidates: &[ExperienceCandidate], cu
         if t <= s.token_budget {
             used = t;
             kept_uris.push(rec.uri.clone());
+            kept_lines.push(line);
             rec.position = Some(kept_uris.len());
         } else {
             doc.truncate(before);
@@ -343,6 +345,7 @@ pub fn place(outcome: &mut RecallOutcome, candidates: &[ExperienceCandidate], cu
     }
     outcome.experience_tokens = used.saturating_sub(if outcome.memories.is_empty() { 0 } else { total(&memories_doc) });
     outcome.experiences = records;
+    outcome.experience_lines = kept_lines;
     if kept_uris.is_empty() {
         return;
     }
@@ -374,6 +377,7 @@ mod tests {
             needs_content: Vec::new(),
             experiences: Vec::new(),
             experience_tokens: 0,
+            experience_lines: Vec::new(),
         }
     }
 

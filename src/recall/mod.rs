@@ -35,6 +35,7 @@ pub mod explain;
 pub mod intent;
 pub mod query;
 pub mod rank;
+pub mod skills;
 
 use crate::config::Config;
 use crate::messages::estimate_message_tokens;
@@ -440,6 +441,10 @@ pub struct RecallOutcome {
     pub experiences: Vec<experience::ExperienceRecord> => "ExperienceRecord[]",
     /// Tokens the injected experiences' lines added to the pair (part of `tokens`).
     pub experience_tokens: usize,
+    /// The injected experiences' lines as they stand in the result after the memories (the
+    /// skills section, added last, keeps them).
+    #[serde(skip)]
+    pub experience_lines: Vec<String>,
 }
 }
 
@@ -557,6 +562,7 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
         needs_content: Vec::new(),
         experiences: Vec::new(),
         experience_tokens: 0,
+        experience_lines: Vec::new(),
     }
 }
 

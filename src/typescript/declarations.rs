@@ -92,6 +92,8 @@ pub fn exported() -> Vec<Decl> {
         decl::<expand::Expansion>(),
         decl::<replay::ReplayStep>(),
         decl::<tool_output::StandInRef>(),
+        decl::<recall::skills::SkillEntry>(),
+        decl::<map::MemoryMap>(),
         decl::<tool_output::ReadMatch>(),
         decl::<tool_output::OutputRead>(),
         decl::<openviking::probe::HealthProbe>(),

@@ -80,6 +80,14 @@ export interface PluginConfig {
   /** A tool output above this many tokens is assembled as a stand-in (`tool_output`). */
   largeToolResultTokens?: number;
   hookFallback?: boolean;
+  /** List the skills relevant to a turn in the recall pair (`recall::skills`). */
+  skillRecall?: boolean;
+  /** Skills listed per turn at most. */
+  skillLimit?: number;
+  /** The map of the user's and this agent's folders in the system prompt addition (`map`). */
+  memoryMap?: boolean;
+  /** The map never exceeds this many tokens. */
+  memoryMapTokenBudget?: number;
   stateDir?: string;
   /** Keys of the 2026-03 plugin that are no longer used: accepted, ignored with a warning. */
   [ingestReplyAssist: `ingestReplyAssist${string}`]: unknown;
@@ -127,6 +135,14 @@ export interface ResolvedConfig {
   /** A tool output above this many tokens is assembled as a stand-in (`tool_output`). */
   largeToolResultTokens: number;
   hookFallback: boolean;
+  /** List the skills relevant to a turn in the recall pair (`recall::skills`). */
+  skillRecall: boolean;
+  /** Skills listed per turn at most. */
+  skillLimit: number;
+  /** The map of the user's and this agent's folders in the system prompt addition (`map`). */
+  memoryMap: boolean;
+  /** The map never exceeds this many tokens. */
+  memoryMapTokenBudget: number;
   stateDir: string | null;
 }
 
@@ -580,9 +596,13 @@ export interface AssembleResult {
   overBudget: boolean;
   budget: number | null;
   /** `estimatedTokens` by part. */
-  split: { summary: number; raw: number; recall: number; current: number };
+  split: { summary: number; raw: number; recall: number; current: number; skills?: number; map?: number };
   /** Tool outputs the model sees as stand-ins (`tool_output`), oldest first. */
   standIns: StandInRef[];
+  /** The skills listed in the recall pair (why: their search score; cost: `tokens` each). */
+  skills: SkillEntry[];
+  /** The map of the folders in the system prompt addition, when it was included. */
+  map: MemoryMap | null;
 }
 
 /** `ContextEngine.assemble`'s input. `explain: true` keeps the explain records. */
@@ -711,12 +731,16 @@ export interface Trace {
   tokenBudget: number | null;
   estimatedTokens: number;
   /** The token split of the composed context. */
-  split: { recall: number; summaries: number; summarizedTurns: number; recentRawTurns: number; trimmed: unknown; overBudget: boolean; distrustedSummaries: number };
+  split: { recall: number; summaries: number; summarizedTurns: number; recentRawTurns: number; trimmed: unknown; overBudget: boolean; distrustedSummaries: number; skills: number; map: number };
   /**
    * Set when this state dir never assembled the turn (another machine did, or the state
    * dir was lost): what OpenViking holds of the last stored turn. `null` otherwise.
    */
   rebuilt: { turnId: string; archived: boolean; injectedUris: string[] } | null;
+  /** The skills listed for the turn: why (their score for its query) and what each cost. */
+  skills: SkillEntry[];
+  /** The map of folders the turn's system prompt carried (`null`: none). */
+  map: MemoryMap | null;
 }
 
 /** What the plugin can see of its host (each part may be unknown). */
@@ -780,6 +804,29 @@ export interface StandInRef {
   tokens: number;
   standInTokens: number;
   lines: number;
+}
+
+/** One skill as listed for the model, with its search score and what it cost. */
+export interface SkillEntry {
+  name: string;
+  description: string;
+  /** The skill's root (`…/skills/<name>`), what `memory_expand` reads. */
+  uri: string;
+  score: number;
+  /** Tokens its line added to the pair (0 when it did not fit). */
+  tokens: number;
+}
+
+/**
+ * The map as composed for a turn: its text, its tokens, how many entries it lists and how
+ * many it left out, and when it was built (for `trace` and the tuning page).
+ */
+export interface MemoryMap {
+  text: string;
+  tokens: number;
+  listed: number;
+  leftOut: number;
+  builtAtMs: number;
 }
 
 /** One matching line of a query read. */

@@ -14,6 +14,7 @@ import { createClient } from "../inspect/client.js";
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const TURN_MS = 150_000;
+const SKILL = "billing-database-migrations";
 let fm, dir, ov, client;
 let overflowDone = false;
 
@@ -53,6 +54,13 @@ before(async () => {
     extra: { agents: { defaults: { compaction: { keepRecentTokens: 10 } } } },
   });
   client = createClient({ baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, agentId: "main" });
+  // a skill under the user's skills, for the skill list (issue 25 item 2)
+  const planted = await fetch(`${ov.env.baseUrl}/api/v1/skills`, {
+    method: "POST",
+    headers: { "X-API-Key": ov.env.userKey, "Content-Type": "application/json" },
+    body: JSON.stringify({ data: `---\nname: ${SKILL}\ndescription: Migrate the billing database schema safely, one transaction per file\n---\n# Billing migrations\nRun each migration file in its own transaction.\n`, wait: true }),
+  }).then((r) => r.json());
+  assert.equal(planted.status, "ok", JSON.stringify(planted));
 });
 after(async () => {
   await fm?.close?.();
@@ -124,6 +132,18 @@ test("turns land in OpenViking, the engine's triggers compact, a new session rec
   const result = req[callIdx + 1];
   assert.equal(result.role, "tool");
   assert.match(textOf(result.content), /postgres/i, "the recalled decision is in the tool result");
+  // the planted skill is listed after the memories, as data: name, one line, uri
+  const lines = textOf(result.content).split("\n");
+  const at = lines.findIndex((l) => l.startsWith("Skills that may fit this turn"));
+  assert.ok(at > 0, textOf(result.content));
+  assert.equal(lines[at + 1], `- ${SKILL} — Migrate the billing database schema safely, one transaction per file (viking://user/${ov.env.userId}/skills/${SKILL})`);
+  // the map of folders is in the system prompt: this agent's and the user's, with counts
+  const system = textOf(req[0].content);
+  assert.equal(req[0].role, "system");
+  assert.match(system, new RegExp(`Folders your long-term memory holds[^\\n]*\\n- your memories \\(viking://user/${ov.env.userId}/memories\\): \\S+/ \\(\\d+\\)`), system.slice(-800));
+  const mapText = system.slice(system.indexOf("Folders your long-term memory holds")).split(/\n\s*\n|<!--/)[0];
+  assert.ok(!mapText.includes("openviking-context-engine") && !mapText.includes("viking://agent/memories"), `only the user's and this agent's own folders: ${mapText}`);
+  t.diagnostic(`map in the system prompt: ${mapText.split("\n").join(" | ")}`);
   assert.ok(!textOf(req[req.length - 1].content).includes("relevant-memories"), "no prepended recall text");
 });
 

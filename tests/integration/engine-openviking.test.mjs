@@ -111,6 +111,56 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     assert.equal(ack.recallStatus.state, "not_needed");
   });
 
+  test("skills and the map: a skill planted under the user's skills is listed and read; the map shows this agent's folders, never another agent's, and is refreshed after a commit", async () => {
+    const uid = harness.env.userId;
+    const headers = { "X-API-Key": harness.env.userKey, "Content-Type": "application/json" };
+    const planted = await fetch(`${harness.env.baseUrl}/api/v1/skills`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ data: "---\nname: release-notes\ndescription: Draft release notes from the git log between two tags\n---\n# Release notes\nRun git log between the tags and group the commits by type.\n", wait: true }),
+    }).then((r) => r.json());
+    assert.equal(planted.result?.root_uri, `viking://user/${uid}/skills/release-notes`, JSON.stringify(planted));
+    const c = client0();
+    await c.writeContent({ uri: "viking://agent/other-agent/memories/secretcases/x.md", content: "Another agent's case.", mode: "replace", wait: true });
+    await c.writeContent({ uri: "viking://agent/main/memories/cases/deploy.md", content: "Deploys go out on Tuesdays.", mode: "replace", wait: true });
+    await c.writeContent({ uri: `viking://user/${uid}/resources/openviking-context-engine/other-agent/s/cp.json`, content: "{}", mode: "replace", wait: true });
+
+    const { engine } = await makeEngine({ ...base(), stateDir: stateDir("skills-map"), config: { compactTurnThreshold: 50 } });
+    const prompt = "Please write the release notes for version 2.4 from the git log";
+    const out = await engine.assemble({ sessionId: "skmap", prompt, messages: [], tokenBudget: 20000, explain: true });
+    const pair = out.messages.find((m) => m.role === "toolResult" && m.toolName === "memory_recall_auto");
+    const text = pair?.content?.[0]?.text ?? "";
+    assert.match(text, /^Skills that may fit this turn/m, text);
+    assert.ok(text.includes(`- release-notes — Draft release notes from the git log between two tags (viking://user/${uid}/skills/release-notes)`), text);
+    assert.ok(out.split.skills > 0 && out.skills[0].uri === `viking://user/${uid}/skills/release-notes`, JSON.stringify(out.split));
+    const read = await engine.runTool("memory_expand", { summaryOrMemoryUri: `viking://user/${uid}/skills/release-notes` }, { sessionId: "skmap" });
+    assert.match(read.text, /group the commits by type/);
+    await assert.rejects(engine.runTool("memory_expand", { summaryOrMemoryUri: "viking://agent/other-agent/skills/x" }, { sessionId: "skmap" }), /own skill scopes/);
+
+    const map = out.map;
+    assert.ok(map && out.systemPromptAddition.includes(map.text), JSON.stringify(out.systemPromptAddition));
+    assert.ok(map.text.includes(`- this agent's memories (viking://agent/main/memories): cases/ (1)`), map.text);
+    for (const never of ["other-agent", "secretcases", "openviking-context-engine"]) assert.ok(!map.text.includes(never), `${never} in ${map.text}`);
+    assert.equal(out.split.map, map.tokens);
+
+    // a commit that extracts memories: the next turn lists the folders again and shows them
+    for (const [i, [q, a]] of [["I prefer tabs over spaces in every Go file.", "Noted: tabs in Go."], ["We decided the billing ledger closes on the 5th.", "Noted: ledger closes on the 5th."]].entries()) {
+      await engine.writeTurn({ sessionId: "skmap", advancementKey: `skmap-${i}`, messages: toolTurn(i, q, a) });
+    }
+    const commit = await engine.runCommit({ ovSessionId: "main--skmap", reason: "test", waitMs: 90000 });
+    assert.ok(commit.compacted && commit.checkpoint, JSON.stringify(commit));
+    const after = await engine.assemble({ sessionId: "skmap", prompt: "What do you know about billing?", messages: [], tokenBudget: 20000 });
+    assert.ok(after.map.builtAtMs > map.builtAtMs, "rebuilt after the commit, not the 10-minute cache");
+    const mem = `viking://user/${uid}/memories/`;
+    for (const u of commit.checkpoint.extractedMemoryUris.filter((u) => u.startsWith(mem))) {
+      const folder = u.slice(mem.length).split("/")[0];
+      if (!u.slice(mem.length).includes("/")) continue;
+      const n = new RegExp(`${folder}/ \\((\\d+)\\+?\\)`).exec(after.map.text)?.[1];
+      assert.ok(Number(n) >= 1, `${folder} with its files (at any depth) in ${after.map.text}`);
+    }
+    console.log(`# skills ${out.split.skills} tokens (${out.skills.length} listed), map ${map.tokens} tokens; after the commit: ${after.map.tokens} tokens: ${after.map.text.split("\n").slice(1).join(" | ")}`);
+  });
+
   test("a large tool output stood in on one machine is read on another: live, then from OpenViking's tool-results after the commit", async () => {
     const lines = Array.from({ length: 3000 }, (_, i) => `${String(i + 1).padStart(5, "0")} INFO worker ${i % 7} served /api/orders/${i * 3}`);
     lines[1500] = "01501 ERROR the vault combination is 31-7-44";

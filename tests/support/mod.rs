@@ -105,6 +105,12 @@ pub struct World {
     pub archive_overview: Option<String>,
     /// (session, tool result id) → an oversized tool output OpenViking externalized.
     pub tool_results: HashMap<(String, String), String>,
+    /// What `find_skills` answers (`{skills: [...]}`), `None`: no skills.
+    pub skills: Option<Value>,
+    /// Skill finds made: (query, limit).
+    pub skill_finds: Vec<(String, usize)>,
+    /// Trees made (uris asked).
+    pub trees: Vec<String>,
 }
 
 /// OpenViking 0.5.2's default `threshold_chars` of tool-output externalization.
@@ -328,6 +334,37 @@ impl OpenViking for FakeHost {
             None
         })
     }
+    async fn find_skills(&self, query: &str, limit: usize) -> HostResult<Value> {
+        self.ov("find_skills")?;
+        let mut w = self.0.borrow_mut();
+        w.skill_finds.push((query.to_string(), limit));
+        Ok(w.skills.clone().unwrap_or_else(|| json!({ "skills": [] })))
+    }
+    /// The folders and files under `uri` from the planted texts (`rel_path` relative to it,
+    /// folders first seen), `None` when nothing is under it.
+    async fn tree(&self, uri: &str, level_limit: usize, node_limit: usize) -> HostResult<Option<Value>> {
+        self.ov("tree")?;
+        let mut w = self.0.borrow_mut();
+        w.trees.push(uri.to_string());
+        let prefix = format!("{uri}/");
+        let mut seen = std::collections::BTreeMap::new();
+        for k in w.texts.keys().filter(|k| k.starts_with(&prefix)) {
+            let parts: Vec<&str> = k[prefix.len()..].split('/').collect();
+            for depth in 1..=parts.len().min(level_limit) {
+                let rel = parts[..depth].join("/");
+                seen.insert(rel, depth < parts.len());
+            }
+        }
+        if seen.is_empty() {
+            return Ok(None);
+        }
+        let items: Vec<Value> = seen
+            .into_iter()
+            .take(node_limit)
+            .map(|(rel, dir)| json!({"uri": format!("{prefix}{rel}"), "isDir": dir, "rel_path": rel, "abstract": if dir { format!("# {prefix}{rel} [Directory abstract is not ready]") } else { String::new() }}))
+            .collect();
+        Ok(Some(Value::Array(items)))
+    }
     async fn delete_uri(&self, uri: &str) -> HostResult<Value> {
         self.ov("delete_uri")?;
         let mut w = self.0.borrow_mut();
@@ -466,4 +503,21 @@ pub fn turn(i: usize, text: &str) -> Vec<Value> {
         json!({"role": "toolResult", "toolCallId": format!("call_{i}"), "toolName": "exec", "content": [{"type": "text", "text": "config/db.yml: pool: 10"}], "isError": false}),
         json!({"role": "assistant", "content": [{"type": "text", "text": format!("The pool is 10 (turn {i}).")}], "stopReason": "stop"}),
     ]
+}
+
+/// An experience as OpenViking 0.5.2 stores it: its text, then the MEMORY_FIELDS comment with
+/// the trajectories it derives from; each trajectory names its source archive.
+#[allow(dead_code)] // not every test file plants experiences
+pub fn plant_experience(host: &FakeHost, name: &str, text: &str, sessions: &[&str]) {
+    let uri = format!("viking://user/alice/memories/experiences/{name}.md");
+    let mut links = Vec::new();
+    for (i, s) in sessions.iter().enumerate() {
+        let t = format!("viking://user/alice/memories/trajectories/{name}_{i}.md");
+        let fields = json!({"trajectory_name": name, "source_archive_uri": format!("viking://user/alice/sessions/{s}/history/archive_001")});
+        host.world().texts.insert(t.clone(), format!("# {name}\n\n<!-- MEMORY_FIELDS\n{fields:#}\n-->"));
+        links.push(json!({"from_uri": uri, "to_uri": t, "link_type": "derived_from"}));
+    }
+    let fields = json!({"experience_name": name, "links": links, "memory_type": "experiences"});
+    host.world().texts.insert(uri.clone(), format!("{text}\n\n<!-- MEMORY_FIELDS\n{fields:#}\n-->"));
+    host.world().memories.entry("viking://user/alice/memories/experiences".into()).or_default().push(json!({"uri": uri, "level": 2, "score": 0.8, "abstract": text, "tags": ["memory_type=experiences"]}));
 }
