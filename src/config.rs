@@ -24,7 +24,7 @@
 //! `apiKey` never appears in `Debug` output, problems, warnings or errors.
 
 use crate::error::{EngineError, Result};
-use crate::input::describe;
+use crate::decode::fields::describe;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -89,7 +89,7 @@ pub struct Config {
     pub compact_tokens_added_threshold: u64,
     pub compact_turn_threshold: u64,
     pub compact_max_interval_minutes: u64,
-    /// A tool output above this many tokens is assembled as a stand-in (`tool_output`).
+    /// A tool output above this many tokens is assembled as a stand-in (`tools::output_standin`).
     pub large_tool_result_tokens: u64,
     pub hook_fallback: bool,
     /// List the skills relevant to a turn in the recall pair (`recall::skills`).

@@ -12,7 +12,7 @@
 //! live search results:
 //!
 //! ```
-//! use openviking_context_engine::{config::{parse_config, Env}, auto_recall::{auto_recall, RecallRequest}};
+//! use openviking_context_engine::{config::{parse_config, Env}, recall::auto::{auto_recall, RecallRequest}};
 //! let cfg = parse_config(&serde_json::json!({"recallLimit": 3}), &Env::new()).unwrap().config;
 //! let req = RecallRequest::from_json(&serde_json::json!({
 //!     "prompt": "Which theme do I prefer?",
@@ -46,75 +46,39 @@
 //!   diagnosis: the host is running turns without the engine);
 //! - `status` / `trace` — what an operator sees (the plugin's `openclaw openviking …`).
 //!
-//! ## Modules
-//! - [`config`] — every plugin key: defaults, bounds, env resolution, errors naming the key
-//! - [`tokens`] — token estimation for English, CJK and code
-//! - [`text`], [`sanitize`] — UTF-16-safe truncation, lone surrogates; removing injected blocks
-//! - [`recall`] — query building, rerank, dedupe, budget, explain records
-//! - [`messages`] — AgentMessage helpers; the synthetic `memory_recall_auto` pair; the hook
-//!   fallback's block
-//! - [`auto_recall`], [`assemble`], [`assemble_turn`] — one turn's recall and composition
-//! - [`turn`], [`capture`], [`after_turn`] — TurnEnvelope and its OpenViking messages; what
-//!   counts toward the triggers; which part of an `afterTurn` call is a finished turn
-//! - [`triggers`], [`commit_guard`], [`checkpoint`], [`replay`] — when to compact, one commit
-//!   at a time, CompactCheckpoint, the triggers over a transcript
-//! - [`session_map`] — OpenViking session ids (injective) and agent isolation
-//! - [`scopes`] — the memory URIs searched, read and written (the plugin builds none)
-//! - [`tools`], [`uri_check`] — the memory tools' schemas and inputs; URIs a caller hands in
-//! - [`expand`] — memory_expand's ranking of archived turns
-//! - [`tool_output`] — oversized tool outputs: stand-ins in the context, read back by reference
-//! - [`history`] — `memory_search_history`: the engine's index of acknowledged turns, its
-//!   time phrases, a linear-time regex, ranking and excerpts
-//! - [`engine`], [`host`] — the async lifecycle and the I/O it needs
-//! - [`inert`] — is the host using the engine at all (slot, version, unassembled turns)
-//! - [`decode`] — typed decoding of untrusted requests (serde, over serde-wasm-bindgen at the
-//!   boundary): field paths in errors, never the input's content, nesting and size limits
-//! - [`time`], [`error`], [`input`], [`join`] — ISO times from `now_ms`; the error type;
-//!   field-aware reading of JSON documents; host calls side by side without an executor
-//! - [`typescript`] — the `.d.ts` of the boundary types, generated from their definitions
-//! - `http` — the OpenViking protocol for the demo's live search (gloo-net on wasm32, the
-//!   `page` feature)
+//! ## Layout
+//! - [`recall`] — which memories a turn gets: the query, its intent, both scopes' URIs,
+//!   rerank, dedupe, budget, explain records, one turn's automatic recall; the experiences
+//!   and skills listed after the memories
+//! - [`context`] — what the model sees: one turn's `assemble`, the composition under one
+//!   budget, the map of folders, the synthetic messages, which summaries can be trusted
+//! - [`lifecycle`] — the stored turn, capture, the triggers and the commit guard,
+//!   checkpoints, session ids and agent isolation, the inert diagnosis
+//! - [`tools`] — the memory tools' schemas and inputs, URI checks, `memory_expand`'s
+//!   ranking, oversized outputs' stand-ins, `memory_search_history`
+//! - [`text`] — UTF-16-safe text, token estimates, sanitising, SHA-256, ISO times
+//! - [`engine`] over [`host`] — the async lifecycle and the I/O it asks of the embedder
+//! - [`config`], [`decode`], [`error`], [`typescript`] — the boundary: keys and bounds,
+//!   typed decoding of untrusted input, errors naming the field, the generated `.d.ts`
+//! - [`openviking`], `http` — the OpenViking protocol, written once; the page's live search
+//!   (gloo-net on wasm32, the `page` feature)
 //! - `wasm` (wasm32 only) — the exports and the JS-callback host; wasm-bindgen lives there
 //!   and in `http`'s wasm transport only. Two packages are built from it by cargo features:
 //!   `plugin` (`ContextEngine` and the plugin's free functions) and `page` (the pure `Engine`,
 //!   `liveSearch`); `testing` adds the test-only exports to a build with both
 
-pub mod after_turn;
-pub mod assemble;
-pub mod assemble_turn;
-pub mod auto_recall;
-pub mod capture;
-pub mod checkpoint;
-pub mod commit_guard;
 pub mod config;
+pub mod context;
 pub mod decode;
 pub mod engine;
 pub mod error;
-pub mod expand;
-pub mod history;
 pub mod host;
-pub mod inert;
-pub mod input;
-pub mod join;
-pub mod map;
-pub mod messages;
+pub mod lifecycle;
 pub mod openviking;
 pub mod recall;
-pub mod replay;
-pub mod sanitize;
-pub mod scopes;
-pub mod session_map;
-pub mod summary_check;
-pub mod sha256;
 pub mod text;
-pub mod time;
-pub mod tokens;
-pub mod tool_output;
 pub mod tools;
-pub mod triggers;
-pub mod turn;
 pub mod typescript;
-pub mod uri_check;
 
 pub mod http;
 #[cfg(target_arch = "wasm32")]

@@ -198,7 +198,7 @@ fn two_followers_of_one_task_write_its_checkpoint_once_and_both_get_it() {
     let writes_before = host.world().calls.iter().filter(|c| *c == "write_json").count();
     let until = host.world().now + 60_000;
     // bootstrap's follow and compact()'s, side by side
-    let (a, b) = block_on(openviking_context_engine::join::join2(e.follow_task(OV, until), e.follow_task(OV, until)));
+    let (a, b) = block_on(openviking_context_engine::host::join::join2(e.follow_task(OV, until), e.follow_task(OV, until)));
     let (a, b) = (a.unwrap().expect("the first follower's checkpoint"), b.unwrap().expect("the second gets the same"));
     assert_eq!(a.checkpoint_id, b.checkpoint_id);
     let writes = host.world().calls.iter().filter(|c| *c == "write_json").count() - writes_before;
@@ -292,12 +292,12 @@ fn turns_written_while_a_commit_is_requested_stay_counted_for_the_next_window() 
     let now = host.world().now;
     block_on(e.update(OV, |rec| {
         rec.guard.on_commit_requested(now, false);
-        openviking_context_engine::triggers::snapshot_window(&mut rec.state);
+        openviking_context_engine::lifecycle::triggers::snapshot_window(&mut rec.state);
     }))
     .unwrap();
     let held = write(&e, "s1", Some("w3"), turn(3, "We decided to add a read replica"));
     assert!(held.queued);
-    let (start, end, ids) = block_on(e.update(OV, |rec| openviking_context_engine::triggers::record_commit(&mut rec.state, now))).unwrap();
+    let (start, end, ids) = block_on(e.update(OV, |rec| openviking_context_engine::lifecycle::triggers::record_commit(&mut rec.state, now))).unwrap();
     assert_eq!((start, end), (0, 2));
     assert_eq!(ids, vec!["w0", "w1", "w2"]);
     let rec = block_on(e.load_record(OV, "s1")).unwrap();
@@ -396,7 +396,7 @@ fn a_crash_between_a_replayed_write_and_its_drop_does_not_store_it_twice() {
 
 #[test]
 fn a_checkpoint_written_in_the_designs_snake_case_still_reads() {
-    use openviking_context_engine::checkpoint::CompactCheckpoint;
+    use openviking_context_engine::lifecycle::checkpoint::CompactCheckpoint;
     let old = json!({"checkpoint_id": "ckpt-main--s1-001", "session_id": "main--s1", "committed_at": "2026-11-24T10:00:00.000Z",
         "archive_index": 1, "source_turn_range": {"start_sequence": 0, "end_sequence": 2}, "extracted_memory_uris": [],
         "archive_uri": "viking://user/alice/sessions/main--s1/history/archive_001", "task_id": "t1", "reason": "3 turns", "turn_ids": ["main--s1:0"]});

@@ -208,10 +208,10 @@ fn bad_input_names_the_field() {
 mod properties {
     use super::NOW;
     use super::DAY;
-    use openviking_context_engine::history::rank::{search, terms_of, phrase_of, Matcher, Query, RoleFilter, Sort, EXCERPT_MAX_CHARS};
-    use openviking_context_engine::history::regex::Regex;
-    use openviking_context_engine::history::{IndexChunk, IndexedMessage, TurnEntry, INDEX_VERSION};
-    use openviking_context_engine::turn::Role;
+    use openviking_context_engine::tools::history::rank::{search, terms_of, phrase_of, Matcher, Query, RoleFilter, Sort, EXCERPT_MAX_CHARS};
+    use openviking_context_engine::tools::history::regex::Regex;
+    use openviking_context_engine::tools::history::{IndexChunk, IndexedMessage, TurnEntry, INDEX_VERSION};
+    use openviking_context_engine::lifecycle::turn::Role;
     use proptest::prelude::*;
 
     const WORDS: &[&str] = &["vault", "boat", "aurora", "printer", "code", "Vault", "café", "ünïcode", "31-7-44", "the", "a", "vaults", "coded", "printers", "owner", "owns", "cities", "city"];
@@ -224,7 +224,7 @@ mod properties {
                 .enumerate()
                 .map(|(ci, (owner, turns))| {
                     let agent = ["main", "other", "main-", "mainx"][owner];
-                    let ov = format!("{}--s{ci}", openviking_context_engine::session_map::agent_segment(agent));
+                    let ov = format!("{}--s{ci}", openviking_context_engine::lifecycle::session_map::agent_segment(agent));
                     IndexChunk {
                         version: INDEX_VERSION,
                         agent_id: agent.into(),
@@ -288,12 +288,12 @@ mod properties {
                 prop_assert!(since_ms.map_or(true, |s| h.timestamp_ms >= s) && until_ms.map_or(true, |u| h.timestamp_ms < u));
                 prop_assert!(role_ok(role, h.role));
                 prop_assert!(h.excerpt.chars().count() <= EXCERPT_MAX_CHARS);
-                prop_assert!(terms.iter().any(|w| openviking_context_engine::history::rank::holds_term(&h.excerpt, w)), "{} lacks {text}", h.excerpt);
+                prop_assert!(terms.iter().any(|w| openviking_context_engine::tools::history::rank::holds_term(&h.excerpt, w)), "{} lacks {text}", h.excerpt);
             }
             // brute force: this agent's turns in the window whose messages of the role hold every term
             let expected = chunks.iter().filter(|c| c.agent_id == "main" && c.ov_session_id.starts_with("main--")).flat_map(|c| c.turns.iter()).filter(|t| {
                 since_ms.map_or(true, |s| t.timestamp_ms >= s) && until_ms.map_or(true, |u| t.timestamp_ms < u)
-                    && terms.iter().all(|w| t.messages.iter().any(|m| role_ok(role, m.role) && openviking_context_engine::history::rank::holds_term(&m.text, w)))
+                    && terms.iter().all(|w| t.messages.iter().any(|m| role_ok(role, m.role) && openviking_context_engine::tools::history::rank::holds_term(&m.text, w)))
             }).count();
             prop_assert_eq!(out.matched, expected);
             // order

@@ -8,8 +8,8 @@
 //! (the composition is the same code in wasm; the suite there runs three times).
 #![cfg(not(target_arch = "wasm32"))]
 
-use openviking_context_engine::assemble::{compose, ComposeInput, SummaryRef};
-use openviking_context_engine::messages::synthetic::{recall_pair, RecalledMemory};
+use openviking_context_engine::context::compose::{compose, ComposeInput, SummaryRef};
+use openviking_context_engine::context::messages::synthetic::{recall_pair, RecalledMemory};
 use serde_json::{json, Value};
 
 struct Rng(u64);

@@ -267,7 +267,7 @@ fn compact_answers_in_the_hosts_shape() {
     let r = out.result.unwrap();
     assert_eq!(r.tokens_before, 1234);
     assert!(r.details["checkpoint"]["archiveUri"].as_str().unwrap().contains("archive_001"));
-    assert_eq!(r.tokens_after as usize, openviking_context_engine::tokens::estimate_tokens(&r.summary));
+    assert_eq!(r.tokens_after as usize, openviking_context_engine::text::tokens::estimate_tokens(&r.summary));
 }
 
 #[test]
@@ -306,7 +306,7 @@ fn a_state_dir_that_did_not_assemble_the_turn_rebuilds_its_trace_from_openviking
     assert_eq!(r.injected_uris, shown, "the memories the turn was shown, as the first machine's trace says");
     assert_eq!(t.query["query"], "Which editor theme do I prefer?");
     let stored_at = host.all_messages("main--s1")[0]["created_at"].as_str().unwrap().to_string();
-    assert_eq!(openviking_context_engine::time::iso8601(t.at_ms), stored_at, "the turn's time as stored");
+    assert_eq!(openviking_context_engine::text::time::iso8601(t.at_ms), stored_at, "the turn's time as stored");
     // after a commit the turn is read from the newest archive
     assert!(block_on(fresh.compact("s1", None)).unwrap().compacted);
     host.world().state.clear();
@@ -360,7 +360,7 @@ fn status_and_trace_show_what_the_engine_did() {
 
 #[test]
 fn a_turn_the_engine_did_not_assemble_makes_it_say_why_once() {
-    use openviking_context_engine::inert::HostFacts;
+    use openviking_context_engine::lifecycle::inert::HostFacts;
     let host = host_with_memories();
     let e = engine(&host, json!({}));
     assert_eq!(e.note_host(HostFacts { slot: Some("openviking".into()), host_version: Some("2026.9.6".into()) }), None);
@@ -594,7 +594,7 @@ fn a_summary_that_cannot_be_trusted_is_not_used_the_turns_behind_it_stay_raw_and
     // status and trace say it
     let st = block_on(next.status("main--s1")).unwrap();
     assert_eq!(st.distrusted_summaries, 1);
-    assert_eq!(st.last_checkpoint.unwrap().summary_problem.as_deref(), Some(openviking_context_engine::summary_check::SummaryProblem::Placeholder.reason()));
+    assert_eq!(st.last_checkpoint.unwrap().summary_problem.as_deref(), Some(openviking_context_engine::context::summary_check::SummaryProblem::Placeholder.reason()));
     assert_eq!(block_on(next.trace("main--s1")).unwrap().split.distrusted_summaries, 1);
 }
 

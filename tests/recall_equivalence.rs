@@ -6,8 +6,8 @@
 //! explain records the same memories, pair and tokens.
 #![cfg(not(target_arch = "wasm32"))]
 
-use openviking_context_engine::messages::estimate_message_tokens;
-use openviking_context_engine::messages::synthetic::{recall_pair, RecalledMemory};
+use openviking_context_engine::context::messages::estimate_message_tokens;
+use openviking_context_engine::context::messages::synthetic::{recall_pair, RecalledMemory};
 use openviking_context_engine::recall::candidate::{Scope, SearchItem};
 use openviking_context_engine::recall::explain::{CutReason, Decision, ExplainRecord};
 use openviking_context_engine::recall::rank::{profile_query, query_tokens, token_matches, QueryProfile, RankParts};

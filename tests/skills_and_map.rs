@@ -13,7 +13,7 @@ mod support;
 
 use openviking_context_engine::engine::{AssembleCall, Assembled, Engine};
 use openviking_context_engine::error::ErrorCode;
-use openviking_context_engine::map::{MAP_HEADER, MAP_STALE_MS};
+use openviking_context_engine::context::map::{MAP_HEADER, MAP_STALE_MS};
 use openviking_context_engine::recall::skills::SKILLS_HEADER;
 use serde_json::{json, Value};
 use openviking_context_engine::engine::{MAP_COMMIT_REFRESH_MS, MAP_COMMIT_WINDOW_MS};

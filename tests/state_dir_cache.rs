@@ -43,7 +43,7 @@ fn every_message_carries_the_turns_id_time_and_kind() {
     block_on(e.write_turn(turn_write("s1", Some("k-0"), msgs))).unwrap();
     let stored = host.all_messages(OV);
     assert!(stored.iter().all(|m| m["turn_id"] == "k-0" && m["created_at"] == stored[0]["created_at"]), "{stored:?}");
-    assert_eq!(stored[0]["created_at"], openviking_context_engine::time::iso8601(at), "the host's time of the turn");
+    assert_eq!(stored[0]["created_at"], openviking_context_engine::text::time::iso8601(at), "the host's time of the turn");
     let kinds: Vec<&str> = stored.iter().map(|m| m["message_kind"].as_str().unwrap()).collect();
     assert_eq!(kinds[0], "user_query");
     assert!(kinds[1..].iter().all(|k| *k == "assistant_step" || *k == "tool_transport"), "{kinds:?}");

@@ -8,7 +8,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(all(target_arch = "wasm32", feature = "browser-tests"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use openviking_context_engine::tokens::estimate_tokens;
+use openviking_context_engine::text::tokens::estimate_tokens;
 use serde_json::Value;
 
 const CORPUS: &str = include_str!("corpus/tokens.json");
@@ -60,7 +60,7 @@ fn other_scripts_are_in_the_right_range() {
 #[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn dump_features_when_asked() {
-    use openviking_context_engine::tokens::features;
+    use openviking_context_engine::text::tokens::features;
     let Ok(out) = std::env::var("TOKENS_FEATURES_OUT") else { return };
     let rows: Vec<Value> = samples()
         .iter()

@@ -14,7 +14,7 @@ mod support;
 use openviking_context_engine::engine::{AssembleCall, Engine};
 use openviking_context_engine::recall::experience::ExperienceCut;
 use support::{block_on, engine, plant_experience, FakeHost};
-use openviking_context_engine::turn::{build_envelope, skill_of_call, to_openviking_messages, Status, TurnMeta, USED_SKILL_TEXT_MAX};
+use openviking_context_engine::lifecycle::turn::{build_envelope, skill_of_call, to_openviking_messages, Status, TurnMeta, USED_SKILL_TEXT_MAX};
 use serde_json::{json, Value};
 
 fn meta() -> TurnMeta {
@@ -97,7 +97,7 @@ fn a_turn_without_a_skill_or_times_stores_neither() {
     }
     // and the envelope written before this release still reads (no new field is required)
     let old = json!({"type": "tool_call", "tool_name": "exec", "arguments": {}, "id": "c"});
-    assert!(serde_json::from_value::<openviking_context_engine::turn::Part>(old).is_ok());
+    assert!(serde_json::from_value::<openviking_context_engine::lifecycle::turn::Part>(old).is_ok());
 }
 
 #[test]

@@ -1,4 +1,4 @@
-//! Oversized tool outputs through the engine (`tool_output`, `engine::outputs`) over the
+//! Oversized tool outputs through the engine (`tool_output`, `engine::kept_outputs`) over the
 //! in-memory OpenViking: a past turn's big output is assembled as a stand-in and the context
 //! stays under budget; the turn stored in OpenViking is the host's, byte for byte;
 //! `memory_read_output` reads the exact lines back, for this agent only.
@@ -11,7 +11,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 mod support;
 
 use openviking_context_engine::engine::AssembleCall;
-use openviking_context_engine::messages::text_of;
+use openviking_context_engine::context::messages::text_of;
 use serde_json::{json, Value};
 use support::{block_on, engine, turn_write, FakeHost};
 
@@ -42,7 +42,7 @@ fn a_big_output_is_a_stand_in_the_context_fits_and_the_stored_turn_is_the_hosts(
     let host = FakeHost::new();
     let e = engine(&host, json!({ "largeToolResultTokens": 20000 }));
     let log = big_log();
-    let full = openviking_context_engine::tokens::estimate_tokens(&log);
+    let full = openviking_context_engine::text::tokens::estimate_tokens(&log);
     assert!(full > 90_000, "the fixture is ~100k tokens: {full}");
     // the turn is written as the host sent it
     block_on(e.write_turn(turn_write("s1", Some("k1"), big_turn(&log)))).unwrap();

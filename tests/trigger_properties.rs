@@ -1,9 +1,9 @@
 //! Properties of the compaction triggers and the commit protection state machine.
 #![cfg(not(target_arch = "wasm32"))]
 
-use openviking_context_engine::commit_guard::{Admission, CommitGuard, CommitPhase, TurnRouting};
+use openviking_context_engine::lifecycle::commit_guard::{Admission, CommitGuard, CommitPhase, TurnRouting};
 use openviking_context_engine::config::Config;
-use openviking_context_engine::triggers::{allocate_sequence, evaluate, record_commit, record_turn, snapshot_window, SessionState};
+use openviking_context_engine::lifecycle::triggers::{allocate_sequence, evaluate, record_commit, record_turn, snapshot_window, SessionState};
 use proptest::prelude::*;
 
 fn config(turns: u64, tokens: u64, minutes: u64) -> Config {
@@ -93,7 +93,7 @@ proptest! {
             now += dt;
             let in_flight = match g.phase {
                 CommitPhase::Idle => false,
-                CommitPhase::Archiving { since_ms, .. } => now - since_ms < openviking_context_engine::commit_guard::ARCHIVING_STALE_MS,
+                CommitPhase::Archiving { since_ms, .. } => now - since_ms < openviking_context_engine::lifecycle::commit_guard::ARCHIVING_STALE_MS,
                 CommitPhase::Extracting { .. } => true,
             };
             let adm = g.admit(now, forced);
@@ -113,7 +113,7 @@ proptest! {
                 _ => {}
             }
             if let Some(until) = g.backoff_until_ms {
-                prop_assert!(until <= now + openviking_context_engine::commit_guard::BACKOFF_MAX_MS);
+                prop_assert!(until <= now + openviking_context_engine::lifecycle::commit_guard::BACKOFF_MAX_MS);
             }
         }
     }

@@ -361,21 +361,21 @@ fn declared_shapes_are_what_serde_produces() {
         "summaries": [{"checkpointId": "c", "archiveUri": "viking://user/a/sessions/s/history/archive_001", "startSequence": 0, "endSequence": 0, "text": "We talked about themes."}],
         "nextSequence": 2
     });
-    let auto = auto_recall::auto_recall(&config, auto_recall::RecallRequest::from_json(&request).unwrap()).unwrap();
+    let auto = recall::auto::auto_recall(&config, recall::auto::RecallRequest::from_json(&request).unwrap()).unwrap();
     assert!(auto.recall.as_ref().is_some_and(|r| r.explain.iter().any(|e| e.reason.is_some())), "cut candidates are checked too");
     n += check("autoRecall", &auto);
-    let lean = auto_recall::recall_answer(&config, auto_recall::RecallRequest::from_json(&request).unwrap(), true).unwrap();
+    let lean = recall::auto::recall_answer(&config, recall::auto::RecallRequest::from_json(&request).unwrap(), true).unwrap();
     assert_eq!((&lean.query, &lean.recall), (&auto.query, &auto.recall), "recall answers what autoRecall does, without the messages");
     n += check("recall", &lean);
-    let assembled = assemble_turn::assemble_turn(&config, request).unwrap();
+    let assembled = context::assemble::assemble_turn(&config, request).unwrap();
     n += check("assemble", &assembled);
 
-    let cp = checkpoint::CompactCheckpoint {
+    let cp = lifecycle::checkpoint::CompactCheckpoint {
         checkpoint_id: "ckpt-s-001".into(),
         session_id: "s".into(),
         committed_at: "2026-01-01T00:00:00Z".into(),
         archive_index: 1,
-        source_turn_range: checkpoint::TurnRange { start_sequence: 0, end_sequence: 3 },
+        source_turn_range: lifecycle::checkpoint::TurnRange { start_sequence: 0, end_sequence: 3 },
         summary_uri: None,
         extracted_memory_uris: vec![],
         archive_uri: "viking://user/u/sessions/s/history/archive_001".into(),
@@ -395,12 +395,12 @@ fn declared_shapes_are_what_serde_produces() {
     n += check("commit", &engine::CommitOutcome { compacted: true, reason: None, checkpoint: Some(cp.clone()), task_pending: false });
 
     for uri in ["viking://user/u/sessions/s/history/archive_002/messages", "viking://user/u/sessions/s", "viking://user/u/memories/x.md"] {
-        n += check(uri, &expand::classify(uri).unwrap());
+        n += check(uri, &tools::expand::classify(uri).unwrap());
     }
     let archive = vec![json!({"role": "user", "parts": [{"type": "text", "text": "dark theme please"}]}), json!({"role": "assistant", "parts": [{"type": "text", "text": "ok"}]})];
-    n += check("expansion", &expand::expand("viking://user/u/sessions/s/history/archive_001", &archive, Some(&cp), Some("theme"), 3));
+    n += check("expansion", &tools::expand::expand("viking://user/u/sessions/s/history/archive_001", &archive, Some(&cp), Some("theme"), 3));
     let transcript: Vec<Value> = (0..30).flat_map(|i| [json!({"role": "user", "content": format!("question number {i} about the database schema?")}), json!({"role": "assistant", "content": "a long answer ".repeat(200)})]).collect();
-    let steps = replay::replay_triggers(&config, transcript, Some(2000));
+    let steps = lifecycle::trigger_timeline::replay_triggers(&config, transcript, Some(2000));
     assert!(steps.iter().any(|s| s.trigger.is_some()));
     for (i, s) in steps.iter().enumerate() {
         n += check(&format!("replay[{i}]"), s);
@@ -408,18 +408,18 @@ fn declared_shapes_are_what_serde_produces() {
     for t in tools::tool_definitions() {
         n += check(t.name, &t);
     }
-    n += check("inert", &inert::diagnose_host(&inert::HostFacts { slot: Some("legacy".into()), host_version: None }).unwrap());
-    n += check("scopes", &scopes::memory_scopes(None, Some("alice")));
+    n += check("inert", &lifecycle::inert::diagnose_host(&lifecycle::inert::HostFacts { slot: Some("legacy".into()), host_version: None }).unwrap());
+    n += check("scopes", &recall::scopes::memory_scopes(None, Some("alice")));
     assert!(n > 60, "checked only {n} objects");
 }
 
 #[test]
 fn host_facts_are_declared_as_the_input_they_are() {
     // an input: every key optional, null allowed, as serde's `default` reads it
-    let d = openviking_context_engine::inert::HostFacts::ts_decl().unwrap();
+    let d = openviking_context_engine::lifecycle::inert::HostFacts::ts_decl().unwrap();
     let Kind::Object { fields, .. } = &d.kind else { panic!() };
     assert!(fields.iter().all(|f| f.optional && f.ts.ends_with("| null")));
-    let facts: openviking_context_engine::inert::HostFacts = serde_json::from_value(json!({"slot": null})).unwrap();
+    let facts: openviking_context_engine::lifecycle::inert::HostFacts = serde_json::from_value(json!({"slot": null})).unwrap();
     assert_eq!(facts, Default::default());
 }
 
@@ -594,19 +594,19 @@ fn reads_exactly_the_declared_keys(d: &Decl, parse: Parser, base: Value, sources
 
 #[test]
 fn hand_parsed_inputs_read_exactly_the_declared_keys() {
-    use openviking_context_engine::assemble_turn::{assemble_turn, AssembleRequest};
-    use openviking_context_engine::auto_recall::RecallRequest;
+    use openviking_context_engine::context::assemble::{assemble_turn, AssembleRequest};
+    use openviking_context_engine::recall::auto::RecallRequest;
     reads_exactly_the_declared_keys(
         &RecallRequest::ts_decl().unwrap(),
         |v| RecallRequest::from_value(v).map(|_| ()),
         json!({}),
-        &[("src/auto_recall.rs", "impl RecallRequest", "from_value")],
+        &[("src/recall/auto.rs", "impl RecallRequest", "from_value")],
     );
     reads_exactly_the_declared_keys(
         &AssembleRequest::ts_decl().unwrap(),
         |v| assemble_turn(&Config::default(), v).map(|_| ()),
         json!({}),
-        &[("src/assemble_turn.rs", "pub fn assemble_turn", "assemble_turn"), ("src/assemble_turn.rs", "fn read_summaries", "read_summaries"), ("src/auto_recall.rs", "impl RecallRequest", "from_value")],
+        &[("src/context/assemble.rs", "pub fn assemble_turn", "assemble_turn"), ("src/context/assemble.rs", "fn read_summaries", "read_summaries"), ("src/recall/auto.rs", "impl RecallRequest", "from_value")],
     );
     reads_exactly_the_declared_keys(
         &AssembleCall::ts_decl().unwrap(),

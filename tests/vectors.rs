@@ -6,7 +6,7 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(all(target_arch = "wasm32", feature = "browser-tests"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use openviking_context_engine::auto_recall::{auto_recall, RecallRequest};
+use openviking_context_engine::recall::auto::{auto_recall, RecallRequest};
 use openviking_context_engine::config::{parse_config, Env};
 use openviking_context_engine::EngineError;
 use serde_json::{json, Map, Value};

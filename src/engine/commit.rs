@@ -7,10 +7,10 @@
 use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS};
 use super::record::outbox_key;
 use super::Engine;
-use crate::checkpoint::{archive_index_from_uri, checkpoint_id, checkpoint_uri, extracted_memory_uris, CompactCheckpoint, TurnRange};
-use crate::commit_guard::{Admission, CommitPhase};
+use crate::lifecycle::checkpoint::{archive_index_from_uri, checkpoint_id, checkpoint_uri, extracted_memory_uris, CompactCheckpoint, TurnRange};
+use crate::lifecycle::commit_guard::{Admission, CommitPhase};
 use crate::host::{CommitAnswer, Host, HostResult, TaskAnswer};
-use crate::triggers::{record_commit, snapshot_window};
+use crate::lifecycle::triggers::{record_commit, snapshot_window};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -304,7 +304,7 @@ impl<H: Host> Engine<H> {
                 (None, 0)
             }
         };
-        let summary_problem = crate::summary_check::check_summary(summary.as_deref(), replaced_chars).err().map(|p| p.reason().to_string());
+        let summary_problem = crate::context::summary_check::check_summary(summary.as_deref(), replaced_chars).err().map(|p| p.reason().to_string());
         if let Some(why) = &summary_problem {
             self.warn_once(
                 "summary",
@@ -314,7 +314,7 @@ impl<H: Host> Engine<H> {
         let cp = CompactCheckpoint {
             checkpoint_id: checkpoint_id(ov_id, archive_index),
             session_id: ov_id.to_string(),
-            committed_at: crate::time::iso8601(self.host.now_ms()),
+            committed_at: crate::text::time::iso8601(self.host.now_ms()),
             archive_index,
             source_turn_range: TurnRange { start_sequence: start, end_sequence: end },
             summary_uri: summary.as_ref().map(|_| format!("{archive_uri}/.overview.md")),

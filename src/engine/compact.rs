@@ -1,11 +1,11 @@
 //! `compact()`: the host asks for a smaller context; the engine answers with a forced
 //! OpenViking commit (archive + summary + memory extraction), followed for a while to its
-//! [`CompactCheckpoint`](crate::checkpoint::CompactCheckpoint), in the host's result shape.
+//! [`CompactCheckpoint`](crate::lifecycle::checkpoint::CompactCheckpoint), in the host's result shape.
 
 use super::Engine;
 use crate::host::{Host, HostResult};
-use crate::session_map::ov_session_id;
-use crate::tokens::estimate_tokens;
+use crate::lifecycle::session_map::ov_session_id;
+use crate::text::tokens::estimate_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -60,7 +60,7 @@ impl crate::decode::Request for HookCall {
     fn set_json(&mut self, _field: &str, value: Value) -> crate::error::Result<()> {
         match value {
             Value::Array(ms) => self.messages = ms.into_iter().filter(Value::is_object).collect(),
-            other => return Err(crate::error::EngineError::input("messages", format!("expected an array, got {}", crate::input::describe(&other)))),
+            other => return Err(crate::error::EngineError::input("messages", format!("expected an array, got {}", crate::decode::fields::describe(&other)))),
         }
         Ok(())
     }

@@ -15,8 +15,8 @@
 use super::read::SEARCH_REUSE_MS;
 use super::Engine;
 use crate::host::Host;
-use crate::join::join_all;
-use crate::map::{entries_of, map_roots, render, tree_truncated, MapRoot, MemoryMap, MAP_STALE_MS, TREE_LEVELS, TREE_NODES};
+use crate::host::join::join_all;
+use crate::context::map::{entries_of, map_roots, render, tree_truncated, MapRoot, MemoryMap, MAP_STALE_MS, TREE_LEVELS, TREE_NODES};
 use crate::recall::skills::{read_skills, SkillEntry};
 use serde_json::{json, Value};
 

@@ -13,7 +13,7 @@ pub const IDENTITY_TTL_MS: u64 = 60 * 60 * 1000;
 
 /// `identity/<first 32 hex digits of sha256(baseUrl \0 apiKey \0 agentId)>`.
 pub fn identity_key(base_url: &str, api_key: &str, agent_id: &str) -> String {
-    let digest = crate::sha256::sha256_hex(format!("{base_url}\0{api_key}\0{agent_id}").as_bytes());
+    let digest = crate::text::sha256::sha256_hex(format!("{base_url}\0{api_key}\0{agent_id}").as_bytes());
     format!("identity/{}", &digest[..32])
 }
 
@@ -21,7 +21,7 @@ pub fn identity_key(base_url: &str, api_key: &str, agent_id: &str) -> String {
 fn kept_user(v: &Value, now_ms: u64) -> Option<String> {
     let id = v.get("userId")?.as_str()?;
     let at = v.get("at")?.as_u64()?;
-    (crate::scopes::is_plain_segment(id) && at <= now_ms && now_ms - at < IDENTITY_TTL_MS).then(|| id.to_string())
+    (crate::recall::scopes::is_plain_segment(id) && at <= now_ms && now_ms - at < IDENTITY_TTL_MS).then(|| id.to_string())
 }
 
 impl<H: Host> Engine<H> {
@@ -42,7 +42,7 @@ impl<H: Host> Engine<H> {
             return Some(u);
         }
         match self.host.user_id().await {
-            Ok(Some(u)) if crate::scopes::is_plain_segment(&u) => {
+            Ok(Some(u)) if crate::recall::scopes::is_plain_segment(&u) => {
                 self.set_user_id(&u);
                 // a failed save only costs the next process a round trip
                 let _ = self.host.save_state(&key, json!({ "userId": u, "at": now })).await;

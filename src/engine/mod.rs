@@ -11,7 +11,7 @@
 //!   scopes searched through the host, the profile, the full texts, the composition.
 //! - [`Engine::run_tool`] — the memory tools (`tools`), with every URI checked against the
 //!   caller's own scopes and every delete verified; `memory_search_history` over the turn
-//!   index each acknowledged write adds to (`history`).
+//!   index each acknowledged write adds to (`history_index`).
 //! - [`Engine::flush`] — replays the outbox in order (every send marked write-ahead; a turn
 //!   whose write may have landed unacknowledged is checked first, `confirm`), and reports
 //!   what stayed queued and why.
@@ -24,22 +24,22 @@ mod compact;
 mod confirm;
 mod experiences;
 mod extras;
-mod history;
+mod history_index;
 mod identity;
 mod locks;
 mod outbox;
-mod outputs;
+mod kept_outputs;
 mod read;
 mod rebuild;
 mod record;
 mod status;
-mod tools;
+mod run_tool;
 mod write;
 
 pub use commit::CommitOutcome;
 pub use extras::{MAP_COMMIT_REFRESH_MS, MAP_COMMIT_WINDOW_MS};
 pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT_MAX_MS};
-pub use history::ToolContext;
+pub use history_index::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};
 pub use outbox::FlushReport;
 pub use read::{AssembleCall, Assembled, IntentTrace, LastAssembled, RecallStatus, RecallToolAnswer, Search, SEARCH_REUSE_MS};
@@ -87,11 +87,11 @@ pub struct Engine<H: Host> {
     /// Per session, what `assemble` last composed (for the turn's write and `trace`).
     last_assembled: RefCell<HashMap<String, LastAssembled>>,
     /// What the plugin sees of the host (slot, version), and why the engine is not in use.
-    host_facts: RefCell<crate::inert::HostFacts>,
-    inert: RefCell<Option<crate::inert::Inert>>,
+    host_facts: RefCell<crate::lifecycle::inert::HostFacts>,
+    inert: RefCell<Option<crate::lifecycle::inert::Inert>>,
     /// What the plugin sees of its local server (local mode), for the reachability verdict.
     local_server: RefCell<crate::openviking::probe::LocalServerFacts>,
-    /// References of the tool outputs kept in the state dir (`outputs`), once listed.
+    /// References of the tool outputs kept in the state dir (`kept_outputs`), once listed.
     kept_outputs: RefCell<Option<std::collections::HashSet<String>>>,
     last_experiences: RefCell<Option<experiences::LastExperiences>>,
     trajectory_sessions: RefCell<HashMap<String, String>>,
@@ -151,8 +151,8 @@ impl<H: Host> Engine<H> {
     }
 
     /// What the plugin sees of the host; the engine's diagnosis from it alone.
-    pub fn note_host(&self, facts: crate::inert::HostFacts) -> Option<crate::inert::Inert> {
-        let d = crate::inert::diagnose_host(&facts);
+    pub fn note_host(&self, facts: crate::lifecycle::inert::HostFacts) -> Option<crate::lifecycle::inert::Inert> {
+        let d = crate::lifecycle::inert::diagnose_host(&facts);
         *self.host_facts.borrow_mut() = facts;
         if d.is_some() {
             self.inert.borrow_mut().clone_from(&d);
@@ -161,16 +161,16 @@ impl<H: Host> Engine<H> {
     }
 
     /// Why the engine is not in use, if it saw so (cleared by the next `assemble`).
-    pub fn inert(&self) -> Option<crate::inert::Inert> {
+    pub fn inert(&self) -> Option<crate::lifecycle::inert::Inert> {
         self.inert.borrow().clone()
     }
 
     /// The host ran a turn without the engine: remember why, and say so once per process
     /// and cause (`inert::first_report`: every agent's engine and the plugin's load share it).
     fn note_unassembled_turn(&self) {
-        let d = crate::inert::diagnose_unassembled_turn(&self.host_facts.borrow());
-        if crate::inert::first_report(&d) {
-            self.host.warn(&crate::inert::warning(&d));
+        let d = crate::lifecycle::inert::diagnose_unassembled_turn(&self.host_facts.borrow());
+        if crate::lifecycle::inert::first_report(&d) {
+            self.host.warn(&crate::lifecycle::inert::warning(&d));
         }
         *self.inert.borrow_mut() = Some(d);
     }

@@ -17,20 +17,20 @@
 //! What was assembled is kept per session for the turn's write (context size, injected
 //! URIs) and for `trace`.
 
-use crate::join::{join2, join_all};
+use crate::host::join::{join2, join_all};
 use super::Engine;
-use crate::assemble::SummaryRef;
-use crate::assemble_turn::{compose_turn_with, AssembleResult, TurnExtras};
-use crate::auto_recall::{auto_recall_with, AutoRecall, RecallRequest};
+use crate::context::compose::SummaryRef;
+use crate::context::assemble::{compose_turn_with, AssembleResult, TurnExtras};
+use crate::recall::auto::{auto_recall_with, AutoRecall, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::host::{FindFilter, Host, HostErrorKind};
 use crate::recall::intent::{of_turn as turn_intent, RecallIntent};
 use crate::openviking::probe::{classify, Reachability};
-use crate::messages::synthetic::RecalledMemory;
+use crate::context::messages::synthetic::RecalledMemory;
 use crate::recall::RecallSettings;
-use crate::scopes::{memory_scopes, profile_uri, MemoryScopes};
-use crate::session_map::ov_session_id;
+use crate::recall::scopes::{memory_scopes, profile_uri, MemoryScopes};
+use crate::lifecycle::session_map::ov_session_id;
 use crate::decode::Request;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -216,8 +216,8 @@ fn windowed_config(config: &Config, intent: Option<&RecallIntent>, fell_back: bo
 }
 
 /// Is this checkpoint's summary used? (`summary_check::checkpoint_summary_problem`)
-fn summary_trusted(c: &crate::checkpoint::CompactCheckpoint) -> bool {
-    crate::summary_check::checkpoint_summary_problem(c).is_none()
+fn summary_trusted(c: &crate::lifecycle::checkpoint::CompactCheckpoint) -> bool {
+    crate::context::summary_check::checkpoint_summary_problem(c).is_none()
 }
 
 /// `assemble({sessionId, sessionKey?, prompt?, messages, tokenBudget?, explain?})`.
@@ -267,7 +267,7 @@ pub fn non_empty_session_id(id: &str) -> Result<()> {
 /// `messages`: the host's `AgentMessage`s, each an object.
 pub fn agent_messages(value: Value) -> Result<Vec<Value>> {
     let Value::Array(messages) = value else {
-        return Err(EngineError::input("messages", format!("expected an array, got {}", crate::input::describe(&value))));
+        return Err(EngineError::input("messages", format!("expected an array, got {}", crate::decode::fields::describe(&value))));
     };
     if let Some(i) = messages.iter().position(|m| !m.is_object()) {
         return Err(EngineError::input(format!("messages[{i}]"), "expected an object (an AgentMessage)"));
@@ -690,6 +690,6 @@ impl<H: Host> Engine<H> {
         }
         let (out, _) = self.recall_with(&self.config, prompt, messages, None).await?;
         let memories = out.recall.map(|r| r.memories).unwrap_or_default();
-        Ok(crate::messages::fallback::fallback_block(&memories))
+        Ok(crate::context::messages::fallback::fallback_block(&memories))
     }
 }

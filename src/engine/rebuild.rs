@@ -9,10 +9,10 @@
 
 use super::record::{bound_checkpoints, ledger_key, state_key, SessionRecord, TurnLedger};
 use super::Engine;
-use crate::checkpoint::{checkpoint_uri, CompactCheckpoint};
-use crate::history::{add_to_chunk, chunk_key, chunk_of, turns_from_messages, IndexChunk};
+use crate::lifecycle::checkpoint::{checkpoint_uri, CompactCheckpoint};
+use crate::tools::history::{add_to_chunk, chunk_key, chunk_of, turns_from_messages, IndexChunk};
 use crate::host::{Host, HostErrorKind, HostResult, SessionMeta};
-use crate::session_map::{owns_session, parse_ov_session_id};
+use crate::lifecycle::session_map::{owns_session, parse_ov_session_id};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -108,9 +108,9 @@ impl<H: Host> Engine<H> {
 /// starting from zero. (Every live turn counts: the capture decision that skips, e.g., a
 /// bare greeting cannot be replayed from the stored text alone, so a rebuilt window may
 /// fire one such turn early.)
-fn adopt_window(st: &mut crate::triggers::SessionState, live: &[crate::history::TurnEntry], meta: &SessionMeta, last_commit_at: Option<&str>) {
+fn adopt_window(st: &mut crate::lifecycle::triggers::SessionState, live: &[crate::tools::history::TurnEntry], meta: &SessionMeta, last_commit_at: Option<&str>) {
     let Some(first) = live.first() else {
-        st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(crate::history::when::iso_ms));
+        st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(crate::tools::history::when::iso_ms));
         return;
     };
     st.turns_since_commit = st.turns_since_commit.max(live.len() as u64);
@@ -118,12 +118,12 @@ fn adopt_window(st: &mut crate::triggers::SessionState, live: &[crate::history::
     st.tokens_since_commit = st.tokens_since_commit.max(meta.pending_tokens);
     st.server_pending_tokens = Some(meta.pending_tokens);
     st.first_turn_at_ms = st.first_turn_at_ms.or(Some(first.timestamp_ms));
-    st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(crate::history::when::iso_ms));
+    st.last_commit_at_ms = st.last_commit_at_ms.or_else(|| last_commit_at.and_then(crate::tools::history::when::iso_ms));
     st.window_start_sequence = first.sequence;
     st.recorded_through = live.last().map(|t| t.sequence).max(st.recorded_through);
     if st.window_turn_ids.is_empty() {
         for t in live {
-            crate::triggers::push_window_turn_id(st, t.turn_id.clone());
+            crate::lifecycle::triggers::push_window_turn_id(st, t.turn_id.clone());
         }
     }
 }

@@ -2,10 +2,10 @@
 //! state store, key `session/<ov session id>`), plus the `sessionKey` → current session map.
 
 use super::Engine;
-use crate::checkpoint::CheckpointIndex;
-use crate::commit_guard::CommitGuard;
+use crate::lifecycle::checkpoint::CheckpointIndex;
+use crate::lifecycle::commit_guard::CommitGuard;
 use crate::host::{Host, HostErrorKind, HostResult};
-use crate::triggers::SessionState;
+use crate::lifecycle::triggers::SessionState;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -107,7 +107,7 @@ impl TurnLedger {
 }
 
 pub fn session_key_key(agent_id: &str, session_key: &str) -> String {
-    format!("key/{}/{}", crate::session_map::safe_segment(agent_id), crate::session_map::safe_segment(session_key))
+    format!("key/{}/{}", crate::lifecycle::session_map::safe_segment(agent_id), crate::lifecycle::session_map::safe_segment(session_key))
 }
 
 impl SessionRecord {
@@ -139,10 +139,10 @@ pub(super) fn adopt_outbox_entries(rec: &mut SessionRecord, entries: &[Value], n
             rec.state.next_sequence = sequence + 1;
             let tokens = e.get("tokens").and_then(Value::as_u64).unwrap_or(0);
             let counts = e.get("counts").and_then(Value::as_bool).unwrap_or(false);
-            crate::triggers::record_turn(&mut rec.state, tokens, counts, now_ms);
-            crate::triggers::note_recorded(&mut rec.state, sequence);
+            crate::lifecycle::triggers::record_turn(&mut rec.state, tokens, counts, now_ms);
+            crate::lifecycle::triggers::note_recorded(&mut rec.state, sequence);
             if let Some(id) = e.get("turnId").and_then(Value::as_str) {
-                crate::triggers::push_window_turn_id(&mut rec.state, id.to_string());
+                crate::lifecycle::triggers::push_window_turn_id(&mut rec.state, id.to_string());
             }
         }
     }

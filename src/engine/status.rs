@@ -7,11 +7,11 @@
 use super::read::RecallStatus;
 use super::record::outbox_key;
 use super::Engine;
-use crate::commit_guard::CommitPhase;
+use crate::lifecycle::commit_guard::CommitPhase;
 use crate::host::{Host, HostResult};
-use crate::summary_check::checkpoint_summary_problem;
-use crate::scopes::MemoryScopes;
-use crate::triggers::evaluate;
+use crate::context::summary_check::checkpoint_summary_problem;
+use crate::recall::scopes::MemoryScopes;
+use crate::lifecycle::triggers::evaluate;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -115,7 +115,7 @@ pub struct Trace {
     pub skills: Vec<crate::recall::skills::SkillEntry>,
     /// The map of folders the turn's system prompt carried (`null`: none).
     #[serde(default)]
-    pub map: Option<crate::map::MemoryMap>,
+    pub map: Option<crate::context::map::MemoryMap>,
 }
 }
 
@@ -238,7 +238,7 @@ impl<H: Host> Engine<H> {
     /// stored turn (live, else in the newest archive), the question and the memories the
     /// turn was shown. Only this agent's sessions (a parsed id, never a prefix).
     async fn rebuilt_trace(&self, ov_id: &str) -> Option<Trace> {
-        if !crate::session_map::owns_session(&self.config.agent_id, ov_id) {
+        if !crate::lifecycle::session_map::owns_session(&self.config.agent_id, ov_id) {
             return None;
         }
         let mut messages = self.host.live_messages(ov_id).await.ok()?;
@@ -268,7 +268,7 @@ impl<H: Host> Engine<H> {
                 injected_uris.push(u.to_string());
             }
         }
-        let at_ms = messages[start].get("created_at").and_then(Value::as_str).and_then(crate::history::when::iso_ms).unwrap_or(0);
+        let at_ms = messages[start].get("created_at").and_then(Value::as_str).and_then(crate::tools::history::when::iso_ms).unwrap_or(0);
         Some(Trace {
             at_ms,
             query: serde_json::json!({ "query": question, "parts": [] }),

@@ -5,16 +5,16 @@
 use super::locks::WRITE_LOCK_TTL_MS;
 use super::record::{ledger_key, outbox_key, session_key_key, TurnLedger};
 use super::Engine;
-use crate::after_turn::{classify_after_turn, AfterTurn};
-use crate::capture::{capture_decision, CaptureReason};
-use crate::commit_guard::{Admission, TurnRouting};
+use crate::lifecycle::after_turn::{classify_after_turn, AfterTurn};
+use crate::lifecycle::capture::{capture_decision, CaptureReason};
+use crate::lifecycle::commit_guard::{Admission, TurnRouting};
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::host::{Host, HostError};
-use crate::messages::estimate_message_tokens;
-use crate::messages::synthetic::is_synthetic;
-use crate::session_map::ov_session_id;
-use crate::triggers::{allocate_sequence, evaluate, note_recorded, push_window_turn_id, record_turn, Trigger};
-use crate::turn::{build_envelope, stamp_messages, to_openviking_messages, TurnMeta};
+use crate::context::messages::estimate_message_tokens;
+use crate::context::messages::synthetic::is_synthetic;
+use crate::lifecycle::session_map::ov_session_id;
+use crate::lifecycle::triggers::{allocate_sequence, evaluate, note_recorded, push_window_turn_id, record_turn, Trigger};
+use crate::lifecycle::turn::{build_envelope, stamp_messages, to_openviking_messages, TurnMeta};
 use crate::decode::Request;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -97,14 +97,14 @@ crate::ts_input! {
 /// entry and the live message ~1 s apart), else the user message's timestamp. `None`
 /// without any timestamp (two identical untimed messages are not the same turn).
 pub fn content_key(messages: &[Value]) -> Option<String> {
-    let first = messages.iter().find(|m| crate::messages::role(m) == Some("user") && !is_synthetic(m))?;
+    let first = messages.iter().find(|m| crate::context::messages::role(m) == Some("user") && !is_synthetic(m))?;
     let ts = |m: &Value| m.get("timestamp").and_then(Value::as_f64);
-    let answer_ts = messages.iter().find(|m| crate::messages::role(m) == Some("assistant") && !is_synthetic(m)).and_then(ts);
+    let answer_ts = messages.iter().find(|m| crate::context::messages::role(m) == Some("assistant") && !is_synthetic(m)).and_then(ts);
     let ts = match answer_ts {
         Some(t) => format!("a{t}"),
         None => format!("{}", ts(first)?),
     };
-    let text = crate::messages::text_of(first);
+    let text = crate::context::messages::text_of(first);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= u64::from(b);
@@ -164,7 +164,7 @@ pub struct WriteOutcome {
 
 /// What an append gives the rest of the write: the sequence, the turn id, whether it counts,
 /// its tokens, the capture decision and its history entry.
-type Appended = (u64, String, bool, u64, CaptureReason, crate::history::TurnEntry);
+type Appended = (u64, String, bool, u64, CaptureReason, crate::tools::history::TurnEntry);
 
 fn host_err(e: HostError) -> EngineError {
     let code = if e.kind == crate::host::HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
@@ -469,7 +469,7 @@ impl<H: Host> Engine<H> {
         checkpoint_id: Option<String>,
         ckey: Option<&str>,
         now: u64,
-    ) -> Result<(Value, bool, u64, CaptureReason, crate::history::TurnEntry)> {
+    ) -> Result<(Value, bool, u64, CaptureReason, crate::tools::history::TurnEntry)> {
         let meta = TurnMeta {
             turn_id: turn_id.to_string(),
             session_id: ov_id.to_string(),
@@ -479,12 +479,12 @@ impl<H: Host> Engine<H> {
             compact_checkpoint_id: checkpoint_id,
         };
         let env = build_envelope(&req.messages, meta)?;
-        let indexed = crate::history::turn_entry(&env, &req.messages, now);
+        let indexed = crate::tools::history::turn_entry(&env, &req.messages, now);
         let mut messages = to_openviking_messages(&env);
         stamp_messages(&mut messages, turn_id, indexed.timestamp_ms);
         let decision = capture_decision(&env, self.config.capture_mode, self.config.capture_max_length);
         let counts = decision.counts && !req.is_heartbeat;
-        let tokens: u64 = crate::messages::synthetic::without_synthetic(&req.messages).iter().map(|(_, m)| estimate_message_tokens(m) as u64).sum();
+        let tokens: u64 = crate::context::messages::synthetic::without_synthetic(&req.messages).iter().map(|(_, m)| estimate_message_tokens(m) as u64).sum();
         let entry = json!({
             "sequence": sequence,
             "turnId": turn_id,
@@ -499,7 +499,7 @@ impl<H: Host> Engine<H> {
     }
 
     /// `afterTurn`: the whole transcript and `prePromptMessageCount`. A tool-loop checkpoint
-    /// writes nothing (`None`); a finished turn is written whole (`crate::after_turn`).
+    /// writes nothing (`None`); a finished turn is written whole (`crate::lifecycle::after_turn`).
     pub async fn after_turn(&self, mut req: TurnWrite, pre_prompt_message_count: usize) -> Result<Option<WriteOutcome>> {
         let ov_id = ov_session_id(&self.config.agent_id, &req.session_id);
         let remembered = self.turn_openings.borrow().get(&ov_id).copied();

@@ -98,7 +98,7 @@ pub async fn live_search(req: &LiveSearch) -> Result<LiveResults, EngineError> {
         let user = find(user_scope(user_id.as_deref())).await?;
         Ok::<_, EngineError>((user, user_id))
     };
-    let (user_side, agent) = crate::join::join2(user_side, find(AGENT_SCOPE.to_string())).await;
+    let (user_side, agent) = crate::host::join::join2(user_side, find(AGENT_SCOPE.to_string())).await;
     let (user, user_id) = user_side?;
     let (agent, agent_error) = match agent {
         Ok(a) => (a, None),

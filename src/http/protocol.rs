@@ -22,9 +22,9 @@ use serde_json::{Map, Value};
 pub use crate::openviking::client::user_id_from_status;
 pub use crate::openviking::server::redact;
 /// The agent scope the plugin searches (holds memories only when agent evolution is on).
-pub const AGENT_SCOPE: &str = crate::scopes::AGENT_MEMORIES;
+pub const AGENT_SCOPE: &str = crate::recall::scopes::AGENT_MEMORIES;
 /// The caller's own user memories, for a server whose status names no user.
-pub const OWN_USER_SCOPE: &str = crate::scopes::HOME_MEMORIES;
+pub const OWN_USER_SCOPE: &str = crate::recall::scopes::HOME_MEMORIES;
 pub const DEFAULT_AGENT_ID: &str = "default";
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 1000;
@@ -112,7 +112,7 @@ impl std::fmt::Debug for LiveSearch {
     }
 }
 
-use crate::input::describe;
+use crate::decode::fields::describe;
 
 fn opt_str<'a>(o: &'a Map<String, Value>, key: &str) -> Result<Option<&'a str>, EngineError> {
     match o.get(key) {
@@ -202,7 +202,7 @@ pub fn normalize_base_url(raw: &str) -> Result<String, EngineError> {
 
 /// The user memory scope: `viking://user/<uid>/memories`, or the caller's own without an id.
 pub fn user_scope(user_id: Option<&str>) -> String {
-    crate::scopes::memory_scopes(None, user_id).user
+    crate::recall::scopes::memory_scopes(None, user_id).user
 }
 
 fn quote(text: &str) -> String {

@@ -56,7 +56,7 @@ pub fn user_id_from_status(result: &Value) -> Option<String> {
         Value::Object(o) => ["user_id", "id", "name"].iter().find_map(|k| o.get(*k).and_then(Value::as_str))?,
         _ => return None,
     };
-    crate::scopes::is_plain_segment(id).then(|| id.to_string())
+    crate::recall::scopes::is_plain_segment(id).then(|| id.to_string())
 }
 
 /// The body of `POST /api/v1/search/find`: `{query, target_uri, limit, score_threshold: 0}`,

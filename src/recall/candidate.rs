@@ -2,7 +2,7 @@
 //! is reported in the explain records, it does not fail the whole recall.
 
 use crate::error::{EngineError, Result};
-use crate::input::{as_object, describe};
+use crate::decode::fields::{as_object, describe};
 use serde::Serialize;
 use serde_json::Value;
 

@@ -17,7 +17,7 @@
 //! that one memory folder. When that narrowed find returns no memory, the whole user scope is
 //! searched again without the window, so a wrong guess costs one find, never the evidence.
 
-use crate::time::{civil_from_days, days_from_civil, days_in_month, iso8601, DAY_MS};
+use crate::text::time::{civil_from_days, days_from_civil, days_in_month, iso8601, DAY_MS};
 use serde::Serialize;
 
 crate::ts_type! {

@@ -29,6 +29,9 @@
 //! lacked (`needs_content`); the engine's read path (`engine::read`) reads them through the
 //! host and runs it once more with them.
 
+pub mod auto;
+pub mod scopes;
+
 pub mod candidate;
 pub mod experience;
 pub mod explain;
@@ -38,8 +41,8 @@ pub mod rank;
 pub mod skills;
 
 use crate::config::Config;
-use crate::messages::estimate_message_tokens;
-use crate::messages::synthetic::{recall_call, recall_line, recall_result, recall_text, synthetic_id, RecalledMemory};
+use crate::context::messages::estimate_message_tokens;
+use crate::context::messages::synthetic::{recall_call, recall_line, recall_result, recall_text, synthetic_id, RecalledMemory};
 use crate::text::{push_collapsed_lowercase, push_lowercase, truncate_with_ellipsis};
 use candidate::{Scope, SearchItem};
 use explain::{CutReason, Decision, ExplainRecord};

@@ -4,9 +4,9 @@
 //! names against them. Wrapping the definitions in `ts_type!` makes these impls go away.
 
 use super::{Decl, Field, Kind, TsType, Variant};
-use crate::capture::CaptureReason;
-use crate::commit_guard::CommitGuard;
-use crate::triggers::{SessionState, Trigger};
+use crate::lifecycle::capture::CaptureReason;
+use crate::lifecycle::commit_guard::CommitGuard;
+use crate::lifecycle::triggers::{SessionState, Trigger};
 
 fn variant(name: &str, fields: &[&str]) -> Variant {
     Variant {
@@ -16,7 +16,7 @@ fn variant(name: &str, fields: &[&str]) -> Variant {
     }
 }
 
-/// `crate::capture::CaptureReason` (serde snake_case), every variant.
+/// `crate::lifecycle::capture::CaptureReason` (serde snake_case), every variant.
 pub(crate) const CAPTURE_REASONS: &[&str] = &[
     "accepted",
     "empty",

@@ -140,7 +140,7 @@ mod tests {
 
     #[test]
     fn doc_links_become_code() {
-        assert_eq!(doc_text("see [`CompactCheckpoint`](crate::checkpoint::CompactCheckpoint) and [`SEARCH_REUSE_MS`]."), "see `CompactCheckpoint` and `SEARCH_REUSE_MS`.");
+        assert_eq!(doc_text("see [`CompactCheckpoint`](crate::lifecycle::checkpoint::CompactCheckpoint) and [`SEARCH_REUSE_MS`]."), "see `CompactCheckpoint` and `SEARCH_REUSE_MS`.");
         assert_eq!(doc_text("a */ b"), "a *\\/ b");
         assert_eq!(doc_text("`None` when unknown"), "`null` when unknown");
         assert_eq!(tsdoc(&["one".into()], "  "), "  /** one */\n");

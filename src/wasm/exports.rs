@@ -5,15 +5,15 @@
 
 use super::codec::{decode, encode, string_arg, to_js_error};
 use crate::config::Env;
-use crate::input::as_object;
+use crate::decode::fields::as_object;
 use serde_json::Value;
 #[cfg(feature = "page")]
 use crate::{
-    auto_recall::RecallRequest,
     config::{parse_config, Config},
-    messages::role,
+    context::messages::role,
+    recall::auto::RecallRequest,
     recall::query::build_query,
-    tokens::estimate_tokens,
+    text::tokens::estimate_tokens,
 };
 use wasm_bindgen::prelude::*;
 
@@ -53,7 +53,7 @@ pub fn estimate_message_tokens_js(
     let Value::Array(items) = v else {
         return Err(to_js_error(crate::EngineError::input("messages", "expected an array of AgentMessages")));
     };
-    encode(&items.iter().map(crate::messages::estimate_message_tokens).collect::<Vec<usize>>())
+    encode(&items.iter().map(crate::context::messages::estimate_message_tokens).collect::<Vec<usize>>())
 }
 
 #[cfg(feature = "page")]
@@ -136,8 +136,8 @@ pub fn config_bounds_js() -> Result<JsValue, JsValue> {
 /// or null.
 #[wasm_bindgen(js_name = diagnoseHost, unchecked_return_type = "Inert | null")]
 pub fn diagnose_host_js(#[wasm_bindgen(unchecked_param_type = "HostFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
-    let facts: crate::inert::HostFacts = super::codec::decode_request("facts", &facts).map_err(to_js_error)?;
-    encode(&crate::inert::diagnose_host(&facts))
+    let facts: crate::lifecycle::inert::HostFacts = super::codec::decode_request("facts", &facts).map_err(to_js_error)?;
+    encode(&crate::lifecycle::inert::diagnose_host(&facts))
 }
 
 #[cfg(feature = "plugin")]
@@ -146,12 +146,12 @@ pub fn diagnose_host_js(#[wasm_bindgen(unchecked_param_type = "HostFacts")] fact
 /// when a turn runs without it. `line` is the warning to log.
 #[wasm_bindgen(js_name = reportHost, unchecked_return_type = "(Inert & { line: string }) | null")]
 pub fn report_host_js(#[wasm_bindgen(unchecked_param_type = "HostFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
-    let facts: crate::inert::HostFacts = super::codec::decode_request("facts", &facts).map_err(to_js_error)?;
-    match crate::inert::diagnose_host(&facts).filter(crate::inert::first_report) {
+    let facts: crate::lifecycle::inert::HostFacts = super::codec::decode_request("facts", &facts).map_err(to_js_error)?;
+    match crate::lifecycle::inert::diagnose_host(&facts).filter(crate::lifecycle::inert::first_report) {
         None => Ok(JsValue::NULL),
         Some(d) => {
             let mut v = serde_json::to_value(&d).unwrap_or(Value::Null);
-            v["line"] = Value::String(crate::inert::warning(&d));
+            v["line"] = Value::String(crate::lifecycle::inert::warning(&d));
             encode(&v)
         }
     }
@@ -224,7 +224,7 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "AssembleRequest")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
         let v = decode("(request)", &request).map_err(to_js_error)?;
-        encode(&crate::assemble_turn::assemble_turn(&self.config, v).map_err(to_js_error)?)
+        encode(&crate::context::assemble::assemble_turn(&self.config, v).map_err(to_js_error)?)
     }
 
     /// The compaction triggers over a transcript, turn by turn (the demo's replay timeline).
@@ -237,7 +237,7 @@ impl Engine {
         let o = as_object("", &v).map_err(to_js_error)?;
         let messages: Vec<Value> = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default().into_iter().filter(|m| m.is_object()).collect();
         let budget = o.opt_u64("tokenBudget").map_err(to_js_error)?;
-        encode(&crate::replay::replay_triggers(&self.config, messages, budget))
+        encode(&crate::lifecycle::trigger_timeline::replay_triggers(&self.config, messages, budget))
     }
 
     /// One turn's automatic recall: query, pipeline, and the messages with the synthetic
@@ -251,7 +251,7 @@ impl Engine {
         let v = decode("(request)", &request).map_err(to_js_error)?;
         let explain = explain_flag(&v).map_err(to_js_error)?;
         let req = RecallRequest::from_value(v).map_err(to_js_error)?;
-        encode(&crate::auto_recall::auto_recall_with(&self.config, req, explain).map_err(to_js_error)?)
+        encode(&crate::recall::auto::auto_recall_with(&self.config, req, explain).map_err(to_js_error)?)
     }
 
     /// A turn's recall as the per-turn call needs it: the request as for `autoRecall`, of
@@ -265,7 +265,7 @@ impl Engine {
         let v = super::tail::with_newest_user_messages(&request, crate::recall::query::user_messages_read(self.config.assemble_recall_window)).map_err(to_js_error)?;
         let explain = explain_flag(&v).map_err(to_js_error)?;
         let req = RecallRequest::from_value(v).map_err(to_js_error)?;
-        encode(&crate::auto_recall::recall_answer(&self.config, req, explain).map_err(to_js_error)?)
+        encode(&crate::recall::auto::recall_answer(&self.config, req, explain).map_err(to_js_error)?)
     }
 }
 
@@ -275,7 +275,7 @@ fn explain_flag(v: &Value) -> Result<bool, crate::EngineError> {
     match v.get("explain") {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(other) => Err(crate::EngineError::input("explain", format!("expected a boolean, got {}", crate::input::describe(other)))),
+        Some(other) => Err(crate::EngineError::input("explain", format!("expected a boolean, got {}", crate::decode::fields::describe(other)))),
     }
 }
 
@@ -317,19 +317,19 @@ impl Engine {
         let checkpoint = match o.get("checkpoint") {
             None => None,
             Some(c) => Some(
-                serde_json::from_value::<crate::checkpoint::CompactCheckpoint>(c.clone())
+                serde_json::from_value::<crate::lifecycle::checkpoint::CompactCheckpoint>(c.clone())
                     .map_err(|e| to_js_error(crate::EngineError::input("checkpoint", e.to_string())))?,
             ),
         };
         let limit = o.opt_u64("limit").map_err(to_js_error)?.map_or(self.config.memory_expand_max_results, |l| (l as usize).clamp(1, self.config.memory_expand_max_results));
         let query = o.opt_str("query").map_err(to_js_error)?;
-        encode(&crate::expand::expand(archive_uri, &messages, checkpoint.as_ref(), query, limit))
+        encode(&crate::tools::expand::expand(archive_uri, &messages, checkpoint.as_ref(), query, limit))
     }
 
     /// What a URI given to `memory_expand` points at (archive, session, memory), or null.
     #[wasm_bindgen(js_name = classifyExpandUri, unchecked_return_type = "ExpandTarget | null")]
     pub fn classify_expand_uri(&self, #[wasm_bindgen(unchecked_param_type = "string")] uri: JsValue) -> Result<JsValue, JsValue> {
-        encode(&crate::expand::classify(&string_arg("uri", &uri)?))
+        encode(&crate::tools::expand::classify(&string_arg("uri", &uri)?))
     }
 
     /// The `before_prompt_build` fallback's block for these memories (markup escaped inside,
@@ -337,8 +337,8 @@ impl Engine {
     #[wasm_bindgen(js_name = fallbackBlock, unchecked_return_type = "string | null")]
     pub fn fallback_block(&self, #[wasm_bindgen(unchecked_param_type = "RecalledMemory[]")] memories: JsValue) -> Result<JsValue, JsValue> {
         let v = decode("memories", &memories).map_err(to_js_error)?;
-        let memories: Vec<crate::messages::synthetic::RecalledMemory> =
+        let memories: Vec<crate::context::messages::synthetic::RecalledMemory> =
             serde_json::from_value(v).map_err(|e| to_js_error(crate::EngineError::input("memories", e.to_string())))?;
-        Ok(crate::messages::fallback::fallback_block(&memories).map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
+        Ok(crate::context::messages::fallback::fallback_block(&memories).map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
     }
 }

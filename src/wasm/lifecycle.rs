@@ -10,7 +10,7 @@ use crate::config::parse_config;
 use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ToolContext, TurnWrite};
 use crate::error::{EngineError, ErrorCode};
 use crate::host::{HostError, HostErrorKind};
-use crate::session_map::ov_session_id;
+use crate::lifecycle::session_map::ov_session_id;
 use js_sys::Promise;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -26,7 +26,7 @@ fn host_err(e: HostError) -> JsValue {
 
 /// Agent isolation: only this agent's OpenViking sessions may be touched.
 fn owned(engine: &Engine<Host>, ov_session_id: &str) -> Result<(), JsValue> {
-    if crate::session_map::owns_session(&engine.config.agent_id, ov_session_id) {
+    if crate::lifecycle::session_map::owns_session(&engine.config.agent_id, ov_session_id) {
         Ok(())
     } else {
         Err(to_js_error(EngineError::input("ovSessionId", format!("{ov_session_id} is not a session of agent {}", engine.config.agent_id))))
@@ -96,7 +96,7 @@ impl ContextEngine {
     /// Is this OpenViking session one of this agent's? (Parsed, never a string prefix.)
     #[wasm_bindgen(js_name = ownsSession)]
     pub fn owns_session(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Result<bool, JsValue> {
-        Ok(crate::session_map::owns_session(&self.inner.config.agent_id, &string_arg("ovSessionId", &ov_session_id)?))
+        Ok(crate::lifecycle::session_map::owns_session(&self.inner.config.agent_id, &string_arg("ovSessionId", &ov_session_id)?))
     }
 
     /// One turn's `assemble()`: the memories searched through the host, the profile, the
@@ -324,7 +324,7 @@ impl ContextEngine {
     /// diagnosis from it alone (`Inert`), or null.
     #[wasm_bindgen(js_name = noteHost, unchecked_return_type = "Inert | null")]
     pub fn note_host(&self, #[wasm_bindgen(unchecked_param_type = "HostFacts")] facts: JsValue) -> Result<JsValue, JsValue> {
-        let facts: crate::inert::HostFacts = decode_request("facts", &facts).map_err(to_js_error)?;
+        let facts: crate::lifecycle::inert::HostFacts = decode_request("facts", &facts).map_err(to_js_error)?;
         encode(&self.inner.note_host(facts))
     }
 

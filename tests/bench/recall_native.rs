@@ -11,7 +11,7 @@
 //! are made before the clock starts, as the wasm decode hands the engine an owned request);
 //! lean (the same without explain records: the memory tool's and the hook's path).
 
-use openviking_context_engine::auto_recall::{auto_recall, auto_recall_with, RecallRequest};
+use openviking_context_engine::recall::auto::{auto_recall, auto_recall_with, RecallRequest};
 use openviking_context_engine::config::Config;
 use serde_json::{json, Value};
 use std::time::Instant;

@@ -195,7 +195,7 @@ impl OpenViking for FakeHost {
         for p in messages.iter_mut().filter_map(|m| m.get_mut("parts")?.as_array_mut()).flatten() {
             let out = p.get("tool_output").and_then(Value::as_str).unwrap_or("").to_string();
             if p.get("type").and_then(Value::as_str) == Some("tool") && out.chars().count() > TOOL_OUTPUT_THRESHOLD_CHARS {
-                let sha = openviking_context_engine::sha256::sha256_hex(out.as_bytes());
+                let sha = openviking_context_engine::text::sha256::sha256_hex(out.as_bytes());
                 let trid = format!("tr_{}_{}", p["tool_id"].as_str().unwrap_or(""), &sha[..16]);
                 p["tool_output"] = Value::String(format!("[OpenViking tool result externalized]\n{}", out.chars().take(200).collect::<String>()));
                 p["tool_output_ref"] = Value::String(format!("viking://user/alice/sessions/{id}/tool-results/{trid}"));

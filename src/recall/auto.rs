@@ -1,0 +1,213 @@
+//! Automatic recall for one turn, from the host's inputs to the messages the model sees:
+//! the query from the prompt and the recent user turns, the pipeline over both scopes' search
+//! results, and the synthetic pair injected idempotently before the current user turn.
+
+use crate::config::Config;
+use crate::error::{EngineError, Result};
+use crate::decode::fields::{as_object, join};
+use crate::context::messages::synthetic::inject_recall;
+use crate::recall::candidate::take_search_result;
+use crate::recall::query::{build_query, RecallQuery};
+use crate::recall::{recall_with, RecallOutcome, RecallSettings};
+use serde::Serialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+
+/// What the host hands in (JSON, camelCase):
+/// `{prompt?, messages?, search:{user?, agent?}, contents?: {uri: text}, nowMs?, query?}`.
+/// `query` overrides the query built from `prompt`/`messages` (explicit `memory_recall`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallRequest {
+    pub prompt: Option<String>,
+    pub messages: Vec<Value>,
+    pub query: Option<String>,
+    pub user: Value,
+    pub agent: Value,
+    pub contents: BTreeMap<String, String>,
+    pub now_ms: u64,
+    /// The user's stable profile (`{uri, text}` of `profile.md`), always a recall candidate.
+    pub profile: Option<(String, String)>,
+    /// This agent's experiences found for the turn (`recall::experience`), placed after the
+    /// memories by the composition (`assemble`); the engine fills it.
+    pub experiences: Vec<crate::recall::experience::ExperienceCandidate>,
+}
+
+crate::ts_input! {
+    /// What `Engine.autoRecall` takes (and `assemble` on top of it), as `from_value` reads it.
+    impl RecallRequest as RecallRequest {
+        /// The current user input (OpenClaw 2026.9.x passes it apart from `messages`).
+        opt prompt: "string",
+        /// The messages `assemble` received.
+        opt messages: "AgentMessage[]",
+        /// Overrides the query built from prompt + messages (explicit recall).
+        opt query: "string",
+        /// Both scopes' find results.
+        opt search: "{ user?: FindResult | null; agent?: FindResult | null }",
+        /// Full texts read for picked items, by uri.
+        opt contents: "Record<string, string>",
+        opt nowMs: "number",
+        /// The user's stable profile (profile.md), always a recall candidate.
+        opt profile: "{ uri: string; text?: string } | null",
+        /// This agent's experiences found for the turn, placed after the memories (assemble).
+        opt experiences: "ExperienceCandidate[]",
+    }
+}
+
+impl RecallRequest {
+    pub fn from_json(v: &Value) -> Result<Self> {
+        Self::from_value(v.clone())
+    }
+
+    /// Reads a request, taking the (possibly large) messages and search results out of `v`
+    /// without copying them.
+    pub fn from_value(mut v: Value) -> Result<Self> {
+        let (prompt, query, now_ms, profile) = {
+            let o = as_object("", &v)?;
+            if let Some(messages) = o.opt_array("messages")? {
+                for (i, m) in messages.iter().enumerate() {
+                    if !m.is_object() {
+                        return Err(EngineError::input(format!("messages[{i}]"), "expected an object (an AgentMessage)"));
+                    }
+                }
+            }
+            o.opt_object("search")?;
+            if let Some(c) = o.opt_object("contents")? {
+                for (k, v) in c {
+                    if !matches!(v, Value::String(_) | Value::Null) {
+                        return Err(EngineError::input(join("contents", k), "expected a string (the memory's text)"));
+                    }
+                }
+            }
+            let profile = match o.opt_object("profile")? {
+                None => None,
+                Some(p) => {
+                    let po = crate::decode::fields::Obj { path: "profile", map: p };
+                    let text = po.opt_str("text")?.unwrap_or("").trim().to_string();
+                    let uri = po.req_str("uri")?.to_string();
+                    if text.is_empty() { None } else { Some((uri, text)) }
+                }
+            };
+            (o.opt_str("prompt")?.map(str::to_string), o.opt_str("query")?.map(str::to_string), o.opt_u64("nowMs")?.unwrap_or(0), profile)
+        };
+        let Value::Object(map) = &mut v else { unreachable!("checked by as_object") };
+        let messages = match map.remove("messages") {
+            Some(Value::Array(a)) => a,
+            _ => Vec::new(),
+        };
+        let (user, agent) = match map.remove("search") {
+            Some(Value::Object(mut s)) => (s.remove("user").unwrap_or(Value::Null), s.remove("agent").unwrap_or(Value::Null)),
+            _ => (Value::Null, Value::Null),
+        };
+        let experiences = match map.remove("experiences") {
+            None | Some(Value::Null) => Vec::new(),
+            Some(v) => serde_json::from_value(v).map_err(|e| EngineError::input("experiences", format!("expected [{{uri, content, score?}}]: {e}")))?,
+        };
+        let contents = match map.remove("contents") {
+            Some(Value::Object(c)) => c
+                .into_iter()
+                .filter_map(|(k, v)| match v {
+                    Value::String(s) => Some((k, s)),
+                    _ => None,
+                })
+                .collect(),
+            _ => BTreeMap::new(),
+        };
+        Ok(RecallRequest { prompt, messages, query, user, agent, contents, now_ms, profile, experiences })
+    }
+}
+
+crate::ts_type! {
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AutoRecall {
+    /// How the query was built (turns used and skipped).
+    pub query: RecallQuery,
+    /// `None` when there was nothing to search for (every turn skipped) or recall is off.
+    pub recall: Option<RecallOutcome>,
+    /// The host's messages with earlier synthetic pairs removed and the new pair inserted.
+    pub messages: Vec<Value> => "AgentMessage[]",
+}
+}
+
+crate::ts_type! {
+/// `Engine.recall`'s answer: [`AutoRecall`] without the message list (the pair is
+/// `recall.messages`; the host places it).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecallAnswer {
+    pub query: RecallQuery,
+    pub recall: Option<RecallOutcome>,
+}
+}
+
+/// The query and the outcome of a turn's recall, nothing echoed (`Engine.recall`).
+pub fn recall_answer(config: &Config, mut req: RecallRequest, explain: bool) -> Result<RecallAnswer> {
+    let (query, recall) = recall_turn(config, &mut req, explain)?;
+    Ok(RecallAnswer { query, recall })
+}
+
+/// Runs automatic recall for a turn. With `autoRecall: false` earlier pairs are still removed
+/// and nothing is injected.
+pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
+    auto_recall_with(config, req, true)
+}
+
+/// [`auto_recall`], with the explain records only if `explain` (the memories, the pair and
+/// the messages are the same either way).
+pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> Result<AutoRecall> {
+    let RecallRequest { prompt, messages, query: explicit_query, user, agent, contents, now_ms, profile, experiences: _ } = req;
+    let (query, outcome) = recall_parts(config, prompt.as_deref(), &messages, explicit_query, user, agent, &contents, now_ms, profile, explain)?;
+    let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
+    let messages = inject_recall(messages, pair, prompt.is_some());
+    Ok(AutoRecall { query, recall: outcome, messages })
+}
+
+/// [`auto_recall_with`] without the message list: the query and the outcome only, the
+/// request's messages only read (for a caller that composes the messages itself).
+pub fn recall_turn(config: &Config, req: &mut RecallRequest, explain: bool) -> Result<(RecallQuery, Option<RecallOutcome>)> {
+    let (user, agent) = (std::mem::take(&mut req.user), std::mem::take(&mut req.agent));
+    let profile = req.profile.take();
+    recall_parts(config, req.prompt.as_deref(), &req.messages, req.query.clone(), user, agent, &req.contents, req.now_ms, profile, explain)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn recall_parts(
+    config: &Config,
+    prompt: Option<&str>,
+    messages: &[Value],
+    explicit_query: Option<String>,
+    user: Value,
+    agent: Value,
+    contents: &BTreeMap<String, String>,
+    now_ms: u64,
+    profile: Option<(String, String)>,
+    explain: bool,
+) -> Result<(RecallQuery, Option<RecallOutcome>)> {
+    let mut user = take_search_result("search.user", user)?;
+    // The stable profile leads the user results: always a candidate, first for its uri.
+    if let Some((uri, text)) = &profile {
+        user.insert(
+            0,
+            crate::recall::candidate::SearchItem {
+                uri: uri.clone(),
+                level: Some(2),
+                score: 1.0,
+                abstract_text: text.clone(),
+                overview: String::new(),
+                category: Some("profile".into()),
+                malformed: None,
+            },
+        );
+    }
+    let agent = take_search_result("search.agent", agent)?;
+    let mut query = build_query(prompt, messages, config.assemble_recall_window);
+    if let Some(q) = explicit_query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
+        query.query = Some(crate::text::prefix_utf16(q, crate::recall::query::QUERY_MAX_UNITS).to_string());
+    }
+    let settings = RecallSettings::from(config);
+    let outcome = match (&query.query, config.auto_recall || explicit_query.is_some()) {
+        (Some(q), true) => Some(recall_with(q, user, agent, contents, &settings, now_ms, explain)),
+        _ => None,
+    };
+    Ok((query, outcome))
+}
