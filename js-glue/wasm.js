@@ -8,7 +8,11 @@ import { fileURLToPath } from "node:url";
 import * as pkg from "./pkg/openviking_context_engine.js";
 
 const WASM = new URL("./pkg/openviking_context_engine_bg.wasm", import.meta.url);
-let ready = false;
+// OpenClaw evaluates the plugin's entry — and so this module and the package's glue — up to
+// three times per process, each time as fresh module instances. The first instance's
+// initialised package is kept on globalThis (per wasm file), so the module is compiled and
+// instantiated once per process and every import shares one engine whose code is warm.
+const SHARED = Symbol.for(`openviking-context-engine.package ${WASM.href}`);
 
 /** The pkg/ folder in use. */
 export function findPkg() {
@@ -17,10 +21,10 @@ export function findPkg() {
 
 /** The initialised plugin package (ContextEngine, checkConfig, toolDefinitions, …). */
 export function loadEngineSync() {
-  if (!ready) {
-    pkg.initSync({ module: readFileSync(WASM) });
-    ready = true;
-  }
+  const shared = globalThis[SHARED];
+  if (shared) return shared;
+  pkg.initSync({ module: readFileSync(WASM) });
+  globalThis[SHARED] = pkg;
   return pkg;
 }
 

@@ -5,7 +5,8 @@
 // signatures, errors are JS Errors with a stable code, and it survives garbage.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { copyFileSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { findPkg as pluginDir, loadEngine as loadPlugin } from "../wasm.js";
 import { findPkg, loadPackage } from "../../tests/support/packages.mjs";
@@ -165,4 +166,30 @@ test("searchLimit is the engine's pool size per scope (what the plugin and the l
   assert.equal(new engine.Engine({}, {}).searchLimit, 24);
   assert.equal(new engine.Engine({ recallLimit: 2 }, {}).searchLimit, 20);
   assert.equal(new engine.Engine({ recallLimit: 10 }, {}).searchLimit, 40);
+});
+
+test("every evaluation of the plugin's loader in a process shares one initialised package (OpenClaw evaluates the entry up to three times)", async () => {
+  // OpenClaw's loader makes fresh module instances of the same files; copies of the loader and
+  // of the package's glue, beside the originals (so the wasm path is the same), stand for them
+  const dir = fileURLToPath(new URL("..", import.meta.url));
+  const tag = `instance-${process.pid}`;
+  const glue = join(dir, "pkg", `${tag}.js`);
+  const loader = join(dir, `${tag}.js`);
+  const instances = [];
+  const Instance = WebAssembly.Instance;
+  WebAssembly.Instance = function (...a) { instances.push(a); return new Instance(...a); };
+  try {
+    copyFileSync(join(dir, "pkg", "openviking_context_engine.js"), glue);
+    writeFileSync(loader, readFileSync(join(dir, "wasm.js"), "utf8").replace("./pkg/openviking_context_engine.js", `./pkg/${tag}.js`));
+    const fresh = await import(pathToFileURL(loader).href);
+    const pkgCopy = await import(pathToFileURL(glue).href);
+    assert.equal(fresh.loadEngineSync(), plugin, "the first evaluation's package");
+    assert.equal(instances.length, 0, "no second compile and instantiate");
+    assert.throws(() => pkgCopy.version(), "the fresh glue was never initialised");
+    assert.equal(typeof fresh.loadEngineSync().version(), "string");
+  } finally {
+    WebAssembly.Instance = Instance;
+    rmSync(glue, { force: true });
+    rmSync(loader, { force: true });
+  }
 });
