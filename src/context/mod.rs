@@ -5,6 +5,7 @@
 
 pub mod assemble;
 pub mod compose;
+pub mod extras_input;
 pub mod map;
 pub mod messages;
 pub mod summary_check;
