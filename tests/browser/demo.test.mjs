@@ -4,7 +4,8 @@
 // the results (threshold, token budget); the budget bar, the composed context and what was
 // trimmed are the engine's own numbers — the same pkg/ loaded here in Node, called on the same
 // sample, must give exactly what the page shows (the compacted sample's summary included, and
-// a lower host budget trimming); the export snippet round-trips through parseConfig; bad input
+// a lower host budget trimming; the experience, skills and map of folders with their tokens and
+// why, moved by skillLimit, memoryMapTokenBudget, recallTokenBudget); the export snippet round-trips through parseConfig; bad input
 // is reported on the page; own transcripts with and without checkpoints; the Chinese sample
 // and the replay work. Prints the page load time and saves a screenshot (the compacted
 // sample) to tests/artifacts/demo.png.
