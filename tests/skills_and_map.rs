@@ -248,3 +248,56 @@ fn a_commit_in_any_session_refreshes_the_map_while_its_memories_come_in() {
     assemble(&e, "s2", "And about salt?", 20_000);
     assert_eq!(n(), built + 9);
 }
+
+/// The tuning page's pure `assemble` with the skills answer and the roots' `fs/tree` answers
+/// the engine read composes exactly what the engine composed: the same skills (own scopes
+/// only, scored), the same map (this agent's roots only), the same split and messages.
+#[test]
+fn the_pure_assemble_with_skills_and_trees_composes_what_the_engine_composes() {
+    use openviking_context_engine::context::assemble::assemble_turn;
+    use openviking_context_engine::host::{Clock, OpenViking};
+    let h = host();
+    h.world().memories.clear(); // the pure request below gets no memory search
+    h.world().texts.remove(&format!("{MEM}/profile.md"));
+    let e = engine(&h, json!({"memoryMapTokenBudget": 300}));
+    let prompt = "Write the release notes for 2.4, then deploy to staging";
+    let out = assemble(&e, "s1", prompt, 20_000);
+    assert!(!out.result.skills.is_empty() && out.result.map.is_some(), "the engine listed both");
+    let mut trees = serde_json::Map::new();
+    for uri in ["viking://user/alice/memories", "viking://user/alice/resources", "viking://agent/main/memories", "viking://agent/other/memories"] {
+        trees.insert(uri.into(), block_on(h.tree(uri, 6, 1000)).unwrap().unwrap_or(Value::Null));
+    }
+    let skills = skills_answer()["skills"].clone();
+    let config = openviking_context_engine::config::parse_config(&json!({"agentId": "main", "compactTurnThreshold": 3, "compactTokensAddedThreshold": 100000, "memoryMapTokenBudget": 300}), &openviking_context_engine::config::Env::new()).unwrap().config;
+    let request = json!({
+        "prompt": prompt,
+        "messages": [{"role": "user", "content": prompt, "timestamp": 1}],
+        "nowMs": h.now_ms(),
+        "tokenBudget": 20_000,
+        "userId": "alice",
+        "skills": skills,
+        "map": trees,
+    });
+    let pure = assemble_turn(&config, request.clone()).unwrap();
+    assert_eq!(pure.skills, out.result.skills);
+    assert_eq!(pure.map, out.result.map);
+    assert!(!pure.map.as_ref().unwrap().text.contains("other"), "another agent's tree handed in is not read");
+    assert_eq!(pure.split, out.result.split);
+    assert_eq!(pure.composition.messages, out.result.composition.messages);
+    // the engine puts its guidance line before the same addition
+    let pure_addition = pure.composition.system_prompt_addition.clone().unwrap();
+    assert!(out.result.composition.system_prompt_addition.as_deref().unwrap().ends_with(&format!("\n{pure_addition}")), "{pure_addition}");
+    assert_eq!(pure.composition.estimated_tokens, out.result.composition.estimated_tokens);
+    // a smaller map budget lists fewer entries; skillLimit 1 lists one skill
+    let small = openviking_context_engine::config::parse_config(&json!({"agentId": "main", "memoryMapTokenBudget": 60, "skillLimit": 1}), &openviking_context_engine::config::Env::new()).unwrap().config;
+    let cut = assemble_turn(&small, request.clone()).unwrap();
+    assert_eq!(cut.skills.len(), 1);
+    assert!(cut.map.as_ref().unwrap().tokens <= 60 && cut.split.map < pure.split.map, "{:?}", cut.map);
+    // bad input names the field
+    let mut bad = request.clone();
+    bad["skills"] = json!([{"name": "x"}]);
+    assert!(assemble_turn(&config, bad).unwrap_err().to_string().contains("skills[0].uri"));
+    let mut bad = request;
+    bad["map"] = json!({"viking://user/alice/memories": [{"isDir": true}]});
+    assert!(assemble_turn(&config, bad).unwrap_err().to_string().contains("map.viking://user/alice/memories[0].uri"));
+}

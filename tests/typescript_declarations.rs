@@ -606,7 +606,7 @@ fn hand_parsed_inputs_read_exactly_the_declared_keys() {
         &AssembleRequest::ts_decl().unwrap(),
         |v| assemble_turn(&Config::default(), v).map(|_| ()),
         json!({}),
-        &[("src/context/assemble.rs", "pub fn assemble_turn", "assemble_turn"), ("src/context/assemble.rs", "fn read_summaries", "read_summaries"), ("src/recall/auto.rs", "impl RecallRequest", "from_value")],
+        &[("src/context/assemble.rs", "pub fn assemble_turn", "assemble_turn"), ("src/context/assemble.rs", "fn read_summaries", "read_summaries"), ("src/context/extras_input.rs", "pub fn read_turn_extras", "read_turn_extras"), ("src/recall/auto.rs", "impl RecallRequest", "from_value")],
     );
     reads_exactly_the_declared_keys(
         &AssembleCall::ts_decl().unwrap(),

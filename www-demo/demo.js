@@ -24,6 +24,9 @@ let firstRender = true;
  */
 const data = {
   sample: null, prompt: "", messages: [], summaries: [], nextSequence: undefined, search: {}, contents: {}, nowMs: 0,
+  // what the engine reads beside the memories, as the sample holds it: experience candidates,
+  // skills/find answer items, each map root's fs/tree answer (the engine picks and budgets)
+  userId: undefined, experiences: [], skills: [], map: undefined,
   from: { search: "sample", transcript: "sample" },
 };
 
@@ -97,6 +100,7 @@ async function loadSample(id, fetched = fetchSample(id)) {
   Object.assign(data, {
     sample, prompt: sample.prompt ?? "", messages: sample.messages ?? [], summaries: sample.summaries ?? [], nextSequence: sample.nextSequence,
     search: sample.search ?? {}, contents: sample.contents ?? {}, nowMs: lastTimestamp(sample.messages ?? []),
+    userId: sample.userId, experiences: sample.experiences ?? [], skills: sample.skills ?? [], map: sample.map,
     from: { search: "sample", transcript: "sample" },
   });
   $("sample").value = id;
@@ -252,6 +256,10 @@ function assembleRequest(tokenBudget) {
     tokenBudget, summaries: data.summaries,
   };
   if (data.nextSequence !== undefined) request.nextSequence = data.nextSequence;
+  if (data.userId !== undefined) request.userId = data.userId;
+  if (data.experiences.length) request.experiences = data.experiences;
+  if (data.skills.length) request.skills = data.skills;
+  if (data.map !== undefined) request.map = data.map;
   return request;
 }
 

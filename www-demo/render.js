@@ -100,7 +100,12 @@ export function renderBudget(out, rawSetting, largeSetting) {
       note: `${out.recentRawTurns} earlier turn${out.recentRawTurns === 1 ? "" : "s"} kept raw (recentRawTurnCount ${rawSetting})${trimmed.rawTurns ? `; the ${trimmed.rawTurns} oldest trimmed to fit` : ""}` +
         (out.standIns.length ? `; ${out.standIns.length} tool output${out.standIns.length === 1 ? "" : "s"} counted as ${out.standIns.length === 1 ? "its stand-in" : "their stand-ins"} (see below)` : "") },
     { key: "recall", label: "recall", value: split.recall,
-      note: out.recallIncluded ? "the synthetic memory_recall_auto pair" : trimmed.recall ? "trimmed: the recall pair did not fit the budget" : "no recall pair this turn" },
+      note: (out.recallIncluded ? "the synthetic memory_recall_auto pair" : trimmed.recall ? "trimmed: the recall pair did not fit the budget" : "no recall pair this turn") +
+        (out.recallIncluded && out.recall?.experienceTokens ? `, of which ${tok(out.recall.experienceTokens)} for experience lines (see below)` : "") },
+    { key: "skills", label: "skills", value: split.skills ?? 0,
+      note: out.skills.length ? `the skills list in the recall pair: ${out.skills.length} skill${out.skills.length === 1 ? "" : "s"} (see below)` : "no skill listed this turn" },
+    { key: "map", label: "map", value: split.map ?? 0,
+      note: out.map ? "the map of folders in the system prompt addition (see below)" : "no map of folders this turn" },
     { key: "current", label: "current turn", value: split.current, note: "the current turn with its prompt: never trimmed" },
     { key: "free", label: "free", value: Math.max(0, budget - out.estimatedTokens), note: "left of the host budget" },
   ];
@@ -126,12 +131,41 @@ export function renderBudget(out, rawSetting, largeSetting) {
       h("li", { id: `budget-${s.key}`, dataset: { tokens: s.value } },
         h("span", { class: `swatch seg-${s.key}` }), h("strong", {}, s.label), ` ${tok(s.value)}`,
         h("span", { class: "pct" }, ` (${((100 * s.value) / scale).toFixed(1)}\u00a0%)`), h("div", { class: "help" }, s.note)))),
+    h("h3", {}, "Injected beside the memories"),
+    extrasList(out),
     h("h3", {}, "Tool outputs as stand-ins"),
     standInList(out.standIns, largeSetting),
     h("h3", {}, "Trimmed to fit"),
     h("ul", { class: "trimmed", id: "budget-trimmed" }, cuts.map((c) =>
       h("li", { id: `trimmed-${c.key}`, dataset: { value: c.value }, class: c.value && c.value !== "no" ? "hit" : null }, `${c.label}: `, h("strong", {}, c.value)))),
     h("p", { class: "help" }, "Over budget the engine drops recalled memories first, then older summaries, then the oldest raw turns, then the latest summary."));
+}
+
+/** The experiences, skills and map the engine returned, each with its tokens and why it is
+ *  there (or why it was cut): the engine's records as they are. */
+function extrasList(out) {
+  const experiences = out.recall?.experiences ?? [];
+  const items = [
+    ...experiences.map((x) =>
+      h("li", { class: x.decision === "kept" ? "kept" : "cut", dataset: { part: "experience", uri: x.uri, decision: x.decision, tokens: x.tokens ?? 0, ...(x.reason && { reason: x.reason }) } },
+        h("strong", {}, "experience "), h("code", {}, x.name), ` ${x.decision}`,
+        x.tokens !== null && x.tokens !== undefined ? ` · ${tok(x.tokens)} tokens` : "", ` · score ${num(x.score, 2)}`,
+        x.position !== null && x.position !== undefined ? ` · experience ${x.position} in the recall pair` : "",
+        h("span", { class: "help" }, x.why.length ? ` · why: ${x.why.join("; ")}` : "", x.reason ? ` · cut: ${x.reason}` : ""))),
+    ...out.skills.map((s) =>
+      h("li", { class: "kept", dataset: { part: "skill", uri: s.uri, tokens: s.tokens, score: s.score } },
+        h("strong", {}, "skill "), h("code", {}, s.name), ` · ${tok(s.tokens)} tokens · search score ${num(s.score, 2)}`,
+        h("span", { class: "help" }, ` · ${s.description} (${s.uri})`))),
+    out.map
+      ? h("li", { class: "kept", dataset: { part: "map", tokens: out.map.tokens, listed: out.map.listed, leftOut: out.map.leftOut } },
+          h("strong", {}, "map of folders"), ` · ${tok(out.map.tokens)} tokens · ${out.map.listed} entr${out.map.listed === 1 ? "y" : "ies"} listed, ${out.map.leftOut} left out (memoryMapTokenBudget)`,
+          h("pre", { class: "map-text" }, out.map.text))
+      : null,
+  ].filter(Boolean);
+  if (!items.length) {
+    return h("p", { class: "note", id: "budget-extras", dataset: { count: 0 } }, "No experience, skill or map of folders this turn.");
+  }
+  return h("ul", { class: "extras", id: "budget-extras", dataset: { count: items.length } }, items);
 }
 
 /** The engine's `standIns`: per output, its tokens and the tokens of the stand-in the model sees instead. */
@@ -176,7 +210,7 @@ export function renderComposed(out, perMessage, prompt) {
       `the current turn: ${tok(out.estimatedTokens)} tokens in all`),
     out.systemPromptAddition
       ? h("details", { class: "addition", id: "system-addition" },
-          h("summary", {}, "System prompt addition (from the summary's Current State and Open Issues)"),
+          h("summary", {}, `System prompt addition (${[out.compactSummaries.length ? "from the summary's Current State and Open Issues" : null, out.map ? `the map of folders: ${tok(out.map.tokens)} tokens` : null].filter(Boolean).join("; ") || "from the summary's Current State and Open Issues"})`),
           h("pre", { class: "query-text" }, out.systemPromptAddition))
       : null,
     h("ol", { class: "composed", id: "composed-list" },

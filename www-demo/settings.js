@@ -19,6 +19,8 @@ export const SETTINGS = [
   { key: "compactTurnThreshold", label: "Compact after turns", step: 1, help: "counted turns since the last compaction (replay timeline)" },
   { key: "compactTokensAddedThreshold", label: "Compact after tokens", step: 100, help: "tokens added since the last compaction (replay timeline)" },
   { key: "largeToolResultTokens", label: "Large tool output", step: 500, help: "a tool output above this many tokens reaches the model as a stand-in" },
+  { key: "skillLimit", label: "Skill limit", step: 1, help: "skills listed in the recall pair at most (within its budget)" },
+  { key: "memoryMapTokenBudget", label: "Map token budget", step: 10, help: "the map of folders in the system prompt addition stays within it" },
   { key: "compactMaxIntervalMinutes", label: "Compact after minutes", step: 1, help: "with ≥ 1 counted turn (replay timeline)" },
 ];
 

@@ -58,6 +58,12 @@ crate::ts_input! {
         opt summaries: "Array<{ checkpointId?: string; archiveUri?: string; startSequence: number; endSequence: number; text?: string }>",
         /// The engine's next turn sequence for the session (turns written so far).
         opt nextSequence: "number",
+        /// The user id: which skill roots and map roots are the caller's own.
+        opt userId: "string",
+        /// OpenViking's `skills/find` answer items (or `SkillEntry`s); the engine's rules pick.
+        opt skills: "Array<{ name?: string; description?: string; abstract?: string; uri?: string; root_uri?: string; score?: number }>",
+        /// Each map root's `fs/tree` answer, by root uri (other keys are ignored).
+        opt map: "Record<string, Array<{ uri: string; isDir?: boolean }> | null>",
     }
 }
 
@@ -85,14 +91,17 @@ fn read_summaries(v: Option<&Vec<Value>>) -> Result<Vec<SummaryRef>> {
 }
 
 /// `{prompt?, messages, search, contents?, nowMs?, tokenBudget?, summaries?: [{checkpointId,
-/// archiveUri, startSequence, endSequence, text}], nextSequence?}`.
+/// archiveUri, startSequence, endSequence, text}], nextSequence?, userId?, skills?, map?}`
+/// (skills and map: `context::extras_input`).
 pub fn assemble_turn(config: &Config, v: Value) -> Result<AssembleResult> {
-    let (budget, summaries, next_sequence) = {
+    let (budget, summaries, next_sequence, extras) = {
         let o = as_object("", &v)?;
-        (o.opt_u64("tokenBudget")?, read_summaries(o.opt_array("summaries")?)?, o.opt_u64("nextSequence")?.unwrap_or(0))
+        let now_ms = o.opt_u64("nowMs")?.unwrap_or(0);
+        let extras = crate::context::extras_input::read_turn_extras(config, &o, now_ms)?;
+        (o.opt_u64("tokenBudget")?, read_summaries(o.opt_array("summaries")?)?, o.opt_u64("nextSequence")?.unwrap_or(0), extras)
     };
     let req = RecallRequest::from_value(v)?;
-    compose_turn(config, req, budget, summaries, next_sequence).map(|(result, _)| result)
+    compose_turn_with(config, req, budget, summaries, next_sequence, extras).map(|(result, _)| result)
 }
 
 /// This turn's experiences after the memories (`recall::experience`): only when the turn

@@ -139,6 +139,15 @@ fn entry_text(e: &MapEntry, truncated: bool) -> String {
     }
 }
 
+/// One root of the map from its `fs/tree` answer (`None`: not listed, or it failed).
+pub fn root_of_tree(label: String, uri: String, tree: Option<&Value>) -> MapRoot {
+    let (entries, truncated) = match tree {
+        Some(t) => (entries_of(&uri, t), tree_truncated(t)),
+        None => (Vec::new(), false),
+    };
+    MapRoot { label, uri, entries, truncated }
+}
+
 /// Did a tree answer stop at the node limit?
 pub fn tree_truncated(tree: &Value) -> bool {
     tree.as_array().is_some_and(|a| a.len() >= TREE_NODES)

@@ -16,7 +16,7 @@ use super::read::SEARCH_REUSE_MS;
 use super::Engine;
 use crate::host::Host;
 use crate::host::join::join_all;
-use crate::context::map::{entries_of, map_roots, render, tree_truncated, MapRoot, MemoryMap, MAP_STALE_MS, TREE_LEVELS, TREE_NODES};
+use crate::context::map::{map_roots, render, root_of_tree, MapRoot, MemoryMap, MAP_STALE_MS, TREE_LEVELS, TREE_NODES};
 use crate::recall::skills::{read_skills, SkillEntry};
 use serde_json::{json, Value};
 
@@ -122,13 +122,7 @@ impl<H: Host> Engine<H> {
                 let roots: Vec<MapRoot> = wanted
                     .into_iter()
                     .zip(trees)
-                    .map(|((label, uri), t)| {
-                        let (entries, truncated) = match t {
-                            Ok(Some(tree)) => (entries_of(&uri, &tree), tree_truncated(&tree)),
-                            _ => (Vec::new(), false),
-                        };
-                        MapRoot { label, uri, entries, truncated }
-                    })
+                    .map(|((label, uri), t)| root_of_tree(label, uri, t.ok().flatten().as_ref()))
                     .collect();
                 let _ = self.host.save_state(&key, json!({ "builtAtMs": now, "userId": uid, "roots": roots, "refreshUntilMs": refresh_until })).await;
                 (roots, now)

@@ -77,7 +77,7 @@ export interface PluginConfig {
   compactTokensAddedThreshold?: number;
   compactTurnThreshold?: number;
   compactMaxIntervalMinutes?: number;
-  /** A tool output above this many tokens is assembled as a stand-in (`tool_output`). */
+  /** A tool output above this many tokens is assembled as a stand-in (`tools::output_standin`). */
   largeToolResultTokens?: number;
   hookFallback?: boolean;
   /** List the skills relevant to a turn in the recall pair (`recall::skills`). */
@@ -132,7 +132,7 @@ export interface ResolvedConfig {
   compactTokensAddedThreshold: number;
   compactTurnThreshold: number;
   compactMaxIntervalMinutes: number;
-  /** A tool output above this many tokens is assembled as a stand-in (`tool_output`). */
+  /** A tool output above this many tokens is assembled as a stand-in (`tools::output_standin`). */
   largeToolResultTokens: number;
   hookFallback: boolean;
   /** List the skills relevant to a turn in the recall pair (`recall::skills`). */
@@ -578,6 +578,12 @@ export interface AssembleRequest extends RecallRequest {
   summaries?: Array<{ checkpointId?: string; archiveUri?: string; startSequence: number; endSequence: number; text?: string }>;
   /** The engine's next turn sequence for the session (turns written so far). */
   nextSequence?: number;
+  /** The user id: which skill roots and map roots are the caller's own. */
+  userId?: string;
+  /** OpenViking's `skills/find` answer items (or `SkillEntry`s); the engine's rules pick. */
+  skills?: Array<{ name?: string; description?: string; abstract?: string; uri?: string; root_uri?: string; score?: number }>;
+  /** Each map root's `fs/tree` answer, by root uri (other keys are ignored). */
+  map?: Record<string, Array<{ uri: string; isDir?: boolean }> | null>;
 }
 
 export interface AssembleResult {
@@ -597,7 +603,7 @@ export interface AssembleResult {
   budget: number | null;
   /** `estimatedTokens` by part. */
   split: { summary: number; raw: number; recall: number; current: number; skills?: number; map?: number };
-  /** Tool outputs the model sees as stand-ins (`tool_output`), oldest first. */
+  /** Tool outputs the model sees as stand-ins (`tools::output_standin`), oldest first. */
   standIns: StandInRef[];
   /** The skills listed in the recall pair (why: their search score; cost: `tokens` each). */
   skills: SkillEntry[];

@@ -4,7 +4,8 @@
 // the results (threshold, token budget); the budget bar, the composed context and what was
 // trimmed are the engine's own numbers — the same pkg/ loaded here in Node, called on the same
 // sample, must give exactly what the page shows (the compacted sample's summary included, and
-// a lower host budget trimming); the export snippet round-trips through parseConfig; bad input
+// a lower host budget trimming; the experience, skills and map of folders with their tokens and
+// why, moved by skillLimit, memoryMapTokenBudget, recallTokenBudget); the export snippet round-trips through parseConfig; bad input
 // is reported on the page; own transcripts with and without checkpoints; the Chinese sample
 // and the replay work. Prints the page load time and saves a screenshot (the compacted
 // sample) to tests/artifacts/demo.png.
@@ -57,6 +58,8 @@ async function engineOut(sample, parts = {}) {
       prompt: parts.prompt ?? sample.prompt, messages, search: sample.search, contents: sample.contents, nowMs: lastTimestamp(messages),
       tokenBudget: parts.tokenBudget ?? sample.tokenBudget, summaries: parts.summaries ?? sample.summaries ?? [],
     };
+    // what the sample hands in beside the memories (experiences, skills, the folders' trees)
+    for (const k of ["userId", "experiences", "skills", "map"]) if (sample[k] !== undefined) request[k] = sample[k];
     const nextSequence = "nextSequence" in parts ? parts.nextSequence : sample.nextSequence;
     if (nextSequence !== undefined) request.nextSequence = nextSequence;
     return engine.assemble(request);
@@ -69,7 +72,7 @@ async function engineOut(sample, parts = {}) {
 async function shown() {
   return page.evaluate(() => {
     const n = (el) => (el ? Number(el.dataset.tokens) : null);
-    const parts = ["summary", "raw", "recall", "current"];
+    const parts = ["summary", "raw", "recall", "current", "skills", "map"];
     const bar = Object.fromEntries([...document.querySelectorAll("#budget-bar .seg:not(.seg-free)")].map((s) => [s.dataset.part, Number(s.dataset.tokens)]));
     return {
       bar,
@@ -89,7 +92,7 @@ async function assertShows(out) {
   const s = await shown();
   const nonZero = Object.fromEntries(Object.entries(out.split).filter(([, v]) => v > 0));
   assert.deepEqual(s.bar, nonZero, "the bar's parts are out.split");
-  assert.deepEqual(s.legend, out.split, "the legend is out.split");
+  assert.deepEqual(s.legend, { skills: 0, map: 0, ...out.split }, "the legend is out.split");
   assert.equal(s.total, out.estimatedTokens);
   assert.equal(Object.values(out.split).reduce((a, b) => a + b, 0), out.estimatedTokens, "the split adds up");
   assert.equal(s.budget, out.budget);
@@ -197,6 +200,57 @@ test("the budget bar and the composed context are the engine's assemble, number 
   await page.fill("#set-recentRawTurnCount", "2");
   await assertShows(await engineOut(sample));
   assert.deepEqual(problems, []);
+});
+
+/** The experiences, skills and map the page lists (#budget-extras), with their data-*. */
+const extrasShown = () => page.evaluate(() => [...document.querySelectorAll("#budget-extras li")].map((li) => ({ ...li.dataset })));
+
+test("experiences, skills and the map of folders: shown with the engine's tokens and why, and moved by the settings", T, async () => {
+  await load();
+  const sample = await readSample("en");
+  let out = await engineOut(sample);
+  // the default view shows all three, each with the engine's numbers
+  assert.ok(out.split.skills > 0 && out.split.map > 0 && out.recall.experienceTokens > 0, JSON.stringify(out.split));
+  await assertShows(out);
+  let shown = await extrasShown();
+  const exp = shown.filter((x) => x.part === "experience");
+  assert.deepEqual(exp.map((x) => [x.uri, x.decision, Number(x.tokens)]), out.recall.experiences.map((x) => [x.uri, x.decision, x.tokens ?? 0]));
+  assert.ok(exp.some((x) => x.decision === "kept" && Number(x.tokens) > 0));
+  const kept = out.recall.experiences.find((x) => x.decision === "kept");
+  assert.ok(kept.why.length > 0);
+  assert.ok((await page.innerText("#budget-extras")).includes(`why: ${kept.why.join("; ")}`));
+  const skills = shown.filter((x) => x.part === "skill");
+  assert.equal(skills.length, 2);
+  assert.deepEqual(skills.map((x) => [x.uri, Number(x.tokens), Number(x.score)]), out.skills.map((x) => [x.uri, x.tokens, x.score]));
+  assert.equal(skills.reduce((a, x) => a + Number(x.tokens), 0), out.split.skills);
+  const map = shown.find((x) => x.part === "map");
+  assert.deepEqual([Number(map.tokens), Number(map.listed), Number(map.leftOut)], [out.map.tokens, out.map.listed, out.map.leftOut]);
+  assert.equal(Number(map.tokens), out.split.map);
+  assert.match(await page.innerText("#budget-recall"), /experience lines/);
+  assert.ok((await page.textContent("#system-addition pre")).includes(out.map.text));
+  // skillLimit 1: one skill, the engine's
+  await page.fill("#set-skillLimit", "1");
+  out = await engineOut(sample);
+  assert.equal(out.skills.length, 1);
+  await assertShows(out);
+  shown = await extrasShown();
+  assert.deepEqual(shown.filter((x) => x.part === "skill").map((x) => Number(x.tokens)), [out.split.skills]);
+  // a small map budget: fewer entries listed, the rest counted as left out
+  const before = out.map;
+  await page.fill("#set-memoryMapTokenBudget", "60");
+  out = await engineOut(sample);
+  assert.ok(out.map.tokens < before.tokens && out.map.leftOut > before.leftOut, JSON.stringify(out.map));
+  await assertShows(out);
+  shown = await extrasShown();
+  const m2 = shown.find((x) => x.part === "map");
+  assert.deepEqual([Number(m2.tokens), Number(m2.leftOut)], [out.map.tokens, out.map.leftOut]);
+  // a recall budget too small for the experience line: cut, and so shown
+  await page.fill("#set-recallTokenBudget", "60");
+  out = await engineOut(sample);
+  await assertShows(out);
+  shown = await extrasShown();
+  assert.deepEqual(shown.filter((x) => x.part === "experience").map((x) => [x.decision, x.reason ?? null]), out.recall.experiences.map((x) => [x.decision, x.reason]));
+  assert.ok(out.recall.experiences.length > 0 && out.recall.experiences.every((x) => x.decision === "cut"), JSON.stringify(out.recall.experiences));
 });
 
 test("the compacted sample: a checkpoint summary stands for the older turns", T, async () => {
