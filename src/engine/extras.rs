@@ -61,20 +61,15 @@ impl<H: Host> Engine<H> {
 
     /// Marks the kept map stale: the next turn lists the folders again.
     pub async fn map_stale(&self) {
-        if !self.config.memory_map {
-            return;
-        }
-        let key = self.map_key();
-        if let Ok(Some(mut doc)) = self.host.load_state(&key).await {
-            if doc.is_object() {
-                doc["stale"] = Value::Bool(true);
-                let _ = self.host.save_state(&key, doc).await;
-            }
-        }
+        self.mark_map_stale(None).await;
     }
 
     /// A commit was accepted: the map is stale, and refreshed while its memories come in.
     pub async fn map_commit_started(&self) {
+        self.mark_map_stale(Some(self.host.now_ms().saturating_add(MAP_COMMIT_WINDOW_MS))).await;
+    }
+
+    async fn mark_map_stale(&self, refresh_until_ms: Option<u64>) {
         if !self.config.memory_map {
             return;
         }
@@ -82,7 +77,9 @@ impl<H: Host> Engine<H> {
         if let Ok(Some(mut doc)) = self.host.load_state(&key).await {
             if doc.is_object() {
                 doc["stale"] = Value::Bool(true);
-                doc["refreshUntilMs"] = json!(self.host.now_ms().saturating_add(MAP_COMMIT_WINDOW_MS));
+                if let Some(until) = refresh_until_ms {
+                    doc["refreshUntilMs"] = json!(until);
+                }
                 let _ = self.host.save_state(&key, doc).await;
             }
         }
