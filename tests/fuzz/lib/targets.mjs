@@ -402,7 +402,8 @@ function prePromptSeen(v, len) {
   } catch {
     return undefined; // unreadable: the whole request is
   }
-  if (!(Number.isInteger(p) && p >= 0 && p < 2 ** 64)) return 0;
+  // a whole number of any size is a count (one beyond 2^64 saturates: src/decode lenient_count)
+  if (!(Number.isInteger(p) && p >= 0)) return 0;
   return Math.min(p, len);
 }
 const isFinalAnswer = (m) => m?.role === "assistant" && !(Array.isArray(m.content) && m.content.some((p) => p?.type === "toolCall"));
@@ -536,12 +537,9 @@ async function contextEngineCase(c, W) {
         const mustSkip = slice !== null && (slice.length === 0 || slice[slice.length - 1]?.role === "user");
         r = await c.async("ContextEngine#afterTurn", () => ce.afterTurn(...args), { args, how: `${a.how}; prePromptMessageCount seen as ${pre}`,
           expectOk: goodHostMode && a.expectOk && args.length >= 1, bound, expectError: args.length >= 1 ? a.expectError : undefined,
-          check: (o, fail, known) => {
-            // a count of 2^32 or more: the engine wraps it (lib/known.mjs pre-prompt-count-wraps)
-            const wraps = typeof valid.prePromptMessageCount === "number" && valid.prePromptMessageCount >= 2 ** 32;
-            const report = wraps ? (m) => known("pre-prompt-count-wraps", m) : fail;
-            if (o === null) return args.length >= 1 && mustWrite && report(`afterTurn: a finished turn (the slice from ${pre} ends in a final answer) was not written (null)`);
-            if (args.length >= 1 && mustSkip) report(`afterTurn: a tool-loop checkpoint (slice from ${pre} of ${n}: ${slice.length ? "ends in a user message" : "empty"}) was written`);
+          check: (o, fail) => {
+            if (o === null) return args.length >= 1 && mustWrite && fail(`afterTurn: a finished turn (the slice from ${pre} ends in a final answer) was not written (null)`);
+            if (args.length >= 1 && mustSkip) fail(`afterTurn: a tool-loop checkpoint (slice from ${pre} of ${n}: ${slice.length ? "ends in a user message" : "empty"}) was written`);
             checkWriteOutcome("afterTurn", o, fail, { own, known: a.expectOk });
           } });
         break;

@@ -148,6 +148,33 @@ function reasonCase(reason) {
 
 const running = new Map(); // case id → CaseRun (async cases in flight)
 
+
+/**
+ * A timeout that counts only the time this worker's event loop was free to run timers. With
+ * hundreds of cases in flight, the loop can stall for a second or more (collecting the
+ * garbage of huge hostile inputs); the engine's own deadline timer is late by as much, so a
+ * wall-clock bound would blame the engine for the harness's load. Each tick credits at most
+ * 1.5 ticks, however late it ran.
+ * @param {number} ms
+ */
+function patientTimer(ms) {
+  const TICK = 250;
+  let credited = 0;
+  let last = performance.now();
+  let handle;
+  let fire;
+  const fired = new Promise((r) => (fire = r));
+  const tick = () => {
+    const now = performance.now();
+    credited += Math.min(now - last, TICK * 1.5);
+    last = now;
+    if (credited >= ms) fire();
+    else handle = setTimeout(tick, Math.min(TICK, ms - credited));
+  };
+  handle = setTimeout(tick, Math.min(TICK, ms));
+  return { fired, cancel: () => clearTimeout(handle) };
+}
+
 class CaseRun {
   constructor(id) {
     this.id = id;
@@ -292,13 +319,10 @@ class CaseRun {
       return { failed: true };
     }
     const t0 = performance.now();
-    let timer;
     const TIMEOUT = Symbol("timeout");
-    const settled = await Promise.race([
-      p.then((v) => ({ v }), (e) => ({ e })),
-      new Promise((r) => (timer = setTimeout(() => r(TIMEOUT), opts.bound ?? 5000))),
-    ]);
-    clearTimeout(timer);
+    const timer = patientTimer(opts.bound ?? 5000);
+    const settled = await Promise.race([p.then((v) => ({ v }), (e) => ({ e })), timer.fired.then(() => TIMEOUT)]);
+    timer.cancel();
     ctx.caseId = this.id;
     if (settled === TIMEOUT) {
       add(SLOT.unsettled);
