@@ -363,3 +363,203 @@ fn the_skill_search_and_the_tree_send_their_endpoints_and_read_their_answers() {
         "GET http://127.0.0.1:1933/ov/api/v1/fs/tree?uri=viking%3A%2F%2Fuser%2Falice%2Fmemories&output=agent&include_abstract=false&level_limit=6&node_limit=1000"
     );
 }
+
+// ---- a server that stops answering is paused (`openviking::pause`) ----
+
+mod hung {
+    use super::*;
+    use openviking_context_engine::host::{Clock, HostResult, Storage};
+    use std::cell::Cell;
+    use std::collections::BTreeMap;
+    use std::rc::Rc;
+
+    /// A transport on a virtual clock: a request that gets no answer takes its whole timeout;
+    /// the state dir is a map that two "processes" can share.
+    pub struct Hung {
+        pub answers: RefCell<VecDeque<Result<HttpResponse, TransportFailure>>>,
+        pub sent: RefCell<Vec<HttpRequest>>,
+        pub now: Cell<u64>,
+        pub state: Rc<RefCell<BTreeMap<String, Value>>>,
+    }
+
+    impl Hung {
+        pub fn new(state: Rc<RefCell<BTreeMap<String, Value>>>) -> Self {
+            Hung { answers: RefCell::default(), sent: RefCell::default(), now: Cell::new(1_000_000), state }
+        }
+    }
+
+    impl Transport for Hung {
+        async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportFailure> {
+            let timeout = request.timeout_ms;
+            self.sent.borrow_mut().push(request);
+            let answer = self.answers.borrow_mut().pop_front().unwrap_or(Err(TransportFailure::Timeout));
+            if answer == Err(TransportFailure::Timeout) {
+                self.now.set(self.now.get() + timeout);
+            }
+            answer
+        }
+    }
+
+    impl Clock for Hung {
+        fn now_ms(&self) -> u64 {
+            self.now.get()
+        }
+        async fn sleep(&self, ms: u64) {
+            self.now.set(self.now.get() + ms);
+        }
+        fn warn(&self, _message: &str) {}
+    }
+
+    impl Storage for Hung {
+        async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
+            Ok(self.state.borrow().get(key).cloned())
+        }
+        async fn save_state(&self, key: &str, value: Value) -> HostResult<()> {
+            self.state.borrow_mut().insert(key.to_string(), value);
+            Ok(())
+        }
+        async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
+            Ok(self.state.borrow().keys().filter(|k| k.starts_with(prefix)).cloned().collect())
+        }
+        async fn outbox_append(&self, _key: &str, _entry: Value) -> HostResult<()> {
+            Ok(())
+        }
+        async fn outbox_read(&self, _key: &str) -> HostResult<Vec<Value>> {
+            Ok(Vec::new())
+        }
+        async fn outbox_drop(&self, _key: &str, _turn_ids: &[String]) -> HostResult<()> {
+            Ok(())
+        }
+        async fn try_lock(&self, _name: &str, _ttl_ms: u64) -> HostResult<bool> {
+            Ok(true)
+        }
+        async fn unlock(&self, _name: &str) -> HostResult<()> {
+            Ok(())
+        }
+    }
+}
+
+use hung::Hung;
+use openviking_context_engine::host::join::join2;
+use openviking_context_engine::openviking::pause::{Pausing, PAUSE_KEY};
+use std::rc::Rc;
+
+type Paused = OpenVikingHttp<Pausing<Hung>>;
+
+fn paused_client(state: &Rc<RefCell<std::collections::BTreeMap<String, Value>>>) -> Paused {
+    let server = Server { base_url: "http://127.0.0.1:1933".into(), api_key: Some(KEY.into()), agent_id: "main".into(), timeout_ms: 3000 };
+    OpenVikingHttp::new(server, Pausing::new(Hung::new(state.clone())))
+}
+
+fn hung(c: &Paused) -> &Hung {
+    &c.transport.inner
+}
+
+fn script(c: &Paused, answers: Vec<Result<HttpResponse, TransportFailure>>) {
+    hung(c).answers.borrow_mut().extend(answers);
+}
+
+fn find(c: &Paused) -> Result<Value, openviking_context_engine::host::HostError> {
+    block_on(c.find("viking://user/a/memories", "q", 5, &FindFilter::NONE))
+}
+
+fn advance(c: &Paused, ms: u64) {
+    hung(c).now.set(hung(c).now.get() + ms);
+}
+
+#[test]
+fn a_server_that_stops_answering_is_not_asked_again_until_its_pause_ends() {
+    let state = Rc::default();
+    let c = paused_client(&state);
+    script(&c, vec![Err(TransportFailure::Timeout)]);
+    assert_eq!(find(&c).unwrap_err().kind, HostErrorKind::Timeout);
+    assert_eq!(hung(&c).sent.borrow().len(), 1);
+
+    // within the pause (one timeout, 3 s): not sent, a retryable timeout that says so
+    advance(&c, 2_900);
+    let e = find(&c).unwrap_err();
+    assert_eq!((e.kind, e.retryable()), (HostErrorKind::Timeout, true));
+    assert!(e.message.contains("not sent") && e.message.contains("asked again in 1 s"), "{}", e.message);
+    assert!(!e.message.contains(KEY));
+    assert_eq!(hung(&c).sent.borrow().len(), 1, "nothing was sent during the pause");
+
+    // after it: asked again; no answer again doubles the pause (6 s)
+    advance(&c, 100);
+    script(&c, vec![Err(TransportFailure::Timeout)]);
+    assert!(find(&c).is_err());
+    assert_eq!(hung(&c).sent.borrow().len(), 2);
+    advance(&c, 5_999);
+    assert!(find(&c).unwrap_err().message.contains("not sent"));
+    assert_eq!(hung(&c).sent.borrow().len(), 2);
+    advance(&c, 1);
+
+    // an answer (even an error status) ends the pause and the doubling
+    script(&c, vec![error(500, "INTERNAL", "boom"), ok(json!({ "memories": [] })), Err(TransportFailure::Timeout)]);
+    assert_eq!(find(&c).unwrap_err().kind, HostErrorKind::ServerError);
+    assert!(find(&c).is_ok(), "asked at once after an answer");
+    assert!(find(&c).is_err());
+    assert_eq!(state.borrow()[PAUSE_KEY], json!({ "untilMs": hung(&c).now.get() + 3_000, "level": 0 }), "the next pause is one timeout again");
+    // refused connections fail fast by themselves: they neither pause nor end a pause
+    advance(&c, 3_000);
+    script(&c, vec![Err(TransportFailure::Unreachable("refused".into()))]);
+    assert_eq!(find(&c).unwrap_err().kind, HostErrorKind::Unreachable);
+    assert!(find(&c).is_err() && hung(&c).sent.borrow().len() == 7, "sent after a refusal: it did not pause");
+}
+
+#[test]
+fn requests_that_fail_side_by_side_pause_once_and_the_next_process_pauses_too() {
+    let state: Rc<RefCell<std::collections::BTreeMap<String, Value>>> = Rc::default();
+    let c = paused_client(&state);
+    script(&c, vec![Err(TransportFailure::Timeout), Err(TransportFailure::Timeout)]);
+    let (a, b) = block_on(join2(c.find("viking://user/a/memories", "q", 5, &FindFilter::NONE), c.find("viking://agent/main/memories", "q", 5, &FindFilter::NONE)));
+    assert!(a.is_err() && b.is_err());
+    let kept = state.borrow()[PAUSE_KEY].clone();
+    assert_eq!(kept["level"], 0, "two requests that failed together are one pause, not a doubled one: {kept}");
+
+    // a new process on the same state dir: paused from its first request
+    let next = paused_client(&state);
+    hung(&next).now.set(hung(&c).now.get() + 1_000);
+    assert!(find(&next).unwrap_err().message.contains("not sent"));
+    assert!(hung(&next).sent.borrow().is_empty());
+
+    // an unreadable kept pause is no pause
+    state.borrow_mut().insert(PAUSE_KEY.into(), json!({ "untilMs": "soon" }));
+    let third = paused_client(&state);
+    hung(&third).now.set(hung(&c).now.get() + 1_000);
+    script(&third, vec![ok(json!({ "memories": [] }))]);
+    assert!(find(&third).is_ok());
+    assert_eq!(hung(&third).sent.borrow().len(), 1);
+
+    // a pause that ran out, answered: ended (and its doubling) for every process
+    let t = hung(&c).now.get();
+    state.borrow_mut().insert(PAUSE_KEY.into(), json!({ "untilMs": t, "level": 3 }));
+    let fourth = paused_client(&state);
+    hung(&fourth).now.set(t + 1);
+    script(&fourth, vec![ok(json!({ "memories": [] }))]);
+    assert!(find(&fourth).is_ok());
+    assert_eq!(state.borrow()[PAUSE_KEY], json!({ "untilMs": 0, "level": 0 }), "the answer ends the pause for every process");
+}
+
+#[test]
+fn the_health_check_is_never_paused_and_its_answer_ends_the_pause() {
+    let state = Rc::default();
+    let c = paused_client(&state);
+    script(&c, vec![Err(TransportFailure::Timeout), http(200, r#"{"status":"ok","healthy":true}"#), ok(json!({ "memories": [] }))]);
+    assert!(find(&c).is_err());
+    assert!(block_on(c.health(500)).is_ok(), "the operator's check goes out during a pause");
+    assert!(find(&c).is_ok(), "and its answer ends the pause");
+    assert_eq!(hung(&c).sent.borrow().len(), 3);
+}
+
+#[test]
+fn the_longest_pause_is_two_minutes() {
+    let state = Rc::default();
+    let c = paused_client(&state);
+    for _ in 0..12 {
+        let until = state.borrow().get(PAUSE_KEY).and_then(|p: &Value| p["untilMs"].as_u64()).unwrap_or(0);
+        hung(&c).now.set(hung(&c).now.get().max(until));
+        assert!(find(&c).is_err());
+    }
+    let p = state.borrow()[PAUSE_KEY].clone();
+    assert_eq!(p["untilMs"].as_u64().unwrap() - hung(&c).now.get(), openviking_context_engine::openviking::pause::MAX_PAUSE_MS, "{p}");
+}

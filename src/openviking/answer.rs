@@ -6,7 +6,7 @@
 //! | answer | class |
 //! |---|---|
 //! | no answer (refused, reset, DNS, CORS) | `Unreachable` |
-//! | none within the timeout | `Timeout` |
+//! | none within the timeout; not sent while the server is paused (`pause`) | `Timeout` |
 //! | HTTP 5xx; 429 or `RESOURCE_EXHAUSTED` / `UNAVAILABLE` / `DEADLINE_EXCEEDED` | `ServerError` |
 //! | a body that is not a JSON object; a transport answer without status and body text; 3xx/4xx without an error code; 2xx without the envelope | `BadResponse` |
 //! | `NOT_FOUND` | `NotFound` |
@@ -87,6 +87,10 @@ pub fn read_answer(
         Ok(r) => r,
         Err(TransportFailure::Timeout) => {
             return refuse(HostErrorKind::Timeout, 0, None, format!("OpenViking did not answer {endpoint} within {timeout_ms} ms"))
+        }
+        Err(TransportFailure::Paused { retry_in_ms }) => {
+            let secs = retry_in_ms.div_ceil(1000);
+            return refuse(HostErrorKind::Timeout, 0, None, format!("{endpoint} not sent: OpenViking did not answer lately; asked again in {secs} s"));
         }
         Err(TransportFailure::Malformed(why)) => {
             return refuse(HostErrorKind::BadResponse, 0, None, format!("no usable answer to {endpoint}: {}", quote(&why)))

@@ -56,6 +56,9 @@ pub enum TransportFailure {
     Timeout,
     /// The embedder answered something that is not a status and a body text.
     Malformed(String),
+    /// Not sent: the server did not answer a request lately ([`super::pause`]); asked again
+    /// in `retry_in_ms`.
+    Paused { retry_in_ms: u64 },
 }
 
 /// One HTTP exchange, done by the embedder.

@@ -1,11 +1,11 @@
-//! The `ContextEngine` export: the lifecycle orchestrator over `OpenVikingHttp<JsHost>` (the
+//! The `ContextEngine` export: the lifecycle orchestrator over `OpenVikingHttp<Pausing<JsHost>>` (the
 //! protocol in Rust, each exchange and the state through the JS callbacks). Every method
 //! returns a Promise; the engine is shared by an `Rc` so background work (a commit the host
 //! runs without awaiting) and the next turn can overlap safely.
 
 use super::codec::{decode, decode_request, encode, millis_arg, string_arg, to_js_error};
 use super::js_host::JsHost;
-use crate::openviking::{OpenVikingHttp, Server};
+use crate::openviking::{OpenVikingHttp, Pausing, Server};
 use crate::config::parse_config;
 use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ToolContext, TurnWrite};
 use crate::error::{EngineError, ErrorCode};
@@ -17,7 +17,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 /// The engine's host: the OpenViking protocol over the JS callbacks.
-type Host = OpenVikingHttp<JsHost>;
+type Host = OpenVikingHttp<Pausing<JsHost>>;
 
 fn host_err(e: HostError) -> JsValue {
     let code = if e.kind == HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
@@ -84,7 +84,7 @@ impl ContextEngine {
         let env = super::exports::read_env(&env)?;
         let parsed = parse_config(&raw, &env).map_err(to_js_error)?;
         let callbacks = JsHost::new(host, parsed.config.timeout_ms).map_err(|why| to_js_error(EngineError::input("host", why)))?;
-        let host = OpenVikingHttp::new(Server::from_config(&parsed.config), callbacks);
+        let host = OpenVikingHttp::new(Server::from_config(&parsed.config), Pausing::new(callbacks));
         Ok(ContextEngine { inner: Rc::new(Engine::new(parsed.config, host)) })
     }
     /// The OpenViking session id of an OpenClaw `sessionId` for this agent.

@@ -82,7 +82,7 @@ test(`crash-kill: ${TURNS} turns, ≥ ${KILLS} writers SIGKILLed mid-write, ${RE
   const acked = new Set();
   let next = 0; // the first turn not acknowledged (acknowledged turns are always a prefix)
   let carried = 0; // turns handed to the last writer and not acknowledged by it
-  const tally = { writers: 0, kills: 0, killsInside: 0, killsOutside: 0, hung: 0, failed: 0, exitedBadly: 0, duplicateAnswers: 0, retries: 0, restarts: 0 };
+  const tally = { pauseWaits: 0, writers: 0, kills: 0, killsInside: 0, killsOutside: 0, hung: 0, failed: 0, exitedBadly: 0, duplicateAnswers: 0, retries: 0, restarts: 0 };
   const killKinds = {};
   const modes = {};
   const failures = [];
@@ -92,6 +92,16 @@ test(`crash-kill: ${TURNS} turns, ≥ ${KILLS} writers SIGKILLed mid-write, ${RE
     tally.writers++;
     if (VERBOSE) process.stderr.write(`writer ${tally.writers} next=${next} ${JSON.stringify(plan)}\n`);
     modes[plan.mode] = (modes[plan.mode] ?? 0) + 1;
+    // a writer kept from OpenViking by the pause after a timeout (src/openviking/pause.rs)
+    // sends nothing to hold: a kill that needs a held request, and the last writer's flush,
+    // wait for the pause to end
+    if (plan.kill?.kind === "hold" || plan.flushRounds) {
+      const until = (await store.loadState("openviking/paused"))?.untilMs ?? 0;
+      if (until > Date.now()) {
+        tally.pauseWaits++;
+        await sleep(until - Date.now() + 50);
+      }
+    }
     await setMode(plan.mode);
     const args = { baseUrl: proxy.url, apiKey: h.env.userKey, userId: h.env.userId, stateDir, timeoutMs: TIMEOUT_MS, config: CONFIG, sessionId: SESSION, turns: plan.turns, flush: plan.flush, flushRounds: plan.flushRounds ?? 1 };
     const started = performance.now();
@@ -316,7 +326,7 @@ test(`crash-kill: ${TURNS} turns, ≥ ${KILLS} writers SIGKILLed mid-write, ${RE
   const seconds = ((performance.now() - t0) / 1000).toFixed(0);
   console.log(
     `# crash-kill turns=${TURNS} acked=${acked.size} found=${found.length} lost=${lostTurns.length} duplicated=${duplicated} kills=${tally.kills} restarts=${tally.restarts} faults=${JSON.stringify(proxy.stats)} seconds=${seconds}` +
-      ` | seed=${SEED} killsInsideWrite=${tally.killsInside} killKinds=${JSON.stringify(killKinds)} writers=${tally.writers} writerModes=${JSON.stringify(modes)} retriedTurns=${tally.retries} duplicateAnswers=${tally.duplicateAnswers} writeFailures=${tally.failed} hung=${tally.hung} outboxLeft=${outboxLeft} liveMessages=${meta?.message_count} orderKept=${orderKept} strangers=${strangers} harnessStartSeconds=${setupSeconds.toFixed(0)} restartSeconds=${restartSeconds.toFixed(0)}`,
+      ` | seed=${SEED} killsInsideWrite=${tally.killsInside} killKinds=${JSON.stringify(killKinds)} writers=${tally.writers} pauseWaits=${tally.pauseWaits} writerModes=${JSON.stringify(modes)} retriedTurns=${tally.retries} duplicateAnswers=${tally.duplicateAnswers} writeFailures=${tally.failed} hung=${tally.hung} outboxLeft=${outboxLeft} liveMessages=${meta?.message_count} orderKept=${orderKept} strangers=${strangers} harnessStartSeconds=${setupSeconds.toFixed(0)} restartSeconds=${restartSeconds.toFixed(0)}`,
   );
   if (lostTurns.length) console.log(`# lost turns (first 40): ${lostTurns.slice(0, 40).map((i) => `k-${i}`).join(" ")}`);
   if (failures.length) console.log(`# driver notes:\n${failures.slice(0, 30).map((f) => `#   ${f}`).join("\n")}`);

@@ -1,0 +1,166 @@
+//! A server that stopped answering is not asked again at once: [`Pausing`] wraps the
+//! embedder's transport, and after a request got no answer within its timeout, the requests
+//! that follow fail at once ([`TransportFailure::Paused`], a retryable `Timeout`) for a pause
+//! — the request's timeout, doubled on each pause that follows one ending in no answer again,
+//! up to [`MAX_PAUSE_MS`] (2 minutes). Any answer at all (even an error status) ends the pause and the
+//! doubling. A pause is kept in the state dir (`openviking/paused`, a cache: losing it only
+//! costs one more timeout), so the next process of a one-process-per-turn host pauses too.
+//!
+//! Without it a hung server (it accepts connections and never answers) costs every turn each
+//! of its sequential requests' timeouts: with the default 15 s, ~45 s before the model call
+//! and 15 s more to write the turn. With it the first turn costs one timeout and the turns in
+//! the pause none: recall is skipped and turns go to the outbox, as when the server is down.
+//!
+//! `GET /health` is never paused (an operator's explicit check), and its answer ends a pause.
+
+use super::transport::{HttpRequest, HttpResponse, Method, Transport, TransportFailure};
+use crate::host::{Clock, HostResult, Storage};
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+
+/// The state dir key the pause is kept under.
+pub const PAUSE_KEY: &str = "openviking/paused";
+/// The longest pause, however often the server failed to answer.
+pub const MAX_PAUSE_MS: u64 = 120_000;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Pause {
+    /// Requests fail at once before this time.
+    until_ms: u64,
+    /// How many pauses in a row ended in no answer again (the next pause is 2^level timeouts).
+    level: u32,
+}
+
+/// The embedder's transport, storage and clock, with the pause in front of the transport.
+pub struct Pausing<T> {
+    pub inner: T,
+    pause: RefCell<Pause>,
+    loaded: Cell<bool>,
+}
+
+impl<T> Pausing<T> {
+    pub fn new(inner: T) -> Self {
+        Pausing { inner, pause: RefCell::new(Pause::default()), loaded: Cell::new(false) }
+    }
+}
+
+fn exempt(request: &HttpRequest) -> bool {
+    request.method == Method::Get && request.url.split(['?', '#']).next().is_some_and(|u| u.ends_with("/health"))
+}
+
+fn read_pause(doc: &Value) -> Option<Pause> {
+    let until_ms = doc.get("untilMs")?.as_u64()?;
+    let level = doc.get("level").and_then(Value::as_u64).map_or(0, |l| l.min(16) as u32);
+    Some(Pause { until_ms, level })
+}
+
+impl<T: Transport + Clock + Storage> Pausing<T> {
+    /// Reads the kept pause until one read has finished (requests sent before that each read
+    /// it: none goes out unpaused, and each waits as long as the others).
+    async fn load_once(&self) {
+        if self.loaded.get() {
+            return;
+        }
+        let kept = self.inner.load_state(PAUSE_KEY).await;
+        self.loaded.set(true);
+        if let Ok(Some(doc)) = kept {
+            if let Some(p) = read_pause(&doc) {
+                let mut mine = self.pause.borrow_mut();
+                // a pause this process set meanwhile (a request already failed) stands
+                if p.until_ms > mine.until_ms {
+                    *mine = p;
+                }
+            }
+        }
+    }
+
+    async fn keep(&self, p: Pause) {
+        let _ = self.inner.save_state(PAUSE_KEY, json!({ "untilMs": p.until_ms, "level": p.level })).await;
+    }
+
+    /// No answer within `timeout_ms`: pause, unless a pause is already running (requests
+    /// sent side by side fail together and count once).
+    async fn no_answer(&self, timeout_ms: u64) {
+        let now = self.inner.now_ms();
+        let next = {
+            let mut p = self.pause.borrow_mut();
+            if now < p.until_ms {
+                return;
+            }
+            let level = if p.until_ms > 0 { (p.level + 1).min(16) } else { 0 };
+            let ms = timeout_ms.max(1).saturating_mul(1 << level).min(MAX_PAUSE_MS.max(timeout_ms));
+            *p = Pause { until_ms: now.saturating_add(ms), level };
+            *p
+        };
+        self.keep(next).await;
+    }
+
+    /// An answer: the server is there again.
+    async fn answered(&self) {
+        let was = std::mem::take(&mut *self.pause.borrow_mut());
+        if was != Pause::default() {
+            self.keep(Pause::default()).await;
+        }
+    }
+}
+
+impl<T: Transport + Clock + Storage> Transport for Pausing<T> {
+    async fn send(&self, request: HttpRequest) -> Result<HttpResponse, TransportFailure> {
+        let timeout_ms = request.timeout_ms;
+        if !exempt(&request) {
+            self.load_once().await;
+            let until = self.pause.borrow().until_ms;
+            let now = self.inner.now_ms();
+            if now < until {
+                return Err(TransportFailure::Paused { retry_in_ms: until - now });
+            }
+        }
+        let outcome = self.inner.send(request).await;
+        match &outcome {
+            Err(TransportFailure::Timeout) => self.no_answer(timeout_ms).await,
+            Ok(_) | Err(TransportFailure::Malformed(_)) => self.answered().await,
+            // refused or reset: the server is down, which fails fast by itself
+            Err(TransportFailure::Unreachable(_) | TransportFailure::Paused { .. }) => {}
+        }
+        outcome
+    }
+}
+
+impl<T: Storage> Storage for Pausing<T> {
+    async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
+        self.inner.load_state(key).await
+    }
+    async fn save_state(&self, key: &str, value: Value) -> HostResult<()> {
+        self.inner.save_state(key, value).await
+    }
+    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
+        self.inner.list_state_keys(prefix).await
+    }
+    async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()> {
+        self.inner.outbox_append(key, entry).await
+    }
+    async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>> {
+        self.inner.outbox_read(key).await
+    }
+    async fn outbox_drop(&self, key: &str, turn_ids: &[String]) -> HostResult<()> {
+        self.inner.outbox_drop(key, turn_ids).await
+    }
+    async fn try_lock(&self, name: &str, ttl_ms: u64) -> HostResult<bool> {
+        self.inner.try_lock(name, ttl_ms).await
+    }
+    async fn unlock(&self, name: &str) -> HostResult<()> {
+        self.inner.unlock(name).await
+    }
+}
+
+impl<T: Clock> Clock for Pausing<T> {
+    fn now_ms(&self) -> u64 {
+        self.inner.now_ms()
+    }
+    async fn sleep(&self, ms: u64) {
+        self.inner.sleep(ms).await
+    }
+    fn warn(&self, message: &str) {
+        self.inner.warn(message)
+    }
+}
