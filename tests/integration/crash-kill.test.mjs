@@ -93,9 +93,9 @@ test(`crash-kill: ${TURNS} turns, ≥ ${KILLS} writers SIGKILLed mid-write, ${RE
     if (VERBOSE) process.stderr.write(`writer ${tally.writers} next=${next} ${JSON.stringify(plan)}\n`);
     modes[plan.mode] = (modes[plan.mode] ?? 0) + 1;
     // a writer kept from OpenViking by the pause after a timeout (src/openviking/pause.rs)
-    // sends nothing to hold: a kill that needs a held request, and the last writer's flush,
-    // wait for the pause to end
-    if (plan.kill?.kind === "hold" || plan.flushRounds) {
+    // sends nothing (no request to hold or lose, a write over at once): a writer to be killed,
+    // and the last writer's flush, wait for the pause to end
+    if (plan.kill || plan.flushRounds) {
       const until = (await store.loadState("openviking/paused"))?.untilMs ?? 0;
       if (until > Date.now()) {
         tally.pauseWaits++;
