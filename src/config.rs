@@ -33,29 +33,29 @@ use std::fmt;
 /// Environment variables the config may read (`HOME`, `OPENVIKING_*`, any `${VAR}` used).
 pub type Env = BTreeMap<String, String>;
 
-crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Mode {
     Local,
     Remote,
 }
-}
 
-crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum CaptureMode {
     Semantic,
     Keyword,
 }
-}
 
-crate::ts_type! { ts(name = "ResolvedConfig");
 /// The resolved configuration: every key present, every value within bounds.
 #[derive(Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[cfg_attr(feature = "typescript", ts(rename = "ResolvedConfig"))]
 pub struct Config {
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub mode: Mode,
     pub config_path: String,
     pub port: u16,
@@ -80,6 +80,7 @@ pub struct Config {
     /// `None` = the caller's own user memories (`viking://user/<uid>/memories`), resolved once
     /// the user id is known. The legacy literal `viking://user/memories` also maps to `None`.
     pub target_uri: Option<String>,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub capture_mode: CaptureMode,
     pub capture_max_length: usize,
     pub recent_raw_turn_count: usize,
@@ -102,7 +103,6 @@ pub struct Config {
     pub memory_map_token_budget: usize,
     pub state_dir: Option<String>,
 }
-}
 
 impl fmt::Debug for Config {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -115,25 +115,26 @@ impl fmt::Debug for Config {
     }
 }
 
-crate::ts_type! {
 /// One problem with the plugin configuration: the key, the value given, what the engine does
 /// about it, and what to change.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ConfigProblem {
     /// The key (`(config)` for the object itself).
     pub key: String,
     /// `error`: the engine does not run until it is fixed; `warning`: it runs with the value
     /// the message names.
-    pub severity: &'static str => r#""error" | "warning""#,
+    #[cfg_attr(feature = "typescript", ts(type = r#""error" | "warning""#))]
+    pub severity: &'static str,
     /// The value as given (`null` for `apiKey`, whose value is never shown).
-    pub value: Value => "unknown",
+    #[cfg_attr(feature = "typescript", ts(type = "unknown"))]
+    pub value: Value,
     /// What is wrong and what the engine does instead, e.g. `recallLimit=500 is above the
     /// maximum 100; using 100`.
     pub message: String,
     /// What to change, e.g. `set recallLimit to a whole number from 1 to 100 (default 6)`.
     pub fix: String,
-}
 }
 
 impl ConfigProblem {
@@ -147,26 +148,24 @@ impl ConfigProblem {
     }
 }
 
-crate::ts_type! {
 /// A parsed configuration and the warnings parsing produced (clamped values, defaults used,
 /// ignored keys), as lines and as problems.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ParsedConfig {
     pub config: Config,
     /// Each warning as one line: what was wrong, the value used, the fix.
     pub warnings: Vec<String>,
     pub problems: Vec<ConfigProblem>,
 }
-}
 
-crate::ts_type! {
 /// `checkConfig`: every problem of a configuration at once (never thrown), and the
 /// configuration the engine runs with — `null` when a problem is an error.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ConfigCheck {
     pub config: Option<Config>,
     pub problems: Vec<ConfigProblem>,
-}
 }
 
 /// Bounds of a numeric key: (default, min, max).
@@ -218,10 +217,10 @@ const LARGE_TOOL_RESULT_TOKENS: Bounds = b(8_000.0, 500.0, 1_000_000.0);
 const SKILL_LIMIT: Bounds = b(3.0, 1.0, 20.0);
 const MEMORY_MAP_TOKEN_BUDGET: Bounds = b(200.0, 50.0, 2_000.0);
 
-crate::ts_type! {
 /// A numeric plugin key's default and bounds (a value outside them is clamped, with a warning).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct KeyBounds {
     pub key: String,
     pub default: f64,
@@ -229,7 +228,6 @@ pub struct KeyBounds {
     pub max: f64,
     /// Only whole numbers are accepted.
     pub integer: bool,
-}
 }
 
 const BOUNDED: [(&str, &Bounds, bool); 18] = [

@@ -75,7 +75,9 @@ if ! make --no-print-directory test-pkg >"$logs/test-pkg.log" 2>&1; then
   exit 1
 fi
 
-suite rust-native "" cargo test --all-targets
+# `typescript` (off in every shipped build) adds the ts-rs derives tests/typescript_declarations.rs
+# needs to check src/wasm/types.d.ts against the Rust types
+suite rust-native "" cargo test --all-targets --features typescript
 suite rust-doc "" cargo test --doc
 # The crate builds two packages (cargo features): the wasm tests run once per package, the
 # page's also in the browsers (where the page runs).

@@ -15,15 +15,16 @@ use crate::tools::output_standin::{stand_in_outputs, Outsized, StandInRef};
 use serde::Serialize;
 use serde_json::Value;
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct AssembleResult {
     pub query: RecallQuery,
     pub recall: Option<RecallOutcome>,
     #[serde(flatten)]
     pub composition: Composition,
     /// `estimatedTokens` by part.
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub split: TokenSplit,
     /// Tool outputs the model sees as stand-ins (`tools::output_standin`), oldest first.
     pub stand_ins: Vec<StandInRef>,
@@ -31,7 +32,6 @@ pub struct AssembleResult {
     pub skills: Vec<SkillEntry>,
     /// The map of the folders in the system prompt addition, when it was included.
     pub map: Option<MemoryMap>,
-}
 }
 
 /// What a turn adds beside the memories: the skills found for it and the map of folders
@@ -45,27 +45,6 @@ pub struct TurnExtras {
 /// The share of the host's budget the map may take at most (a small context keeps its room
 /// for the conversation).
 pub const MAP_BUDGET_SHARE: u64 = 8;
-
-/// The JSON [`assemble_turn`] reads (it has no Rust type of its own: the keys go to
-/// [`RecallRequest`] and the summaries); declared for TypeScript as `AssembleRequest`.
-pub enum AssembleRequest {}
-
-crate::ts_input! {
-    /// `Engine.assemble`'s input: a recall request plus what the composition needs.
-    impl AssembleRequest as AssembleRequest extends RecallRequest {
-        opt tokenBudget: "number",
-        /// Compact summaries from the session's checkpoints, oldest first.
-        opt summaries: "Array<{ checkpointId?: string; archiveUri?: string; startSequence: number; endSequence: number; text?: string }>",
-        /// The engine's next turn sequence for the session (turns written so far).
-        opt nextSequence: "number",
-        /// The user id: which skill roots and map roots are the caller's own.
-        opt userId: "string",
-        /// OpenViking's `skills/find` answer items (or `SkillEntry`s); the engine's rules pick.
-        opt skills: "Array<{ name?: string; description?: string; abstract?: string; uri?: string; root_uri?: string; score?: number }>",
-        /// Each map root's `fs/tree` answer, by root uri (other keys are ignored).
-        opt map: "Record<string, Array<{ uri: string; isDir?: boolean }> | null>",
-    }
-}
 
 fn read_summaries(v: Option<&Vec<Value>>) -> Result<Vec<SummaryRef>> {
     let mut out = Vec::new();

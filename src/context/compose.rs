@@ -68,35 +68,33 @@ pub struct ComposeInput {
     pub now_ms: u64,
 }
 
-crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CompactSummary {
     pub checkpoint_id: String,
     pub session_uri: String,
     pub overview: String,
     pub turns: (u64, u64),
 }
-}
 
-crate::ts_type! { ts(inline);
 /// What was dropped to fit the budget.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Trimmed {
     pub recall: bool,
     pub older_summaries: usize,
     pub raw_turns: usize,
     pub latest_summary: bool,
 }
-}
 
-crate::ts_type! { ts(inline);
 /// How the composed context's tokens split (what the tuning page draws): the summary
 /// message, the raw turns kept, the recall pair (its memories; its skills' lines apart), the
 /// current turn (its prompt included), and the map of folders in the system prompt addition.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct TokenSplit {
     pub summary: u64,
     pub raw: u64,
@@ -104,11 +102,12 @@ pub struct TokenSplit {
     pub current: u64,
     /// The skills section of the recall pair (`recall::skills`); absent when none was listed.
     #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "typescript", ts(optional = nullable))]
     pub skills: u64,
     /// The map of folders (`map`), counted against the budget; absent when there is none.
     #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "typescript", ts(optional = nullable))]
     pub map: u64,
-}
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -142,20 +141,23 @@ pub fn token_split(c: &Composition) -> TokenSplit {
     split
 }
 
-crate::ts_type! { ts(inline);
 /// The design's `AssembledContextPacket` (§5.2), plus what the host needs.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Composition {
-    pub messages: Vec<Value> => "AgentMessage[]",
+    #[cfg_attr(feature = "typescript", ts(type = "AgentMessage[]"))]
+    pub messages: Vec<Value>,
     pub estimated_tokens: u64,
     pub system_prompt_addition: Option<String>,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub compact_summaries: Vec<CompactSummary>,
     /// How many prior turns stay raw.
     pub recent_raw_turns: usize,
     /// How many prior turns a summary stands for.
     pub summarized_turns: usize,
     pub recall_included: bool,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub trimmed: Trimmed,
     pub over_budget: bool,
     pub budget: Option<u64>,
@@ -163,7 +165,6 @@ pub struct Composition {
     /// prompt apart).
     #[serde(skip)]
     pub current_messages: usize,
-}
 }
 
 fn is_summary_message(m: &Value) -> bool {

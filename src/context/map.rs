@@ -39,10 +39,10 @@ const NAME_MAX: usize = 40;
 /// Tokens kept free for the `… and N more` line.
 const MORE_RESERVE: usize = 8;
 
-crate::ts_type! {
 /// One root of the map: its label, uri and top-level entries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct MapRoot {
     pub label: String,
     pub uri: String,
@@ -52,30 +52,27 @@ pub struct MapRoot {
     #[serde(default)]
     pub truncated: bool,
 }
-}
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct MapEntry {
     pub name: String,
     pub is_dir: bool,
     pub files: usize,
 }
-}
 
-crate::ts_type! {
 /// The map as composed for a turn: its text, its tokens, how many entries it lists and how
 /// many it left out, and when it was built (for `trace` and the tuning page).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct MemoryMap {
     pub text: String,
     pub tokens: usize,
     pub listed: usize,
     pub left_out: usize,
     pub built_at_ms: u64,
-}
 }
 
 /// The roots the map lists, label and uri; the user's resources only while the user id is

@@ -17,9 +17,9 @@ use serde_json::{json, Value};
 /// How often a running commit task is polled.
 pub const TASK_POLL_MS: u64 = 1000;
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CommitOutcome {
     /// The session's live messages were archived (the working context changes).
     pub compacted: bool,
@@ -29,7 +29,6 @@ pub struct CommitOutcome {
     pub checkpoint: Option<CompactCheckpoint>,
     /// The task is still running (followed later, also by a later process).
     pub task_pending: bool,
-}
 }
 
 fn outcome(compacted: bool, reason: impl Into<Option<String>>) -> CommitOutcome {

@@ -68,29 +68,31 @@ impl crate::decode::Request for HookCall {
 
 pub const COMPACT_WAIT_MAX_MS: u64 = 120_000;
 
-crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CompactResult {
     pub summary: String,
     pub tokens_before: u64,
     pub tokens_after: u64,
-    pub details: Value => "{ checkpoint: CompactCheckpoint | null; taskPending: boolean }",
-}
+    #[cfg_attr(feature = "typescript", ts(type = "{ checkpoint: CompactCheckpoint | null; taskPending: boolean }"))]
+    pub details: Value,
 }
 
-crate::ts_type! {
 /// What `compact()` answers the host.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CompactAnswer {
     pub ok: bool,
     pub compacted: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub reason: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(inline))]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub result: Option<CompactResult>,
-}
 }
 
 impl<H: Host> Engine<H> {

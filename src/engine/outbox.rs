@@ -19,10 +19,10 @@ use serde::Serialize;
 use serde_json::Value;
 use std::collections::HashSet;
 
-crate::ts_type! {
 /// What a replay did, and what stayed queued and why.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FlushReport {
     /// Turns that reached OpenViking during this replay (including ones found already
     /// stored after an unacknowledged write).
@@ -37,7 +37,6 @@ pub struct FlushReport {
     pub reason: Option<String>,
     /// Another replay of this session was under way: it takes the queued turns.
     pub in_progress: bool,
-}
 }
 
 /// One outbox entry as the replay needs it.

@@ -80,7 +80,6 @@ fn has_memory(v: &Value) -> bool {
     items.is_some_and(|a| a.iter().any(|m| m.get("level").and_then(Value::as_f64) == Some(2.0)))
 }
 
-crate::ts_type! {
 /// What recall did for one assembled turn, in one word, with a line a person reads:
 /// `searched` (both scopes, or one, answered: `found` candidates, `injected` of them reached
 /// the model — 0 and 0 is "searched, found nothing"), `skipped` (OpenViking could not be
@@ -89,8 +88,10 @@ crate::ts_type! {
 /// intent analysis decided this turn needs no recall: `intent.reason` says why).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RecallStatus {
-    pub state: String => r#""searched" | "skipped" | "off" | "no_query" | "not_needed""#,
+    #[cfg_attr(feature = "typescript", ts(type = r#""searched" | "skipped" | "off" | "no_query" | "not_needed""#))]
+    pub state: String,
     pub found: usize,
     pub injected: usize,
     /// Why recall was skipped, or why one of the two scopes failed.
@@ -99,17 +100,17 @@ pub struct RecallStatus {
     /// What the intent analysis decided for the current turn (`recall::intent`), and how the
     /// user scope was searched because of it; absent in traces of earlier releases.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub intent: Option<IntentTrace> => "IntentTrace",
+    #[cfg_attr(feature = "typescript", ts(type = "IntentTrace"))]
+    pub intent: Option<IntentTrace>,
     /// How the intent shaped the search, as `line` ends with it (` (intent: …)`), or empty.
     #[serde(default)]
     pub intent_note: String,
 }
-}
 
-crate::ts_type! {
 /// The intent of a turn as `trace` shows it: the decision, and the find it led to.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct IntentTrace {
     pub needs_recall: bool,
     pub reason: String,
@@ -121,7 +122,6 @@ pub struct IntentTrace {
     pub narrowed_to: Option<String>,
     /// The narrowed or windowed find returned no memory, so the whole user scope was searched.
     pub fell_back: bool,
-}
 }
 
 impl IntentTrace {
@@ -275,24 +275,10 @@ pub fn agent_messages(value: Value) -> Result<Vec<Value>> {
     Ok(messages)
 }
 
-crate::ts_input! {
-    /// `ContextEngine.assemble`'s input. `explain: true` keeps the explain records.
-    impl AssembleCall as AssembleCall {
-        req sessionId: "string",
-        /// Sent by OpenClaw; the engine does not use it for assembling.
-        ignored sessionKey: "string",
-        /// The current user input, when the host passes it apart from `messages`.
-        opt prompt: "string",
-        opt messages: "AgentMessage[]",
-        opt tokenBudget: "number",
-        opt explain: "boolean",
-    }
-}
-
-crate::ts_type! {
 /// What `assemble` answers: the context for the model, and what went into it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Assembled {
     #[serde(flatten)]
     pub result: AssembleResult,
@@ -300,7 +286,6 @@ pub struct Assembled {
     pub recall_unavailable: Option<String>,
     /// What recall did this turn (searched, skipped and why, off, nothing to search for).
     pub recall_status: RecallStatus,
-}
 }
 
 /// `memory_recall`'s answer, the same document the automatic pair carries.

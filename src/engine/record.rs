@@ -18,9 +18,9 @@ pub const APPLIED_KEYS_KEPT: usize = 256;
 pub const CHECKPOINTS_KEPT: usize = 64;
 pub const SUMMARIES_KEPT: usize = 8;
 
-crate::ts_type! {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct SessionRecord {
     pub ov_session_id: String,
     /// OpenClaw's `sessionId` (a transcript).
@@ -29,13 +29,16 @@ pub struct SessionRecord {
     pub session_key: Option<String>,
     /// The OpenViking session has been created.
     pub created: bool,
+    #[cfg_attr(feature = "typescript", ts(type = "Record<string, unknown>"))]
     pub state: SessionState,
+    #[cfg_attr(feature = "typescript", ts(type = "Record<string, unknown>"))]
     pub guard: CommitGuard,
     /// Advancement keys already written, oldest first.
     pub applied_keys: Vec<String>,
     /// Content keys of turns already written (see `write::content_key`), oldest first: hosts
     /// that call both `commitTurn` and `afterTurn` for one turn get it written once.
     pub content_keys: Vec<String>,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub checkpoints: CheckpointIndex,
     /// Turn ids of the archive whose commit task is being followed.
     pub pending_turn_ids: Vec<String>,
@@ -44,6 +47,7 @@ pub struct SessionRecord {
     pub live_count: Option<u64>,
     /// A turn whose write failed in a way that may still have reached OpenViking (timeout,
     /// reset, 5xx, garbled answer): checked before it is sent again (see `write::flush`).
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub unconfirmed: Option<Unconfirmed>,
     /// OpenViking was asked whether it holds this session already (what another machine or
     /// an earlier state dir wrote is adopted then, see `rebuild`). A record saved before
@@ -51,22 +55,20 @@ pub struct SessionRecord {
     #[serde(default = "yes")]
     pub openviking_checked: bool,
 }
-}
 
 fn yes() -> bool {
     true
 }
 
-crate::ts_type! { ts(inline);
 /// A turn sent but not acknowledged, and the live count it would leave if it was stored.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Unconfirmed {
     pub sequence: u64,
     /// `live_count` before the send.
     pub live_before: u64,
     pub message_count: u64,
-}
 }
 
 pub fn state_key(ov_session_id: &str) -> String {

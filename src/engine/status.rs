@@ -21,13 +21,14 @@ fn trace_key(ov_id: &str) -> String {
     format!("trace/{ov_id}")
 }
 
-crate::ts_type! { ts(inline);
 /// One trigger's progress toward firing.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct TriggerProgress {
     /// `budget`, `tokens_added`, `turns` or `interval`.
-    pub kind: &'static str => r#""budget" | "tokens_added" | "turns" | "interval""#,
+    #[cfg_attr(feature = "typescript", ts(type = r#""budget" | "tokens_added" | "turns" | "interval""#))]
+    pub kind: &'static str,
     pub current: u64,
     /// `None` for the budget trigger while the host has sent no budget.
     pub threshold: Option<u64>,
@@ -35,12 +36,11 @@ pub struct TriggerProgress {
     /// (no commit yet)`.
     pub unit: String,
 }
-}
 
-crate::ts_type! { ts(inline);
 /// The last checkpoint, briefly.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CheckpointBrief {
     pub checkpoint_id: String,
     pub archive_uri: String,
@@ -51,12 +51,11 @@ pub struct CheckpointBrief {
     pub summary_problem: Option<String>,
     pub extracted_memories: usize,
 }
-}
 
-crate::ts_type! {
 /// `ContextEngine.status`: one session, for an operator.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct SessionStatus {
     pub ov_session_id: String,
     pub session_id: String,
@@ -69,12 +68,15 @@ pub struct SessionStatus {
     pub last_commit_at_ms: Option<u64>,
     pub last_commit_reason: Option<String>,
     /// `idle`, `archiving` or `extracting` (a commit task being followed).
-    pub commit_phase: &'static str => r#""idle" | "archiving" | "extracting""#,
+    #[cfg_attr(feature = "typescript", ts(type = r#""idle" | "archiving" | "extracting""#))]
+    pub commit_phase: &'static str,
     pub checkpoints: usize,
     /// Checkpoints whose summary is not used (`summary_check`): the turns behind them stay
     /// raw where the host still holds them, the previous good summary stands for older ones.
     pub distrusted_summaries: usize,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub last_checkpoint: Option<CheckpointBrief>,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub triggers: Vec<TriggerProgress>,
     /// What would fire now, if anything (a reason a person can read, and when the commit
     /// runs: a trigger is evaluated when a turn is written).
@@ -84,19 +86,20 @@ pub struct SessionStatus {
     /// When this process last assembled the session (`None`: not in this process).
     pub last_assembled_at_ms: Option<u64>,
 }
-}
 
-crate::ts_type! {
 /// The last assembled turn of a session, in full.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Trace {
     pub at_ms: u64,
-    pub query: Value => "RecallQuery",
+    #[cfg_attr(feature = "typescript", ts(type = "RecallQuery"))]
+    pub query: Value,
     /// The scopes searched (`None`: recall off, or nothing to search for).
     pub scopes: Option<MemoryScopes>,
     /// Memories injected and every candidate's explain record (`RecallOutcome`).
-    pub recall: Value => "RecallOutcome | null",
+    #[cfg_attr(feature = "typescript", ts(type = "RecallOutcome | null"))]
+    pub recall: Value,
     /// What recall did: searched (and found nothing, or something), skipped and why (the key
     /// refused, a local server still starting, unreachable), off, nothing to search for.
     /// `null` in a trace kept by an earlier release.
@@ -105,10 +108,12 @@ pub struct Trace {
     pub token_budget: Option<u64>,
     pub estimated_tokens: u64,
     /// The token split of the composed context.
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub split: TokenSplit,
     /// Set when this state dir never assembled the turn (another machine did, or the state
     /// dir was lost): what OpenViking holds of the last stored turn. `null` otherwise.
     #[serde(default)]
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub rebuilt: Option<RebuiltTurn>,
     /// The skills listed for the turn: why (their score for its query) and what each cost.
     #[serde(default)]
@@ -117,30 +122,29 @@ pub struct Trace {
     #[serde(default)]
     pub map: Option<crate::context::map::MemoryMap>,
 }
-}
 
-crate::ts_type! { ts(inline);
 /// A trace rebuilt from OpenViking: the last stored turn, the question it asked and the
 /// memories it was shown (the `context` parts stored with it). The candidates cut and the
 /// token split are known only to the process that assembled it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RebuiltTurn {
     pub turn_id: String,
     /// `true`: read from the newest archive (nothing live since the last commit).
     pub archived: bool,
     pub injected_uris: Vec<String>,
 }
-}
 
-crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct TokenSplit {
     pub recall: u64,
     pub summaries: usize,
     pub summarized_turns: usize,
     pub recent_raw_turns: usize,
+    #[cfg_attr(feature = "typescript", ts(type = "unknown"))]
     pub trimmed: Value,
     pub over_budget: bool,
     /// Summaries not used because they cannot be trusted (`summary_check`).
@@ -152,7 +156,6 @@ pub struct TokenSplit {
     /// Tokens of the map of folders in the system prompt addition.
     #[serde(default)]
     pub map: u64,
-}
 }
 
 impl<H: Host> Engine<H> {

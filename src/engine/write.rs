@@ -70,27 +70,6 @@ impl TurnWrite {
     }
 }
 
-crate::ts_input! {
-    /// One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`).
-    impl TurnWrite as TurnWrite {
-        req sessionId: "string",
-        opt sessionKey: "string",
-        /// Exactly the turn's messages (the host's slice); synthetic pairs may be included.
-        opt messages: "AgentMessage[]",
-        /// `commitTurn`'s idempotency key; absent for `afterTurn`.
-        opt advancementKey: "string",
-        opt tokenBudget: "number",
-        /// Estimated tokens of the context the model saw this turn (from `assemble`).
-        opt contextTokens: "number",
-        /// Memory URIs `assemble` injected for this turn.
-        opt usedContextUris: "string[]",
-        opt isHeartbeat: "boolean",
-        /// `afterTurn` only: how many of `messages` came before this turn's prompt (anything
-        /// but a non-negative integer reads as 0).
-        ignored prePromptMessageCount: "number",
-    }
-}
-
 /// Identifies a turn by its content, for hosts that hand one turn to both `commitTurn` and
 /// `afterTurn`: the first user message's text and the first assistant message's timestamp
 /// (identical in both copies; the user message's may differ — 2026.9.2 stamps the transcript
@@ -126,19 +105,19 @@ pub fn turn_id(req: &TurnWrite, ov_id: &str, ckey: Option<&str>, sequence: u64, 
     }
 }
 
-crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum WriteStatus {
     Committed,
     Duplicate,
 }
-}
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct WriteOutcome {
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub status: WriteStatus,
     /// The turn's content had already been written (by the other of commitTurn/afterTurn):
     /// acknowledged, not written again.
@@ -159,7 +138,6 @@ pub struct WriteOutcome {
     /// `/new` or `/reset` moved this `sessionKey` to a new transcript: the previous
     /// OpenViking session that should get its final commit.
     pub previous_ov_session_id: Option<String>,
-}
 }
 
 /// What an append gives the rest of the write: the sequence, the turn id, whether it counts,

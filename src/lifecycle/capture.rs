@@ -17,7 +17,9 @@ use crate::lifecycle::turn::{Part, Role, TurnEnvelope, INJECTED_REMOVED};
 use serde::Serialize;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// Whether a turn counts toward the compaction triggers, and why not (`capture::CaptureReason`).
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum CaptureReason {
     Accepted,
     Empty,

@@ -12,20 +12,19 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct TurnRange {
     #[serde(alias = "start_sequence")]
     pub start_sequence: u64,
     #[serde(alias = "end_sequence")]
     pub end_sequence: u64,
 }
-}
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CompactCheckpoint {
     #[serde(alias = "checkpoint_id")]
     pub checkpoint_id: String,
@@ -36,9 +35,11 @@ pub struct CompactCheckpoint {
     #[serde(alias = "archive_index")]
     pub archive_index: u32,
     #[serde(alias = "source_turn_range")]
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub source_turn_range: TurnRange,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(alias = "summary_uri")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub summary_uri: Option<String>,
     #[serde(alias = "extracted_memory_uris")]
     pub extracted_memory_uris: Vec<String>,
@@ -47,23 +48,25 @@ pub struct CompactCheckpoint {
     pub archive_uri: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[serde(alias = "task_id")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub task_id: Option<String>,
     /// Why the compaction ran (a trigger's reason, or "compact()").
     pub reason: String,
     /// The archive's summary (working memory overview) at compaction time, when it had one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub summary: Option<String>,
     /// Why the summary is not used (`summary_check`): empty, a placeholder, the empty
     /// template, far shorter than the turns. `None`: trusted (or recorded by an earlier
     /// release, then checked when read).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub summary_problem: Option<String>,
     /// The ids of the turns in the archive, in sequence order (`start_sequence` first):
     /// archive message → turn, memory → archive → turns.
     #[serde(default)]
     #[serde(alias = "turn_ids")]
     pub turn_ids: Vec<String>,
-}
 }
 
 /// `…/history/archive_003` → 3.
@@ -103,12 +106,11 @@ pub fn extracted_memory_uris(memory_diff: &Value) -> Vec<String> {
     out
 }
 
-crate::ts_type! { ts(inline);
 /// The checkpoints of one session, oldest first.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct CheckpointIndex {
     pub checkpoints: Vec<CompactCheckpoint>,
-}
 }
 
 impl CheckpointIndex {

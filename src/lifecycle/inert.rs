@@ -16,30 +16,30 @@ pub const OLDEST_HOST: (u32, u32) = (2026, 4);
 /// The newest OpenClaw generation this release was run against (2026.9).
 pub const NEWEST_TESTED_HOST: (u32, u32) = (2026, 9);
 
-crate::ts_type! { ts(input);
 /// What the plugin can see of its host (each part may be unknown).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[cfg_attr(feature = "typescript", ts(optional_fields = nullable))]
 pub struct HostFacts {
     /// `plugins.slots.contextEngine` as configured (`None`: not set, or not visible).
     pub slot: Option<String>,
     /// The host's version, e.g. `2026.9.6`.
     pub host_version: Option<String>,
 }
-}
 
 impl crate::decode::Request for HostFacts {}
 
-crate::ts_type! {
 /// Why the engine is not (fully) in use, and what to change.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Inert {
     /// `not_in_slot`, `host_too_old`, `host_untested`, `not_called`.
-    pub code: String => r#""not_in_slot" | "host_too_old" | "host_untested" | "not_called""#,
+    #[cfg_attr(feature = "typescript", ts(type = r#""not_in_slot" | "host_too_old" | "host_untested" | "not_called""#))]
+    pub code: String,
     pub cause: String,
     pub fix: String,
-}
 }
 
 fn version(v: &str) -> Option<(u32, u32)> {

@@ -12,9 +12,9 @@ use crate::lifecycle::turn::{build_envelope, TurnMeta};
 use serde::Serialize;
 use serde_json::Value;
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ReplayStep {
     /// 0-based index of the turn (a turn starts at a user message).
     pub turn: usize,
@@ -24,7 +24,6 @@ pub struct ReplayStep {
     /// Context tokens so far in the current window (what the budget trigger sees).
     pub context_tokens: u64,
     pub trigger: Option<Trigger>,
-}
 }
 
 /// Replays `messages` with `token_budget` as the host's budget.

@@ -61,7 +61,9 @@ pub struct WindowSnapshot {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// A compaction trigger that fired (`triggers::Trigger`).
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Trigger {
     Budget { tokens: u64, threshold: u64 },
     TokensAdded { tokens: u64, threshold: u64 },

@@ -15,22 +15,21 @@ use crate::host::{Clock, HostErrorKind};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-crate::ts_type! {
 /// `GET /health`, sent without the key.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct HealthProbe {
     pub reachable: bool,
     pub version: Option<String>,
     pub latency_ms: Option<u64>,
     pub error: Option<String>,
 }
-}
 
-crate::ts_type! {
 /// `GET /api/v1/system/status`, with the key.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct AuthProbe {
     /// Whom the key belongs to; `None` when the server named no user or refused.
     pub user_id: Option<String>,
@@ -38,12 +37,11 @@ pub struct AuthProbe {
     pub denied: bool,
     pub error: Option<String>,
 }
-}
 
-crate::ts_type! {
 /// A probe search of the user's memories.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct FindProbe {
     /// False when it was not tried (no user id to address the user's memories).
     pub ran: bool,
@@ -51,12 +49,11 @@ pub struct FindProbe {
     pub hits: usize,
     pub error: Option<String>,
 }
-}
 
-crate::ts_type! {
 /// The operator's checks of the server (`ContextEngine.probe`), each reported, never thrown.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Probe {
     pub base_url: String,
     pub health: HealthProbe,
@@ -64,7 +61,6 @@ pub struct Probe {
     pub find: FindProbe,
     /// What it adds up to, with the fix (see [`verdict`]).
     pub verdict: Reachability,
-}
 }
 
 fn denied(r: &Refusal) -> bool {
@@ -116,34 +112,35 @@ pub async fn probe<T: Transport + Clock>(ov: &OpenVikingHttp<T>, config: &Config
     p
 }
 
-crate::ts_type! { ts(input);
 /// What the plugin sees of the local server it manages (local mode), on disk and in this
 /// process: the engine cannot see a start under way.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[cfg_attr(feature = "typescript", ts(optional_fields = nullable))]
 pub struct LocalServerFacts {
     /// A start is under way: in this process, or by a live process holding the start lock, or
     /// a server spawned for this state dir runs but does not answer yet.
+    #[cfg_attr(feature = "typescript", ts(optional = nullable))]
     pub starting: bool,
     /// Why the last start in this process failed (`openviking-server not found …`).
     pub failed: Option<String>,
     /// The server's log file.
     pub log_path: Option<String>,
 }
-}
 
 impl crate::decode::Request for LocalServerFacts {}
 
-crate::ts_type! {
 /// Can OpenViking be used now? One word (`state`), the line a person reads, the fix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Reachability {
-    pub state: String => r#""ok" | "no_user" | "key_refused" | "server_starting" | "unreachable" | "server_error""#,
+    #[cfg_attr(feature = "typescript", ts(type = r#""ok" | "no_user" | "key_refused" | "server_starting" | "unreachable" | "server_error""#))]
+    pub state: String,
     pub message: String,
     /// What to change (`None` when nothing is wrong).
     pub fix: Option<String>,
-}
 }
 
 impl Reachability {

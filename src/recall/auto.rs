@@ -32,27 +32,6 @@ pub struct RecallRequest {
     pub experiences: Vec<crate::recall::experience::ExperienceCandidate>,
 }
 
-crate::ts_input! {
-    /// What `Engine.autoRecall` takes (and `assemble` on top of it), as `from_value` reads it.
-    impl RecallRequest as RecallRequest {
-        /// The current user input (OpenClaw 2026.9.x passes it apart from `messages`).
-        opt prompt: "string",
-        /// The messages `assemble` received.
-        opt messages: "AgentMessage[]",
-        /// Overrides the query built from prompt + messages (explicit recall).
-        opt query: "string",
-        /// Both scopes' find results.
-        opt search: "{ user?: FindResult | null; agent?: FindResult | null }",
-        /// Full texts read for picked items, by uri.
-        opt contents: "Record<string, string>",
-        opt nowMs: "number",
-        /// The user's stable profile (profile.md), always a recall candidate.
-        opt profile: "{ uri: string; text?: string } | null",
-        /// This agent's experiences found for the turn, placed after the memories (assemble).
-        opt experiences: "ExperienceCandidate[]",
-    }
-}
-
 impl RecallRequest {
     pub fn from_json(v: &Value) -> Result<Self> {
         Self::from_value(v.clone())
@@ -116,28 +95,27 @@ impl RecallRequest {
     }
 }
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct AutoRecall {
     /// How the query was built (turns used and skipped).
     pub query: RecallQuery,
     /// `None` when there was nothing to search for (every turn skipped) or recall is off.
     pub recall: Option<RecallOutcome>,
     /// The host's messages with earlier synthetic pairs removed and the new pair inserted.
-    pub messages: Vec<Value> => "AgentMessage[]",
-}
+    #[cfg_attr(feature = "typescript", ts(type = "AgentMessage[]"))]
+    pub messages: Vec<Value>,
 }
 
-crate::ts_type! {
 /// `Engine.recall`'s answer: [`AutoRecall`] without the message list (the pair is
 /// `recall.messages`; the host places it).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RecallAnswer {
     pub query: RecallQuery,
     pub recall: Option<RecallOutcome>,
-}
 }
 
 /// The query and the outcome of a turn's recall, nothing echoed (`Engine.recall`).

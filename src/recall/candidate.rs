@@ -6,14 +6,13 @@ use crate::decode::fields::{as_object, describe};
 use serde::Serialize;
 use serde_json::Value;
 
-crate::ts_type! { ts(inline);
 /// Which memory scope a hit came from. User results are merged before agent results.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Scope {
     User,
     Agent,
-}
 }
 
 /// One `find` hit, as far as recall needs it.

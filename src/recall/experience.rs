@@ -106,17 +106,16 @@ pub fn find_query(query: &str, cue: &ExperienceCue) -> String {
     format!("{query}\n{}", cue.tools.join(" "))
 }
 
-crate::ts_type! {
 /// An experience of this agent's, as the engine hands it to the pipeline: from the find
 /// answer (uri, score) and its stored text (the `MEMORY_FIELDS` comment removed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ExperienceCandidate {
     pub uri: String,
     pub content: String,
     #[serde(default)]
     pub score: f64,
-}
 }
 
 /// The experience items of a find answer (`{memories:[…]}` or a bare list): level-2 files
@@ -194,9 +193,9 @@ pub fn is_agents(agent_id: &str, sessions: &[Option<String>]) -> bool {
     !sessions.is_empty() && sessions.iter().all(|s| s.as_deref().is_some_and(|id| crate::lifecycle::session_map::owns_session(agent_id, id)))
 }
 
-crate::ts_type! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum ExperienceCut {
     /// Score below `recallScoreThreshold`.
     BelowThreshold,
@@ -209,17 +208,17 @@ pub enum ExperienceCut {
     /// Did not fit in what the memories left of `recallTokenBudget`.
     OverBudget,
 }
-}
 
-crate::ts_type! {
 /// One experience candidate's fate, for `explain` and `trace`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ExperienceRecord {
     pub uri: String,
     /// The experience's name (its file name without `.md`).
     pub name: String,
     pub score: f64,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub decision: Decision,
     pub reason: Option<ExperienceCut>,
     /// Why it was a match: `same_tools: exec, web_fetch`, `same_task: deploy, billing`.
@@ -228,7 +227,6 @@ pub struct ExperienceRecord {
     pub tokens: Option<usize>,
     /// 1-based position among the injected experiences.
     pub position: Option<usize>,
-}
 }
 
 /// An experience's name: its file name without `.md`.

@@ -4,9 +4,9 @@ use crate::recall::candidate::Scope;
 use crate::recall::rank::RankParts;
 use serde::Serialize;
 
-crate::ts_type! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum CutReason {
     /// The item could not be read (no uri, not an object).
     Malformed,
@@ -31,28 +31,28 @@ pub enum CutReason {
     /// Did not fit in `recallTokenBudget`.
     OverBudget,
 }
-}
 
-crate::ts_type! { ts(inline);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum Decision {
     Kept,
     Cut,
 }
-}
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ExplainRecord {
     pub uri: String,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub scope: Scope,
     /// Position in the merged input (user results first, then agent results).
     pub input_index: usize,
     pub level: Option<i64>,
     pub category: Option<String>,
     pub rank: RankParts,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub decision: Decision,
     pub reason: Option<CutReason>,
     /// For duplicates: the uri of the candidate this one duplicates.
@@ -63,5 +63,4 @@ pub struct ExplainRecord {
     pub position: Option<usize>,
     /// Estimated tokens of this memory's entry in the injected document (when it got that far).
     pub tokens: Option<usize>,
-}
 }

@@ -20,18 +20,17 @@
 use crate::text::time::{civil_from_days, days_from_civil, days_in_month, iso8601, DAY_MS};
 use serde::Serialize;
 
-crate::ts_type! {
 /// A kind of memory a question is about (OpenViking's memory folders: `preferences`,
 /// `events`, `entities`, `cases`, `experiences`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum MemoryType {
     Preference,
     Event,
     Entity,
     CasePattern,
     Experience,
-}
 }
 
 impl MemoryType {
@@ -47,15 +46,14 @@ impl MemoryType {
     }
 }
 
-crate::ts_type! {
 /// The time span a turn names: `[startMs, endMs)`, and the words that named it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct TimeWindow {
     pub start_ms: u64,
     pub end_ms: u64,
     pub phrase: String,
-}
 }
 
 impl TimeWindow {
@@ -65,10 +63,10 @@ impl TimeWindow {
     }
 }
 
-crate::ts_type! {
 /// What the intent analysis decided for one turn (shown in `trace` and the explain output).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RecallIntent {
     /// `false`: the turn is not searched.
     pub needs_recall: bool,
@@ -80,7 +78,6 @@ pub struct RecallIntent {
     pub window: Option<TimeWindow>,
     /// The user-scope folder searched instead of the whole scope (when one type is named).
     pub narrowed_to: Option<String>,
-}
 }
 
 /// Words that together make a whole acknowledgement or sign-off (every word must be one).

@@ -419,17 +419,18 @@ impl Selection {
     }
 }
 
-crate::ts_type! {
 /// What recall produced for one turn.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RecallOutcome {
     pub query: String,
     pub query_profile: QueryProfile,
     /// The injected memories, best first.
     pub memories: Vec<RecalledMemory>,
     /// The synthetic `memory_recall_auto` call + result (empty when nothing is injected).
-    pub messages: Vec<Value> => "AgentMessage[]",
+    #[cfg_attr(feature = "typescript", ts(type = "AgentMessage[]"))]
+    pub messages: Vec<Value>,
     /// Estimated tokens of `messages`; never above `budget`.
     pub tokens: usize,
     pub budget: usize,
@@ -441,14 +442,14 @@ pub struct RecallOutcome {
     pub needs_content: Vec<String>,
     /// This agent's experiences considered for the turn (`recall::experience`): kept ones with
     /// their position and tokens, cut ones and why; empty when none was searched.
-    pub experiences: Vec<experience::ExperienceRecord> => "ExperienceRecord[]",
+    #[cfg_attr(feature = "typescript", ts(type = "ExperienceRecord[]"))]
+    pub experiences: Vec<experience::ExperienceRecord>,
     /// Tokens the injected experiences' lines added to the pair (part of `tokens`).
     pub experience_tokens: usize,
     /// The injected experiences' lines as they stand in the result after the memories (the
     /// skills section, added last, keeps them).
     #[serde(skip)]
     pub experience_lines: Vec<String>,
-}
 }
 
 fn content_for(item: &SearchItem, s: &RecallSettings, contents: &BTreeMap<String, String>) -> String {

@@ -24,9 +24,9 @@ const GREETINGS: &[&str] = &[
     "行", "可以", "收到", "明白", "在吗", "再见", "拜拜", "こんにちは", "ありがとう", "안녕하세요", "감사합니다",
 ];
 
-crate::ts_type! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum SkipReason {
     Empty,
     Greeting,
@@ -34,29 +34,27 @@ pub enum SkipReason {
     TooShort,
     InjectedOnly,
 }
-}
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct QueryPart {
     /// The sanitised text (cut to 200 units when skipped, for display).
     pub text: String,
     /// "prompt" for the current input, "history" for an earlier user turn.
-    pub source: &'static str => r#""prompt" | "history""#,
+    #[cfg_attr(feature = "typescript", ts(type = r#""prompt" | "history""#))]
+    pub source: &'static str,
     pub skipped: Option<SkipReason>,
 }
-}
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RecallQuery {
     /// `None` when every turn in the window was skipped: no recall this turn.
     pub query: Option<String>,
     /// Every turn looked at, newest first, with why it was skipped if it was.
     pub parts: Vec<QueryPart>,
-}
 }
 
 fn weighted_len(s: &str) -> f64 {

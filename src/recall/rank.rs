@@ -50,22 +50,21 @@ const TEMPORAL_CJK: &[&str] = &[
     "いつ", "언제",
 ];
 
-crate::ts_type! {
 /// What the rerank needs to know about the query, computed once per recall.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct QueryProfile {
     /// The first distinct lexical tokens, 8 tokens' worth (a CJK bigram weighs ½).
     pub tokens: Vec<String>,
     pub wants_temporal: bool,
     pub wants_preference: bool,
 }
-}
 
-crate::ts_type! {
 /// The components of one candidate's rank, shown in explain records.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RankParts {
     pub score: f64,
     pub level_boost: f64,
@@ -75,7 +74,6 @@ pub struct RankParts {
     /// How many query tokens the candidate's uri + abstract contain.
     pub matched_tokens: usize,
     pub total: f64,
-}
 }
 
 fn ascii_words(lower: &str) -> impl Iterator<Item = &str> {

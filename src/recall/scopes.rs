@@ -33,14 +33,13 @@ pub fn is_plain_segment(s: &str) -> bool {
         && !s.chars().any(|c| matches!(c, '/' | '\\' | '%' | '?' | '#') || c.is_whitespace() || c.is_control())
 }
 
-crate::ts_type! {
 /// The two memory scopes a recall searches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct MemoryScopes {
     pub user: String,
     pub agent: String,
-}
 }
 
 /// The scopes for this configuration and user (see the module doc).

@@ -35,10 +35,10 @@ pub const AGENT_SKILLS: &str = "viking://agent/skills";
 const NAME_MAX: usize = 64;
 const DESCRIPTION_MAX: usize = 140;
 
-crate::ts_type! {
 /// One skill as listed for the model, with its search score and what it cost.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct SkillEntry {
     pub name: String,
     pub description: String,
@@ -48,7 +48,6 @@ pub struct SkillEntry {
     /// Tokens its line added to the pair (0 when it did not fit).
     #[serde(default)]
     pub tokens: usize,
-}
 }
 
 /// The caller's own skill roots: the user's (when the user id is known) and the account's.

@@ -13,10 +13,10 @@ use crate::text::truncate_with_ellipsis;
 use serde::Serialize;
 use serde_json::Value;
 
-crate::ts_type! {
 /// What a URI given to `memory_expand` points at.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub enum ExpandTarget {
     /// `viking://user/<uid>/sessions/<sid>/history/archive_NNN[/…]`
     Archive { session_id: String, archive_id: String },
@@ -24,7 +24,6 @@ pub enum ExpandTarget {
     Session { session_id: String },
     /// Anything under `…/memories/`
     Memory { uri: String },
-}
 }
 
 /// Classifies a URI; `None` when it is none of the three.
@@ -51,10 +50,10 @@ pub fn classify(uri: &str) -> Option<ExpandTarget> {
     }
 }
 
-crate::ts_type! { ts(inline);
 /// One raw turn, as an excerpt.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Excerpt {
     pub turn_id: Option<String>,
     pub sequence: Option<u64>,
@@ -64,20 +63,19 @@ pub struct Excerpt {
     /// Message ids in the archive, for reading further.
     pub message_ids: Vec<String>,
 }
-}
 
-crate::ts_type! {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct Expansion {
     pub archive_uri: String,
     pub checkpoint_id: Option<String>,
     pub turn_range: Option<(u64, u64)>,
+    #[cfg_attr(feature = "typescript", ts(inline))]
     pub excerpts: Vec<Excerpt>,
     pub total_turns: usize,
     /// URIs the model can read further (archive messages, overview, checkpoint).
     pub readable: Vec<String>,
-}
 }
 
 const EXCERPT_UNITS: usize = 700;

@@ -32,15 +32,17 @@ pub const FORGET_DEFAULT_LIMIT: usize = 5;
 /// The memory categories `memory_store` writes to (the first is the default).
 pub const STORE_CATEGORIES: &[&str] = &["preferences", "entities", "events", "profile"];
 
-crate::ts_type! { ts(name = "ToolDefinition");
 /// One tool as it is registered with the host.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
+#[cfg_attr(feature = "typescript", ts(rename = "ToolDefinition"))]
 pub struct ToolDef {
-    pub name: &'static str => r#""memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_read_output" | "memory_search_history" | "memory_recall_auto""#,
+    #[cfg_attr(feature = "typescript", ts(type = r#""memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_read_output" | "memory_search_history" | "memory_recall_auto""#))]
+    pub name: &'static str,
     pub label: &'static str,
     pub description: &'static str,
-    pub parameters: Value => "Record<string, unknown>",
-}
+    #[cfg_attr(feature = "typescript", ts(type = "Record<string, unknown>"))]
+    pub parameters: Value,
 }
 
 fn recall_parameters() -> Value {

@@ -44,10 +44,10 @@ pub struct Outsized {
     pub lines: usize,
 }
 
-crate::ts_type! {
 /// What the model saw instead of an output (`Assembled.standIns`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct StandInRef {
     pub reference: String,
     pub tool_name: String,
@@ -56,7 +56,6 @@ pub struct StandInRef {
     pub tokens: usize,
     pub stand_in_tokens: usize,
     pub lines: usize,
-}
 }
 
 /// `out-` and 16 hex digits of sha256(call id, sha256(text)): the same output keeps its
@@ -226,42 +225,46 @@ impl PartialEq for ReadSpec {
     }
 }
 
-crate::ts_type! {
 /// One matching line of a query read.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ReadMatch {
     pub line: usize,
     pub text: String,
 }
-}
 
-crate::ts_type! {
 /// What `memory_read_output` answers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct OutputRead {
     pub reference: String,
     pub total_lines: usize,
     pub total_tokens: usize,
     /// The exact text of lines `fromLine..=toLine` (a line range read).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub text: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub from_line: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub to_line: Option<usize>,
     /// The matching lines and their context, in order (a query read).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub matches: Option<Vec<ReadMatch>>,
     /// Lines containing the query in the whole output (a query read).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub match_count: Option<usize>,
     /// The token bound cut the answer short: read on from `next`.
     pub truncated: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "typescript", ts(optional))]
     pub next_from_line: Option<usize>,
-}
 }
 
 /// Reads `spec` of `text` within `max_tokens` (clamped to [`READ_MAX_TOKENS`]). Whole lines

@@ -1,6 +1,6 @@
 // Hand-written: shapes that come from OpenClaw and OpenViking, which the engine reads
 // leniently without a Rust type of its own, and the errors it throws. Not generated: edit
-// here (src/typescript/external.d.ts), then run `UPDATE_TS=1 cargo test --test typescript_declarations`.
+// here (src/typescript/external.d.ts), then run `UPDATE_TS=1 cargo test --features typescript --test typescript_declarations`.
 
 /** An OpenClaw AgentMessage (user, assistant or toolResult); unknown fields pass through. */
 export interface AgentMessage {

@@ -1,6 +1,6 @@
 // Hand-written: the host callbacks (the I/O the lifecycle engine asks of the plugin) and the
 // records they carry. Not generated: edit here (src/typescript/host.d.ts), then run
-// `UPDATE_TS=1 cargo test --test typescript_declarations`.
+// `UPDATE_TS=1 cargo test --features typescript --test typescript_declarations`.
 
 /** One HTTP exchange, as the engine's OpenViking protocol code (src/openviking) asks for it:
  *  send it as given (no redirects followed) and answer the status and the body text. */

@@ -1,10 +1,11 @@
 // TypeScript declarations of the JSON shapes that cross the wasm boundary.
-// Generated from the Rust types (src/typescript/) by `UPDATE_TS=1 cargo test --test typescript_declarations`;
+// Generated from the Rust types (ts-rs, src/typescript/) by
+// `UPDATE_TS=1 cargo test --features typescript --test typescript_declarations`;
 // do not edit: change the Rust type, or the hand-written sections in src/typescript/*.d.ts.
 
 // Hand-written: shapes that come from OpenClaw and OpenViking, which the engine reads
 // leniently without a Rust type of its own, and the errors it throws. Not generated: edit
-// here (src/typescript/external.d.ts), then run `UPDATE_TS=1 cargo test --test typescript_declarations`.
+// here (src/typescript/external.d.ts), then run `UPDATE_TS=1 cargo test --features typescript --test typescript_declarations`.
 
 /** An OpenClaw AgentMessage (user, assistant or toolResult); unknown fields pass through. */
 export interface AgentMessage {
@@ -36,168 +37,19 @@ export interface EngineErrorShape extends Error {
   field: string | null;
 }
 
-// Generated from the Rust types.
+// Hand-written: the inputs the engine reads by hand (`decode::fields` on a JSON object, with
+// field paths in its errors), which have no Rust type to derive from. The test
+// (tests/typescript_declarations.rs) proves each parser reads exactly the keys declared here.
+// Edit here (src/typescript/inputs.d.ts), then run `UPDATE_TS=1 cargo test --features typescript --test typescript_declarations`.
 
-/** The plugin configuration as a user writes it (`plugins.entries.openviking.config`). */
-export interface PluginConfig {
-  mode?: "local" | "remote";
-  configPath?: string;
-  port?: number;
-  baseUrl?: string;
-  apiKey?: string;
-  agentId?: string;
-  timeoutMs?: number;
-  autoRecall?: boolean;
-  autoCapture?: boolean;
-  recallLimit?: number;
-  recallScoreThreshold?: number;
-  /** Only candidates scoring within this of the best one (1 = no window). */
-  recallScoreWindow?: number;
-  /** A memory whose abstract shares no word with the query is not injected. */
-  recallRequireQueryWord?: boolean;
-  /**
-   * Near-duplicate cut: a candidate whose words are at least this share found in a
-   * higher-scored one (and that matches the same query words) is a duplicate (0 = off).
-   */
-  recallNearDuplicateOverlap?: number;
-  recallMaxContentChars?: number;
-  recallPreferAbstract?: boolean;
-  recallTokenBudget?: number;
-  /**
-   * `null` = the caller's own user memories (`viking://user/<uid>/memories`), resolved once
-   * the user id is known. The legacy literal `viking://user/memories` also maps to `null`.
-   */
-  targetUri?: string;
-  captureMode?: "semantic" | "keyword";
-  captureMaxLength?: number;
-  recentRawTurnCount?: number;
-  assembleRecallWindow?: number;
-  compactCommitThreshold?: number;
-  memoryExpandMaxResults?: number;
-  compactTokensAddedThreshold?: number;
-  compactTurnThreshold?: number;
-  compactMaxIntervalMinutes?: number;
-  /** A tool output above this many tokens is assembled as a stand-in (`tools::output_standin`). */
-  largeToolResultTokens?: number;
-  hookFallback?: boolean;
-  /** List the skills relevant to a turn in the recall pair (`recall::skills`). */
-  skillRecall?: boolean;
-  /** Skills listed per turn at most. */
-  skillLimit?: number;
-  /** The map of the user's and this agent's folders in the system prompt addition (`map`). */
-  memoryMap?: boolean;
-  /** The map never exceeds this many tokens. */
-  memoryMapTokenBudget?: number;
-  stateDir?: string;
-  /** Keys of the 2026-03 plugin that are no longer used: accepted, ignored with a warning. */
+/**
+ * The plugin configuration as a user writes it (`plugins.entries.openviking.config`): every
+ * key of the resolved configuration, each optional (`null` reads as absent), plus the retired
+ * `ingestReplyAssist*` keys the parser accepts and ignores with a warning.
+ */
+export type PluginConfig = { [k in keyof ResolvedConfig]?: NonNullable<ResolvedConfig[k]> } & {
   [ingestReplyAssist: `ingestReplyAssist${string}`]: unknown;
-}
-
-/** The resolved configuration: every key present, every value within bounds. */
-export interface ResolvedConfig {
-  mode: "local" | "remote";
-  configPath: string;
-  port: number;
-  baseUrl: string;
-  apiKey: string;
-  agentId: string;
-  timeoutMs: number;
-  autoRecall: boolean;
-  autoCapture: boolean;
-  recallLimit: number;
-  recallScoreThreshold: number;
-  /** Only candidates scoring within this of the best one (1 = no window). */
-  recallScoreWindow: number;
-  /** A memory whose abstract shares no word with the query is not injected. */
-  recallRequireQueryWord: boolean;
-  /**
-   * Near-duplicate cut: a candidate whose words are at least this share found in a
-   * higher-scored one (and that matches the same query words) is a duplicate (0 = off).
-   */
-  recallNearDuplicateOverlap: number;
-  recallMaxContentChars: number;
-  recallPreferAbstract: boolean;
-  recallTokenBudget: number;
-  /**
-   * `null` = the caller's own user memories (`viking://user/<uid>/memories`), resolved once
-   * the user id is known. The legacy literal `viking://user/memories` also maps to `null`.
-   */
-  targetUri: string | null;
-  captureMode: "semantic" | "keyword";
-  captureMaxLength: number;
-  recentRawTurnCount: number;
-  assembleRecallWindow: number;
-  compactCommitThreshold: number;
-  memoryExpandMaxResults: number;
-  compactTokensAddedThreshold: number;
-  compactTurnThreshold: number;
-  compactMaxIntervalMinutes: number;
-  /** A tool output above this many tokens is assembled as a stand-in (`tools::output_standin`). */
-  largeToolResultTokens: number;
-  hookFallback: boolean;
-  /** List the skills relevant to a turn in the recall pair (`recall::skills`). */
-  skillRecall: boolean;
-  /** Skills listed per turn at most. */
-  skillLimit: number;
-  /** The map of the user's and this agent's folders in the system prompt addition (`map`). */
-  memoryMap: boolean;
-  /** The map never exceeds this many tokens. */
-  memoryMapTokenBudget: number;
-  stateDir: string | null;
-}
-
-/**
- * One problem with the plugin configuration: the key, the value given, what the engine does
- * about it, and what to change.
- */
-export interface ConfigProblem {
-  /** The key (`(config)` for the object itself). */
-  key: string;
-  /**
-   * `error`: the engine does not run until it is fixed; `warning`: it runs with the value
-   * the message names.
-   */
-  severity: "error" | "warning";
-  /** The value as given (`null` for `apiKey`, whose value is never shown). */
-  value: unknown;
-  /**
-   * What is wrong and what the engine does instead, e.g. `recallLimit=500 is above the
-   * maximum 100; using 100`.
-   */
-  message: string;
-  /** What to change, e.g. `set recallLimit to a whole number from 1 to 100 (default 6)`. */
-  fix: string;
-}
-
-/**
- * A parsed configuration and the warnings parsing produced (clamped values, defaults used,
- * ignored keys), as lines and as problems.
- */
-export interface ParsedConfig {
-  config: ResolvedConfig;
-  /** Each warning as one line: what was wrong, the value used, the fix. */
-  warnings: string[];
-  problems: ConfigProblem[];
-}
-
-/**
- * `checkConfig`: every problem of a configuration at once (never thrown), and the
- * configuration the engine runs with — `null` when a problem is an error.
- */
-export interface ConfigCheck {
-  config: ResolvedConfig | null;
-  problems: ConfigProblem[];
-}
-
-/** A numeric plugin key's default and bounds (a value outside them is clamped, with a warning). */
-export interface KeyBounds {
-  key: string;
-  default: number;
-  min: number;
-  max: number;
-  /** Only whole numbers are accepted. */
-  integer: boolean;
-}
+};
 
 /** What `Engine.autoRecall` takes (and `assemble` on top of it), as `from_value` reads it. */
 export interface RecallRequest {
@@ -218,203 +70,31 @@ export interface RecallRequest {
   experiences?: ExperienceCandidate[];
 }
 
-export type SkipReason = "empty" | "greeting" | "command" | "too_short" | "injected_only";
-
-export interface QueryPart {
-  /** The sanitised text (cut to 200 units when skipped, for display). */
-  text: string;
-  /** "prompt" for the current input, "history" for an earlier user turn. */
-  source: "prompt" | "history";
-  skipped: SkipReason | null;
+/** `Engine.assemble`'s input: a recall request plus what the composition needs. */
+export interface AssembleRequest extends RecallRequest {
+  tokenBudget?: number;
+  /** Compact summaries from the session's checkpoints, oldest first. */
+  summaries?: Array<{ checkpointId?: string; archiveUri?: string; startSequence: number; endSequence: number; text?: string }>;
+  /** The engine's next turn sequence for the session (turns written so far). */
+  nextSequence?: number;
+  /** The user id: which skill roots and map roots are the caller's own. */
+  userId?: string;
+  /** OpenViking's `skills/find` answer items (or `SkillEntry`s); the engine's rules pick. */
+  skills?: Array<{ name?: string; description?: string; abstract?: string; uri?: string; root_uri?: string; score?: number }>;
+  /** Each map root's `fs/tree` answer, by root uri (other keys are ignored). */
+  map?: Record<string, Array<{ uri: string; isDir?: boolean }> | null>;
 }
 
-export interface RecallQuery {
-  /** `null` when every turn in the window was skipped: no recall this turn. */
-  query: string | null;
-  /** Every turn looked at, newest first, with why it was skipped if it was. */
-  parts: QueryPart[];
-}
-
-/**
- * A kind of memory a question is about (OpenViking's memory folders: `preferences`,
- * `events`, `entities`, `cases`, `experiences`).
- */
-export type MemoryType = "preference" | "event" | "entity" | "case_pattern" | "experience";
-
-/** The time span a turn names: `[startMs, endMs)`, and the words that named it. */
-export interface TimeWindow {
-  startMs: number;
-  endMs: number;
-  phrase: string;
-}
-
-/** What the intent analysis decided for one turn (shown in `trace` and the explain output). */
-export interface RecallIntent {
-  /** `false`: the turn is not searched. */
-  needsRecall: boolean;
-  /**
-   * Why, in one word: `acknowledgement`, `greeting`, `command`, `empty`,
-   * `general_knowledge` (no recall), or `about_the_user`, `no_cue` (recall).
-   */
-  reason: string;
-  /** The memory types the turn is about, by cue words; empty when none is named. */
-  types: MemoryType[];
-  window: TimeWindow | null;
-  /** The user-scope folder searched instead of the whole scope (when one type is named). */
-  narrowedTo: string | null;
-}
-
-/** What the rerank needs to know about the query, computed once per recall. */
-export interface QueryProfile {
-  /** The first distinct lexical tokens, 8 tokens' worth (a CJK bigram weighs ½). */
-  tokens: string[];
-  wantsTemporal: boolean;
-  wantsPreference: boolean;
-}
-
-/** The components of one candidate's rank, shown in explain records. */
-export interface RankParts {
-  score: number;
-  levelBoost: number;
-  temporalBoost: number;
-  preferenceBoost: number;
-  lexicalBoost: number;
-  /** How many query tokens the candidate's uri + abstract contain. */
-  matchedTokens: number;
-  total: number;
-}
-
-export type CutReason =
-  /** The item could not be read (no uri, not an object). */
-  | "malformed"
-  /** A directory abstract/overview (level 0/1), not a memory's detail. */
-  | "not_level_2"
-  /** Score below `recallScoreThreshold`. */
-  | "below_threshold"
-  /**
-   * A case, trajectory or experience OpenViking's agent evolution keeps in the user's
-   * space (shared by the user's agents): never a memory line; this agent's experiences
-   * reach the pair through `recall::experience`.
-   */
-  | "agent_evolution"
-  /** Its abstract shares no word with the query (`recallRequireQueryWord`). */
-  | "no_query_word"
-  /** Score more than `recallScoreWindow` below the best candidate's. */
-  | "far_below_best"
-  /**
-   * Same uri, or the same abstract, as a candidate ranked before it, or a near-duplicate
-   * of a higher-scored one (`recallNearDuplicateOverlap`) (`duplicateOf`).
-   */
-  | "duplicate"
-  /** Beyond `recallLimit` (or the pre-rank candidate pool). */
-  | "over_limit"
-  /** Did not fit in `recallTokenBudget`. */
-  | "over_budget";
-
-export interface ExplainRecord {
-  uri: string;
-  scope: "user" | "agent";
-  /** Position in the merged input (user results first, then agent results). */
-  inputIndex: number;
-  level: number | null;
-  category: string | null;
-  rank: RankParts;
-  decision: "kept" | "cut";
-  reason: CutReason | null;
-  /** For duplicates: the uri of the candidate this one duplicates. */
-  duplicateOf: string | null;
-  /** For malformed items: what was wrong. */
-  detail: string | null;
-  /** 1-based position among the injected memories. */
-  position: number | null;
-  /** Estimated tokens of this memory's entry in the injected document (when it got that far). */
-  tokens: number | null;
-}
-
-/** One memory as the model sees it. */
-export interface RecalledMemory {
-  uri: string;
-  category: string;
-  content: string;
-  score: number;
-}
-
-/**
- * An experience of this agent's, as the engine hands it to the pipeline: from the find
- * answer (uri, score) and its stored text (the `MEMORY_FIELDS` comment removed).
- */
-export interface ExperienceCandidate {
-  uri: string;
-  content: string;
-  score: number;
-}
-
-export type ExperienceCut =
-  /** Score below `recallScoreThreshold`. */
-  | "below_threshold"
-  /** Names none of the turn's tools and shares no word with the query. */
-  | "unrelated"
-  /** Matched by a tool alone while another experience matched the task. */
-  | "weaker_match"
-  /** Beyond `EXPERIENCE_LIMIT`. */
-  | "over_limit"
-  /** Did not fit in what the memories left of `recallTokenBudget`. */
-  | "over_budget";
-
-/** One experience candidate's fate, for `explain` and `trace`. */
-export interface ExperienceRecord {
-  uri: string;
-  /** The experience's name (its file name without `.md`). */
-  name: string;
-  score: number;
-  decision: "kept" | "cut";
-  reason: ExperienceCut | null;
-  /** Why it was a match: `same_tools: exec, web_fetch`, `same_task: deploy, billing`. */
-  why: string[];
-  /** Tokens its line added to the recall pair (when it got that far). */
-  tokens: number | null;
-  /** 1-based position among the injected experiences. */
-  position: number | null;
-}
-
-/** What recall produced for one turn. */
-export interface RecallOutcome {
-  query: string;
-  queryProfile: QueryProfile;
-  /** The injected memories, best first. */
-  memories: RecalledMemory[];
-  /** The synthetic `memory_recall_auto` call + result (empty when nothing is injected). */
-  messages: AgentMessage[];
-  /** Estimated tokens of `messages`; never above `budget`. */
-  tokens: number;
-  budget: number;
-  /** One record per candidate: kept ones first in injection order, then cut ones by rank. */
-  explain: ExplainRecord[];
-  /**
-   * This agent's experiences considered for the turn (`recall::experience`): kept ones with
-   * their position and tokens, cut ones and why; empty when none was searched.
-   */
-  experiences: ExperienceRecord[];
-  /** Tokens the injected experiences' lines added to the pair (part of `tokens`). */
-  experienceTokens: number;
-}
-
-export interface AutoRecall {
-  /** How the query was built (turns used and skipped). */
-  query: RecallQuery;
-  /** `null` when there was nothing to search for (every turn skipped) or recall is off. */
-  recall: RecallOutcome | null;
-  /** The host's messages with earlier synthetic pairs removed and the new pair inserted. */
-  messages: AgentMessage[];
-}
-
-/**
- * `Engine.recall`'s answer: `AutoRecall` without the message list (the pair is
- * `recall.messages`; the host places it).
- */
-export interface RecallAnswer {
-  query: RecallQuery;
-  recall: RecallOutcome | null;
+/** `ContextEngine.assemble`'s input. `explain: true` keeps the explain records. */
+export interface AssembleCall {
+  sessionId: string;
+  /** Sent by OpenClaw; the engine does not use it for assembling. */
+  sessionKey?: string;
+  /** The current user input, when the host passes it apart from `messages`. */
+  prompt?: string;
+  messages?: AgentMessage[];
+  tokenBudget?: number;
+  explain?: boolean;
 }
 
 /** One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`). */
@@ -438,263 +118,744 @@ export interface TurnWrite {
   prePromptMessageCount?: number;
 }
 
-/** Whether a turn counts toward the compaction triggers, and why not (`capture::CaptureReason`). */
+// Generated from the Rust types.
+
+/**
+ * The resolved configuration: every key present, every value within bounds.
+ */
+export type ResolvedConfig = {
+  mode: "local" | "remote",
+  configPath: string,
+  port: number,
+  baseUrl: string,
+  apiKey: string,
+  agentId: string,
+  timeoutMs: number,
+  autoRecall: boolean,
+  autoCapture: boolean,
+  recallLimit: number,
+  recallScoreThreshold: number,
+  /**
+   * Only candidates scoring within this of the best one (1 = no window).
+   */
+  recallScoreWindow: number,
+  /**
+   * A memory whose abstract shares no word with the query is not injected.
+   */
+  recallRequireQueryWord: boolean,
+  /**
+   * Near-duplicate cut: a candidate whose words are at least this share found in a
+   * higher-scored one (and that matches the same query words) is a duplicate (0 = off).
+   */
+  recallNearDuplicateOverlap: number,
+  recallMaxContentChars: number,
+  recallPreferAbstract: boolean,
+  recallTokenBudget: number,
+  /**
+   * `null` = the caller's own user memories (`viking://user/<uid>/memories`), resolved once
+   * the user id is known. The legacy literal `viking://user/memories` also maps to `null`.
+   */
+  targetUri: string | null,
+  captureMode: "semantic" | "keyword",
+  captureMaxLength: number,
+  recentRawTurnCount: number,
+  assembleRecallWindow: number,
+  compactCommitThreshold: number,
+  memoryExpandMaxResults: number,
+  compactTokensAddedThreshold: number,
+  compactTurnThreshold: number,
+  compactMaxIntervalMinutes: number,
+  /**
+   * A tool output above this many tokens is assembled as a stand-in (`tools::output_standin`).
+   */
+  largeToolResultTokens: number,
+  hookFallback: boolean,
+  /**
+   * List the skills relevant to a turn in the recall pair (`recall::skills`).
+   */
+  skillRecall: boolean,
+  /**
+   * Skills listed per turn at most.
+   */
+  skillLimit: number,
+  /**
+   * The map of the user's and this agent's folders in the system prompt addition (`map`).
+   */
+  memoryMap: boolean,
+  /**
+   * The map never exceeds this many tokens.
+   */
+  memoryMapTokenBudget: number,
+  stateDir: string | null,
+};
+
+/**
+ * One problem with the plugin configuration: the key, the value given, what the engine does
+ * about it, and what to change.
+ */
+export type ConfigProblem = {
+  /**
+   * The key (`(config)` for the object itself).
+   */
+  key: string,
+  /**
+   * `error`: the engine does not run until it is fixed; `warning`: it runs with the value
+   * the message names.
+   */
+  severity: "error" | "warning",
+  /**
+   * The value as given (`null` for `apiKey`, whose value is never shown).
+   */
+  value: unknown,
+  /**
+   * What is wrong and what the engine does instead, e.g. `recallLimit=500 is above the
+   * maximum 100; using 100`.
+   */
+  message: string,
+  /**
+   * What to change, e.g. `set recallLimit to a whole number from 1 to 100 (default 6)`.
+   */
+  fix: string,
+};
+
+/**
+ * A parsed configuration and the warnings parsing produced (clamped values, defaults used,
+ * ignored keys), as lines and as problems.
+ */
+export type ParsedConfig = {
+  config: ResolvedConfig,
+  /**
+   * Each warning as one line: what was wrong, the value used, the fix.
+   */
+  warnings: Array<string>,
+  problems: Array<ConfigProblem>,
+};
+
+/**
+ * `checkConfig`: every problem of a configuration at once (never thrown), and the
+ * configuration the engine runs with — `null` when a problem is an error.
+ */
+export type ConfigCheck = { config: ResolvedConfig | null, problems: Array<ConfigProblem>, };
+
+/**
+ * A numeric plugin key's default and bounds (a value outside them is clamped, with a warning).
+ */
+export type KeyBounds = {
+  key: string,
+  default: number,
+  min: number,
+  max: number,
+  /**
+   * Only whole numbers are accepted.
+   */
+  integer: boolean,
+};
+
+export type SkipReason = "empty" | "greeting" | "command" | "too_short" | "injected_only";
+
+export type QueryPart = {
+  /**
+   * The sanitised text (cut to 200 units when skipped, for display).
+   */
+  text: string,
+  /**
+   * "prompt" for the current input, "history" for an earlier user turn.
+   */
+  source: "prompt" | "history",
+  skipped: SkipReason | null,
+};
+
+export type RecallQuery = {
+  /**
+   * `null` when every turn in the window was skipped: no recall this turn.
+   */
+  query: string | null,
+  /**
+   * Every turn looked at, newest first, with why it was skipped if it was.
+   */
+  parts: Array<QueryPart>,
+};
+
+/**
+ * A kind of memory a question is about (OpenViking's memory folders: `preferences`,
+ * `events`, `entities`, `cases`, `experiences`).
+ */
+export type MemoryType = "preference" | "event" | "entity" | "case_pattern" | "experience";
+
+/**
+ * The time span a turn names: `[startMs, endMs)`, and the words that named it.
+ */
+export type TimeWindow = { startMs: number, endMs: number, phrase: string, };
+
+/**
+ * What the intent analysis decided for one turn (shown in `trace` and the explain output).
+ */
+export type RecallIntent = {
+  /**
+   * `false`: the turn is not searched.
+   */
+  needsRecall: boolean,
+  /**
+   * Why, in one word: `acknowledgement`, `greeting`, `command`, `empty`,
+   * `general_knowledge` (no recall), or `about_the_user`, `no_cue` (recall).
+   */
+  reason: string,
+  /**
+   * The memory types the turn is about, by cue words; empty when none is named.
+   */
+  types: Array<MemoryType>,
+  window: TimeWindow | null,
+  /**
+   * The user-scope folder searched instead of the whole scope (when one type is named).
+   */
+  narrowedTo: string | null,
+};
+
+/**
+ * What the rerank needs to know about the query, computed once per recall.
+ */
+export type QueryProfile = {
+  /**
+   * The first distinct lexical tokens, 8 tokens' worth (a CJK bigram weighs ½).
+   */
+  tokens: Array<string>,
+  wantsTemporal: boolean,
+  wantsPreference: boolean,
+};
+
+/**
+ * The components of one candidate's rank, shown in explain records.
+ */
+export type RankParts = {
+  score: number,
+  levelBoost: number,
+  temporalBoost: number,
+  preferenceBoost: number,
+  lexicalBoost: number,
+  /**
+   * How many query tokens the candidate's uri + abstract contain.
+   */
+  matchedTokens: number,
+  total: number,
+};
+
+export type CutReason = "malformed" | "not_level_2" | "below_threshold" | "agent_evolution" | "no_query_word" | "far_below_best" | "duplicate" | "over_limit" | "over_budget";
+
+export type ExplainRecord = {
+  uri: string,
+  scope: "user" | "agent",
+  /**
+   * Position in the merged input (user results first, then agent results).
+   */
+  inputIndex: number,
+  level: number | null,
+  category: string | null,
+  rank: RankParts,
+  decision: "kept" | "cut",
+  reason: CutReason | null,
+  /**
+   * For duplicates: the uri of the candidate this one duplicates.
+   */
+  duplicateOf: string | null,
+  /**
+   * For malformed items: what was wrong.
+   */
+  detail: string | null,
+  /**
+   * 1-based position among the injected memories.
+   */
+  position: number | null,
+  /**
+   * Estimated tokens of this memory's entry in the injected document (when it got that far).
+   */
+  tokens: number | null,
+};
+
+/**
+ * One memory as the model sees it.
+ */
+export type RecalledMemory = { uri: string, category: string, content: string, score: number, };
+
+/**
+ * An experience of this agent's, as the engine hands it to the pipeline: from the find
+ * answer (uri, score) and its stored text (the `MEMORY_FIELDS` comment removed).
+ */
+export type ExperienceCandidate = { uri: string, content: string, score: number, };
+
+export type ExperienceCut = "below_threshold" | "unrelated" | "weaker_match" | "over_limit" | "over_budget";
+
+/**
+ * One experience candidate's fate, for `explain` and `trace`.
+ */
+export type ExperienceRecord = {
+  uri: string,
+  /**
+   * The experience's name (its file name without `.md`).
+   */
+  name: string,
+  score: number,
+  decision: "kept" | "cut",
+  reason: ExperienceCut | null,
+  /**
+   * Why it was a match: `same_tools: exec, web_fetch`, `same_task: deploy, billing`.
+   */
+  why: Array<string>,
+  /**
+   * Tokens its line added to the recall pair (when it got that far).
+   */
+  tokens: number | null,
+  /**
+   * 1-based position among the injected experiences.
+   */
+  position: number | null,
+};
+
+/**
+ * What recall produced for one turn.
+ */
+export type RecallOutcome = {
+  query: string,
+  queryProfile: QueryProfile,
+  /**
+   * The injected memories, best first.
+   */
+  memories: Array<RecalledMemory>,
+  /**
+   * The synthetic `memory_recall_auto` call + result (empty when nothing is injected).
+   */
+  messages: AgentMessage[],
+  /**
+   * Estimated tokens of `messages`; never above `budget`.
+   */
+  tokens: number,
+  budget: number,
+  /**
+   * One record per candidate: kept ones first in injection order, then cut ones by rank.
+   */
+  explain: Array<ExplainRecord>,
+  /**
+   * This agent's experiences considered for the turn (`recall::experience`): kept ones with
+   * their position and tokens, cut ones and why; empty when none was searched.
+   */
+  experiences: ExperienceRecord[],
+  /**
+   * Tokens the injected experiences' lines added to the pair (part of `tokens`).
+   */
+  experienceTokens: number,
+};
+
+export type AutoRecall = {
+  /**
+   * How the query was built (turns used and skipped).
+   */
+  query: RecallQuery,
+  /**
+   * `null` when there was nothing to search for (every turn skipped) or recall is off.
+   */
+  recall: RecallOutcome | null,
+  /**
+   * The host's messages with earlier synthetic pairs removed and the new pair inserted.
+   */
+  messages: AgentMessage[],
+};
+
+/**
+ * `Engine.recall`'s answer: [`AutoRecall`] without the message list (the pair is
+ * `recall.messages`; the host places it).
+ */
+export type RecallAnswer = { query: RecallQuery, recall: RecallOutcome | null, };
+
+/**
+ * Whether a turn counts toward the compaction triggers, and why not (`capture::CaptureReason`).
+ */
 export type CaptureReason = "accepted" | "empty" | "injected_memory_context_only" | "too_short" | "too_long" | "command" | "punctuation_only" | "subagent_context" | "unanswered_question" | "no_keyword";
 
-/** A compaction trigger that fired (`triggers::Trigger`). */
-export type Trigger =
-  | { kind: "budget"; tokens: number; threshold: number }
-  | { kind: "tokens_added"; tokens: number; threshold: number }
-  | { kind: "turns"; turns: number; threshold: number }
-  | { kind: "interval"; minutes: number; threshold: number };
+/**
+ * A compaction trigger that fired (`triggers::Trigger`).
+ */
+export type Trigger = {
+  "kind": "budget",
+  tokens: number,
+  threshold: number,
+} | {
+  "kind": "tokens_added",
+  tokens: number,
+  threshold: number,
+} | {
+  "kind": "turns",
+  turns: number,
+  threshold: number,
+} | {
+  "kind": "interval",
+  minutes: number,
+  threshold: number,
+};
 
-/** What a replay did, and what stayed queued and why. */
-export interface FlushReport {
+/**
+ * What a replay did, and what stayed queued and why.
+ */
+export type FlushReport = {
   /**
    * Turns that reached OpenViking during this replay (including ones found already
    * stored after an unacknowledged write).
    */
-  written: number;
-  /** Turns still waiting in the outbox. */
-  queued: number;
+  written: number,
+  /**
+   * Turns still waiting in the outbox.
+   */
+  queued: number,
   /**
    * Why the replay stopped with turns still queued (`null` when the outbox is empty, or
    * when another replay of the session was still under way).
    */
-  reason: string | null;
-  /** Another replay of this session was under way: it takes the queued turns. */
-  inProgress: boolean;
-}
+  reason: string | null,
+  /**
+   * Another replay of this session was under way: it takes the queued turns.
+   */
+  inProgress: boolean,
+};
 
-export interface WriteOutcome {
-  status: "committed" | "duplicate";
+export type WriteOutcome = {
+  status: "committed" | "duplicate",
   /**
    * The turn's content had already been written (by the other of commitTurn/afterTurn):
    * acknowledged, not written again.
    */
-  alreadyStored: boolean;
-  ovSessionId: string;
-  sequence: number | null;
-  /** The turn is in the outbox (OpenViking unreachable, or a commit is archiving). */
-  queued: boolean;
-  /** Turns still waiting in the outbox after this call. */
-  outboxLen: number;
-  counted: boolean;
-  captureReason: CaptureReason | null;
-  /** The trigger that fired, if one did. */
-  trigger: Trigger | null;
+  alreadyStored: boolean,
+  ovSessionId: string,
+  sequence: number | null,
+  /**
+   * The turn is in the outbox (OpenViking unreachable, or a commit is archiving).
+   */
+  queued: boolean,
+  /**
+   * Turns still waiting in the outbox after this call.
+   */
+  outboxLen: number,
+  counted: boolean,
+  captureReason: CaptureReason | null,
+  /**
+   * The trigger that fired, if one did.
+   */
+  trigger: Trigger | null,
   /**
    * A commit should start now (trigger fired and protection admits it); the host runs
    * `runCommit` without awaiting it.
    */
-  commitDue: boolean;
+  commitDue: boolean,
   /**
    * `/new` or `/reset` moved this `sessionKey` to a new transcript: the previous
    * OpenViking session that should get its final commit.
    */
-  previousOvSessionId: string | null;
-}
+  previousOvSessionId: string | null,
+};
 
-export interface CompactCheckpoint {
-  checkpointId: string;
-  sessionId: string;
-  committedAt: string;
-  archiveIndex: number;
-  sourceTurnRange: { startSequence: number; endSequence: number };
-  summaryUri?: string;
-  extractedMemoryUris: string[];
-  archiveUri: string;
-  taskId?: string;
-  /** Why the compaction ran (a trigger's reason, or "compact()"). */
-  reason: string;
-  /** The archive's summary (working memory overview) at compaction time, when it had one. */
-  summary?: string;
+export type CompactCheckpoint = {
+  checkpointId: string,
+  sessionId: string,
+  committedAt: string,
+  archiveIndex: number,
+  sourceTurnRange: { startSequence: number, endSequence: number, },
+  summaryUri?: string,
+  extractedMemoryUris: Array<string>,
+  archiveUri: string,
+  taskId?: string,
+  /**
+   * Why the compaction ran (a trigger's reason, or "compact()").
+   */
+  reason: string,
+  /**
+   * The archive's summary (working memory overview) at compaction time, when it had one.
+   */
+  summary?: string,
   /**
    * Why the summary is not used (`summary_check`): empty, a placeholder, the empty
    * template, far shorter than the turns. `null`: trusted (or recorded by an earlier
    * release, then checked when read).
    */
-  summaryProblem?: string;
+  summaryProblem?: string,
   /**
    * The ids of the turns in the archive, in sequence order (`start_sequence` first):
    * archive message → turn, memory → archive → turns.
    */
-  turnIds: string[];
-}
+  turnIds: Array<string>,
+};
 
-export interface CommitOutcome {
-  /** The session's live messages were archived (the working context changes). */
-  compacted: boolean;
-  /** Why nothing was compacted, or what is still pending. */
-  reason: string | null;
-  /** The checkpoint, once the task completed. */
-  checkpoint: CompactCheckpoint | null;
-  /** The task is still running (followed later, also by a later process). */
-  taskPending: boolean;
-}
+export type CommitOutcome = {
+  /**
+   * The session's live messages were archived (the working context changes).
+   */
+  compacted: boolean,
+  /**
+   * Why nothing was compacted, or what is still pending.
+   */
+  reason: string | null,
+  /**
+   * The checkpoint, once the task completed.
+   */
+  checkpoint: CompactCheckpoint | null,
+  /**
+   * The task is still running (followed later, also by a later process).
+   */
+  taskPending: boolean,
+};
 
-export interface SessionRecord {
-  ovSessionId: string;
-  /** OpenClaw's `sessionId` (a transcript). */
-  sessionId: string;
-  /** OpenClaw's `sessionKey` (a conversation; survives `/new`). */
-  sessionKey: string | null;
-  /** The OpenViking session has been created. */
-  created: boolean;
-  state: Record<string, unknown>;
-  guard: Record<string, unknown>;
-  /** Advancement keys already written, oldest first. */
-  appliedKeys: string[];
+export type SessionRecord = {
+  ovSessionId: string,
+  /**
+   * OpenClaw's `sessionId` (a transcript).
+   */
+  sessionId: string,
+  /**
+   * OpenClaw's `sessionKey` (a conversation; survives `/new`).
+   */
+  sessionKey: string | null,
+  /**
+   * The OpenViking session has been created.
+   */
+  created: boolean,
+  state: Record<string, unknown>,
+  guard: Record<string, unknown>,
+  /**
+   * Advancement keys already written, oldest first.
+   */
+  appliedKeys: Array<string>,
   /**
    * Content keys of turns already written (see `write::content_key`), oldest first: hosts
    * that call both `commitTurn` and `afterTurn` for one turn get it written once.
    */
-  contentKeys: string[];
-  checkpoints: { checkpoints: CompactCheckpoint[] };
-  /** Turn ids of the archive whose commit task is being followed. */
-  pendingTurnIds: string[];
+  contentKeys: Array<string>,
+  checkpoints: { checkpoints: Array<CompactCheckpoint>, },
+  /**
+   * Turn ids of the archive whose commit task is being followed.
+   */
+  pendingTurnIds: Array<string>,
   /**
    * The session's live message count on OpenViking after this engine's last confirmed
    * write; `null` when unknown (nothing confirmed yet, or a commit since).
    */
-  liveCount: number | null;
+  liveCount: number | null,
   /**
    * A turn whose write failed in a way that may still have reached OpenViking (timeout,
    * reset, 5xx, garbled answer): checked before it is sent again (see `write::flush`).
    */
-  unconfirmed: { sequence: number; liveBefore: number; messageCount: number } | null;
+  unconfirmed: { sequence: number, 
+/**
+ * `live_count` before the send.
+ */
+liveBefore: number, messageCount: number, } | null,
   /**
    * OpenViking was asked whether it holds this session already (what another machine or
    * an earlier state dir wrote is adopted then, see `rebuild`). A record saved before
    * this field existed was made with the session: nothing to adopt.
    */
-  openvikingChecked: boolean;
-}
+  openvikingChecked: boolean,
+};
 
-/** `Engine.assemble`'s input: a recall request plus what the composition needs. */
-export interface AssembleRequest extends RecallRequest {
-  tokenBudget?: number;
-  /** Compact summaries from the session's checkpoints, oldest first. */
-  summaries?: Array<{ checkpointId?: string; archiveUri?: string; startSequence: number; endSequence: number; text?: string }>;
-  /** The engine's next turn sequence for the session (turns written so far). */
-  nextSequence?: number;
-  /** The user id: which skill roots and map roots are the caller's own. */
-  userId?: string;
-  /** OpenViking's `skills/find` answer items (or `SkillEntry`s); the engine's rules pick. */
-  skills?: Array<{ name?: string; description?: string; abstract?: string; uri?: string; root_uri?: string; score?: number }>;
-  /** Each map root's `fs/tree` answer, by root uri (other keys are ignored). */
-  map?: Record<string, Array<{ uri: string; isDir?: boolean }> | null>;
-}
+export type AssembleResult = {
+  query: RecallQuery,
+  recall: RecallOutcome | null,
+  /**
+   * `estimatedTokens` by part.
+   */
+  split: { summary: number, raw: number, recall: number, current: number, 
+/**
+ * The skills section of the recall pair (`recall::skills`); absent when none was listed.
+ */
+skills?: number, 
+/**
+ * The map of folders (`map`), counted against the budget; absent when there is none.
+ */
+map?: number, },
+  /**
+   * Tool outputs the model sees as stand-ins (`tools::output_standin`), oldest first.
+   */
+  standIns: Array<StandInRef>,
+  /**
+   * The skills listed in the recall pair (why: their search score; cost: `tokens` each).
+   */
+  skills: Array<SkillEntry>,
+  /**
+   * The map of the folders in the system prompt addition, when it was included.
+   */
+  map: MemoryMap | null,
+  messages: AgentMessage[],
+  estimatedTokens: number,
+  systemPromptAddition: string | null,
+  compactSummaries: Array<{ checkpointId: string, sessionUri: string, overview: string, turns: [number, number], }>,
+  /**
+   * How many prior turns stay raw.
+   */
+  recentRawTurns: number,
+  /**
+   * How many prior turns a summary stands for.
+   */
+  summarizedTurns: number,
+  recallIncluded: boolean,
+  trimmed: { recall: boolean, olderSummaries: number, rawTurns: number, latestSummary: boolean, },
+  overBudget: boolean,
+  budget: number | null,
+};
 
-export interface AssembleResult {
-  query: RecallQuery;
-  recall: RecallOutcome | null;
-  messages: AgentMessage[];
-  estimatedTokens: number;
-  systemPromptAddition: string | null;
-  compactSummaries: Array<{ checkpointId: string; sessionUri: string; overview: string; turns: [number, number] }>;
-  /** How many prior turns stay raw. */
-  recentRawTurns: number;
-  /** How many prior turns a summary stands for. */
-  summarizedTurns: number;
-  recallIncluded: boolean;
-  trimmed: { recall: boolean; olderSummaries: number; rawTurns: number; latestSummary: boolean };
-  overBudget: boolean;
-  budget: number | null;
-  /** `estimatedTokens` by part. */
-  split: { summary: number; raw: number; recall: number; current: number; skills?: number; map?: number };
-  /** Tool outputs the model sees as stand-ins (`tools::output_standin`), oldest first. */
-  standIns: StandInRef[];
-  /** The skills listed in the recall pair (why: their search score; cost: `tokens` each). */
-  skills: SkillEntry[];
-  /** The map of the folders in the system prompt addition, when it was included. */
-  map: MemoryMap | null;
-}
+/**
+ * What `assemble` answers: the context for the model, and what went into it.
+ */
+export type Assembled = {
+  /**
+   * Why the memories could not be searched this turn (both scopes failed), if so.
+   */
+  recallUnavailable: string | null,
+  /**
+   * What recall did this turn (searched, skipped and why, off, nothing to search for).
+   */
+  recallStatus: RecallStatus,
+  query: RecallQuery,
+  recall: RecallOutcome | null,
+  /**
+   * `estimatedTokens` by part.
+   */
+  split: { summary: number, raw: number, recall: number, current: number, 
+/**
+ * The skills section of the recall pair (`recall::skills`); absent when none was listed.
+ */
+skills?: number, 
+/**
+ * The map of folders (`map`), counted against the budget; absent when there is none.
+ */
+map?: number, },
+  /**
+   * Tool outputs the model sees as stand-ins (`tools::output_standin`), oldest first.
+   */
+  standIns: Array<StandInRef>,
+  /**
+   * The skills listed in the recall pair (why: their search score; cost: `tokens` each).
+   */
+  skills: Array<SkillEntry>,
+  /**
+   * The map of the folders in the system prompt addition, when it was included.
+   */
+  map: MemoryMap | null,
+  messages: AgentMessage[],
+  estimatedTokens: number,
+  systemPromptAddition: string | null,
+  compactSummaries: Array<{ checkpointId: string, sessionUri: string, overview: string, turns: [number, number], }>,
+  /**
+   * How many prior turns stay raw.
+   */
+  recentRawTurns: number,
+  /**
+   * How many prior turns a summary stands for.
+   */
+  summarizedTurns: number,
+  recallIncluded: boolean,
+  trimmed: { recall: boolean, olderSummaries: number, rawTurns: number, latestSummary: boolean, },
+  overBudget: boolean,
+  budget: number | null,
+};
 
-/** `ContextEngine.assemble`'s input. `explain: true` keeps the explain records. */
-export interface AssembleCall {
-  sessionId: string;
-  /** Sent by OpenClaw; the engine does not use it for assembling. */
-  sessionKey?: string;
-  /** The current user input, when the host passes it apart from `messages`. */
-  prompt?: string;
-  messages?: AgentMessage[];
-  tokenBudget?: number;
-  explain?: boolean;
-}
+/**
+ * What `compact()` answers the host.
+ */
+export type CompactAnswer = {
+  ok: boolean,
+  compacted: boolean,
+  reason?: string,
+  result?: { summary: string, tokensBefore: number, tokensAfter: number, details: { checkpoint: CompactCheckpoint | null; taskPending: boolean }, },
+};
 
-/** What `assemble` answers: the context for the model, and what went into it. */
-export interface Assembled extends AssembleResult {
-  /** Why the memories could not be searched this turn (both scopes failed), if so. */
-  recallUnavailable: string | null;
-  /** What recall did this turn (searched, skipped and why, off, nothing to search for). */
-  recallStatus: RecallStatus;
-}
+/**
+ * One tool as it is registered with the host.
+ */
+export type ToolDefinition = {
+  name: "memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_read_output" | "memory_search_history" | "memory_recall_auto",
+  label: string,
+  description: string,
+  parameters: Record<string, unknown>,
+};
 
-/** What `compact()` answers the host. */
-export interface CompactAnswer {
-  ok: boolean;
-  compacted: boolean;
-  reason?: string;
-  result?: { summary: string; tokensBefore: number; tokensAfter: number; details: { checkpoint: CompactCheckpoint | null; taskPending: boolean } };
-}
-
-/** One tool as it is registered with the host. */
-export interface ToolDefinition {
-  name: "memory_recall" | "memory_store" | "memory_forget" | "memory_expand" | "memory_read_output" | "memory_search_history" | "memory_recall_auto";
-  label: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
-
-/** `ContextEngine.status`: one session, for an operator. */
-export interface SessionStatus {
-  ovSessionId: string;
-  sessionId: string;
-  /** Turns acknowledged for this session (written to OpenViking or queued). */
-  turnsStored: number;
-  outboxDepth: number;
+/**
+ * `ContextEngine.status`: one session, for an operator.
+ */
+export type SessionStatus = {
+  ovSessionId: string,
+  sessionId: string,
+  /**
+   * Turns acknowledged for this session (written to OpenViking or queued).
+   */
+  turnsStored: number,
+  outboxDepth: number,
   /**
    * How long the oldest queued turn has waited (`null`: nothing queued, or queued by an
    * older release that did not stamp entries).
    */
-  oldestQueuedAgeMs: number | null;
-  lastCommitAtMs: number | null;
-  lastCommitReason: string | null;
-  /** `idle`, `archiving` or `extracting` (a commit task being followed). */
-  commitPhase: "idle" | "archiving" | "extracting";
-  checkpoints: number;
+  oldestQueuedAgeMs: number | null,
+  lastCommitAtMs: number | null,
+  lastCommitReason: string | null,
+  /**
+   * `idle`, `archiving` or `extracting` (a commit task being followed).
+   */
+  commitPhase: "idle" | "archiving" | "extracting",
+  checkpoints: number,
   /**
    * Checkpoints whose summary is not used (`summary_check`): the turns behind them stay
    * raw where the host still holds them, the previous good summary stands for older ones.
    */
-  distrustedSummaries: number;
-  lastCheckpoint: { checkpointId: string; archiveUri: string; committedAt: string; turns: [number, number]; hasSummary: boolean; summaryProblem: string | null; extractedMemories: number } | null;
-  triggers: Array<{ kind: "budget" | "tokens_added" | "turns" | "interval"; current: number; threshold: number | null; unit: string }>;
+  distrustedSummaries: number,
+  lastCheckpoint: { checkpointId: string, archiveUri: string, committedAt: string, turns: [number, number], hasSummary: boolean, 
+/**
+ * Why its summary is not used (empty, a placeholder, …), `null` when it is.
+ */
+summaryProblem: string | null, extractedMemories: number, } | null,
+  triggers: Array<{ 
+/**
+ * `budget`, `tokens_added`, `turns` or `interval`.
+ */
+kind: "budget" | "tokens_added" | "turns" | "interval", current: number, 
+/**
+ * `null` for the budget trigger while the host has sent no budget.
+ */
+threshold: number | null, 
+/**
+ * What `current` counts, e.g. `turns since the last commit`, `min since the first turn
+ * (no commit yet)`.
+ */
+unit: string, }>,
   /**
    * What would fire now, if anything (a reason a person can read, and when the commit
    * runs: a trigger is evaluated when a turn is written).
    */
-  nextTrigger: string | null;
-  /** When the interval trigger fires at the latest (it needs a counted turn). */
-  intervalDueAtMs: number | null;
-  /** When this process last assembled the session (`null`: not in this process). */
-  lastAssembledAtMs: number | null;
-}
+  nextTrigger: string | null,
+  /**
+   * When the interval trigger fires at the latest (it needs a counted turn).
+   */
+  intervalDueAtMs: number | null,
+  /**
+   * When this process last assembled the session (`null`: not in this process).
+   */
+  lastAssembledAtMs: number | null,
+};
 
-/** The intent of a turn as `trace` shows it: the decision, and the find it led to. */
-export interface IntentTrace {
-  needsRecall: boolean;
-  reason: string;
-  types: string[];
-  /** The window's words and its start (ISO), sent as `since`. */
-  window: string | null;
-  since: string | null;
-  /** The user-scope folder searched instead of the whole scope. */
-  narrowedTo: string | null;
-  /** The narrowed or windowed find returned no memory, so the whole user scope was searched. */
-  fellBack: boolean;
-}
+/**
+ * The intent of a turn as `trace` shows it: the decision, and the find it led to.
+ */
+export type IntentTrace = {
+  needsRecall: boolean,
+  reason: string,
+  types: Array<string>,
+  /**
+   * The window's words and its start (ISO), sent as `since`.
+   */
+  window: string | null,
+  since: string | null,
+  /**
+   * The user-scope folder searched instead of the whole scope.
+   */
+  narrowedTo: string | null,
+  /**
+   * The narrowed or windowed find returned no memory, so the whole user scope was searched.
+   */
+  fellBack: boolean,
+};
 
 /**
  * What recall did for one assembled turn, in one word, with a line a person reads:
@@ -704,224 +865,328 @@ export interface IntentTrace {
  * (every user turn in the window was skipped, so nothing was searched), `not_needed` (the
  * intent analysis decided this turn needs no recall: `intent.reason` says why).
  */
-export interface RecallStatus {
-  state: "searched" | "skipped" | "off" | "no_query" | "not_needed";
-  found: number;
-  injected: number;
-  /** Why recall was skipped, or why one of the two scopes failed. */
-  reason: Reachability | null;
-  line: string;
+export type RecallStatus = {
+  state: "searched" | "skipped" | "off" | "no_query" | "not_needed",
+  found: number,
+  injected: number,
+  /**
+   * Why recall was skipped, or why one of the two scopes failed.
+   */
+  reason: Reachability | null,
+  line: string,
   /**
    * What the intent analysis decided for the current turn (`recall::intent`), and how the
    * user scope was searched because of it; absent in traces of earlier releases.
    */
-  intent?: IntentTrace;
-  /** How the intent shaped the search, as `line` ends with it (` (intent: …)`), or empty. */
-  intentNote: string;
-}
+  intent?: IntentTrace,
+  /**
+   * How the intent shaped the search, as `line` ends with it (` (intent: …)`), or empty.
+   */
+  intentNote: string,
+};
 
-/** The last assembled turn of a session, in full. */
-export interface Trace {
-  atMs: number;
-  query: RecallQuery;
-  /** The scopes searched (`null`: recall off, or nothing to search for). */
-  scopes: MemoryScopes | null;
-  /** Memories injected and every candidate's explain record (`RecallOutcome`). */
-  recall: RecallOutcome | null;
+/**
+ * The last assembled turn of a session, in full.
+ */
+export type Trace = {
+  atMs: number,
+  query: RecallQuery,
+  /**
+   * The scopes searched (`null`: recall off, or nothing to search for).
+   */
+  scopes: MemoryScopes | null,
+  /**
+   * Memories injected and every candidate's explain record (`RecallOutcome`).
+   */
+  recall: RecallOutcome | null,
   /**
    * What recall did: searched (and found nothing, or something), skipped and why (the key
    * refused, a local server still starting, unreachable), off, nothing to search for.
    * `null` in a trace kept by an earlier release.
    */
-  recallStatus: RecallStatus | null;
-  tokenBudget: number | null;
-  estimatedTokens: number;
-  /** The token split of the composed context. */
-  split: { recall: number; summaries: number; summarizedTurns: number; recentRawTurns: number; trimmed: unknown; overBudget: boolean; distrustedSummaries: number; skills: number; map: number };
+  recallStatus: RecallStatus | null,
+  tokenBudget: number | null,
+  estimatedTokens: number,
+  /**
+   * The token split of the composed context.
+   */
+  split: { recall: number, summaries: number, summarizedTurns: number, recentRawTurns: number, trimmed: unknown, overBudget: boolean, 
+/**
+ * Summaries not used because they cannot be trusted (`summary_check`).
+ */
+distrustedSummaries: number, 
+/**
+ * Tokens of the skills listed in the recall pair (inside `recall`'s pair, not in `recall`).
+ */
+skills: number, 
+/**
+ * Tokens of the map of folders in the system prompt addition.
+ */
+map: number, },
   /**
    * Set when this state dir never assembled the turn (another machine did, or the state
    * dir was lost): what OpenViking holds of the last stored turn. `null` otherwise.
    */
-  rebuilt: { turnId: string; archived: boolean; injectedUris: string[] } | null;
-  /** The skills listed for the turn: why (their score for its query) and what each cost. */
-  skills: SkillEntry[];
-  /** The map of folders the turn's system prompt carried (`null`: none). */
-  map: MemoryMap | null;
-}
+  rebuilt: { turnId: string, 
+/**
+ * `true`: read from the newest archive (nothing live since the last commit).
+ */
+archived: boolean, injectedUris: Array<string>, } | null,
+  /**
+   * The skills listed for the turn: why (their score for its query) and what each cost.
+   */
+  skills: Array<SkillEntry>,
+  /**
+   * The map of folders the turn's system prompt carried (`null`: none).
+   */
+  map: MemoryMap | null,
+};
 
-/** What the plugin can see of its host (each part may be unknown). */
-export interface HostFacts {
-  /** `plugins.slots.contextEngine` as configured (`null`: not set, or not visible). */
-  slot?: string | null;
-  /** The host's version, e.g. `2026.9.6`. */
-  hostVersion?: string | null;
-}
+/**
+ * What the plugin can see of its host (each part may be unknown).
+ */
+export type HostFacts = {
+  /**
+   * `plugins.slots.contextEngine` as configured (`null`: not set, or not visible).
+   */
+  slot?: string | null,
+  /**
+   * The host's version, e.g. `2026.9.6`.
+   */
+  hostVersion?: string | null,
+};
 
-/** Why the engine is not (fully) in use, and what to change. */
-export interface Inert {
-  /** `not_in_slot`, `host_too_old`, `host_untested`, `not_called`. */
-  code: "not_in_slot" | "host_too_old" | "host_untested" | "not_called";
-  cause: string;
-  fix: string;
-}
+/**
+ * Why the engine is not (fully) in use, and what to change.
+ */
+export type Inert = {
+  /**
+   * `not_in_slot`, `host_too_old`, `host_untested`, `not_called`.
+   */
+  code: "not_in_slot" | "host_too_old" | "host_untested" | "not_called",
+  cause: string,
+  fix: string,
+};
 
-/** The two memory scopes a recall searches. */
-export interface MemoryScopes {
-  user: string;
-  agent: string;
-}
+/**
+ * The two memory scopes a recall searches.
+ */
+export type MemoryScopes = { user: string, agent: string, };
 
-/** What a URI given to `memory_expand` points at. */
-export type ExpandTarget =
-  /** `viking://user/<uid>/sessions/<sid>/history/archive_NNN[/…]` */
-  | { kind: "archive"; session_id: string; archive_id: string }
-  /** `viking://user/<uid>/sessions/<sid>` (the session itself: its latest archive) */
-  | { kind: "session"; session_id: string }
-  /** Anything under `…/memories/` */
-  | { kind: "memory"; uri: string };
+/**
+ * What a URI given to `memory_expand` points at.
+ */
+export type ExpandTarget = {
+  "kind": "archive",
+  session_id: string,
+  archive_id: string,
+} | {
+  "kind": "session",
+  session_id: string,
+} | {
+  "kind": "memory",
+  uri: string,
+};
 
-export interface Expansion {
-  archiveUri: string;
-  checkpointId: string | null;
-  turnRange: [number, number] | null;
-  excerpts: Array<{ turnId: string | null; sequence: number | null; text: string; score: number; messageIds: string[] }>;
-  totalTurns: number;
-  /** URIs the model can read further (archive messages, overview, checkpoint). */
-  readable: string[];
-}
+export type Expansion = {
+  archiveUri: string,
+  checkpointId: string | null,
+  turnRange: [number, number] | null,
+  excerpts: Array<{ turnId: string | null, sequence: number | null, 
+/**
+ * `[user] …` / `[assistant] …` / `[tool exec] …` lines, cut to a readable length.
+ */
+text: string, score: number, 
+/**
+ * Message ids in the archive, for reading further.
+ */
+messageIds: Array<string>, }>,
+  totalTurns: number,
+  /**
+   * URIs the model can read further (archive messages, overview, checkpoint).
+   */
+  readable: Array<string>,
+};
 
-export interface ReplayStep {
-  /** 0-based index of the turn (a turn starts at a user message). */
-  turn: number;
-  counted: boolean;
-  captureReason: CaptureReason;
-  tokens: number;
-  /** Context tokens so far in the current window (what the budget trigger sees). */
-  contextTokens: number;
-  trigger: Trigger | null;
-}
+export type ReplayStep = {
+  /**
+   * 0-based index of the turn (a turn starts at a user message).
+   */
+  turn: number,
+  counted: boolean,
+  captureReason: CaptureReason,
+  tokens: number,
+  /**
+   * Context tokens so far in the current window (what the budget trigger sees).
+   */
+  contextTokens: number,
+  trigger: Trigger | null,
+};
 
-/** What the model saw instead of an output (`Assembled.standIns`). */
-export interface StandInRef {
-  reference: string;
-  toolName: string;
-  callId: string;
-  /** Tokens of the whole output, and of the stand-in the model saw. */
-  tokens: number;
-  standInTokens: number;
-  lines: number;
-}
+/**
+ * What the model saw instead of an output (`Assembled.standIns`).
+ */
+export type StandInRef = {
+  reference: string,
+  toolName: string,
+  callId: string,
+  /**
+   * Tokens of the whole output, and of the stand-in the model saw.
+   */
+  tokens: number,
+  standInTokens: number,
+  lines: number,
+};
 
-/** One skill as listed for the model, with its search score and what it cost. */
-export interface SkillEntry {
-  name: string;
-  description: string;
-  /** The skill's root (`…/skills/<name>`), what `memory_expand` reads. */
-  uri: string;
-  score: number;
-  /** Tokens its line added to the pair (0 when it did not fit). */
-  tokens: number;
-}
+/**
+ * One skill as listed for the model, with its search score and what it cost.
+ */
+export type SkillEntry = {
+  name: string,
+  description: string,
+  /**
+   * The skill's root (`…/skills/<name>`), what `memory_expand` reads.
+   */
+  uri: string,
+  score: number,
+  /**
+   * Tokens its line added to the pair (0 when it did not fit).
+   */
+  tokens: number,
+};
 
 /**
  * The map as composed for a turn: its text, its tokens, how many entries it lists and how
  * many it left out, and when it was built (for `trace` and the tuning page).
  */
-export interface MemoryMap {
-  text: string;
-  tokens: number;
-  listed: number;
-  leftOut: number;
-  builtAtMs: number;
-}
+export type MemoryMap = {
+  text: string,
+  tokens: number,
+  listed: number,
+  leftOut: number,
+  builtAtMs: number,
+};
 
-/** One matching line of a query read. */
-export interface ReadMatch {
-  line: number;
-  text: string;
-}
+/**
+ * One matching line of a query read.
+ */
+export type ReadMatch = { line: number, text: string, };
 
-/** What `memory_read_output` answers. */
-export interface OutputRead {
-  reference: string;
-  totalLines: number;
-  totalTokens: number;
-  /** The exact text of lines `fromLine..=toLine` (a line range read). */
-  text?: string;
-  fromLine?: number;
-  toLine?: number;
-  /** The matching lines and their context, in order (a query read). */
-  matches?: ReadMatch[];
-  /** Lines containing the query in the whole output (a query read). */
-  matchCount?: number;
-  /** The token bound cut the answer short: read on from `next`. */
-  truncated: boolean;
-  nextFromLine?: number;
-}
+/**
+ * What `memory_read_output` answers.
+ */
+export type OutputRead = {
+  reference: string,
+  totalLines: number,
+  totalTokens: number,
+  /**
+   * The exact text of lines `fromLine..=toLine` (a line range read).
+   */
+  text?: string,
+  fromLine?: number,
+  toLine?: number,
+  /**
+   * The matching lines and their context, in order (a query read).
+   */
+  matches?: Array<ReadMatch>,
+  /**
+   * Lines containing the query in the whole output (a query read).
+   */
+  matchCount?: number,
+  /**
+   * The token bound cut the answer short: read on from `next`.
+   */
+  truncated: boolean,
+  nextFromLine?: number,
+};
 
-/** `GET /health`, sent without the key. */
-export interface HealthProbe {
-  reachable: boolean;
-  version: string | null;
-  latencyMs: number | null;
-  error: string | null;
-}
+/**
+ * `GET /health`, sent without the key.
+ */
+export type HealthProbe = {
+  reachable: boolean,
+  version: string | null,
+  latencyMs: number | null,
+  error: string | null,
+};
 
-/** `GET /api/v1/system/status`, with the key. */
-export interface AuthProbe {
-  /** Whom the key belongs to; `null` when the server named no user or refused. */
-  userId: string | null;
-  /** The server refused the key (401/403, `UNAUTHENTICATED`, `PERMISSION_DENIED`). */
-  denied: boolean;
-  error: string | null;
-}
+/**
+ * `GET /api/v1/system/status`, with the key.
+ */
+export type AuthProbe = {
+  /**
+   * Whom the key belongs to; `null` when the server named no user or refused.
+   */
+  userId: string | null,
+  /**
+   * The server refused the key (401/403, `UNAUTHENTICATED`, `PERMISSION_DENIED`).
+   */
+  denied: boolean,
+  error: string | null,
+};
 
-/** A probe search of the user's memories. */
-export interface FindProbe {
-  /** False when it was not tried (no user id to address the user's memories). */
-  ran: boolean;
-  scope: string | null;
-  hits: number;
-  error: string | null;
-}
+/**
+ * A probe search of the user's memories.
+ */
+export type FindProbe = {
+  /**
+   * False when it was not tried (no user id to address the user's memories).
+   */
+  ran: boolean,
+  scope: string | null,
+  hits: number,
+  error: string | null,
+};
 
 /**
  * What the plugin sees of the local server it manages (local mode), on disk and in this
  * process: the engine cannot see a start under way.
  */
-export interface LocalServerFacts {
+export type LocalServerFacts = {
   /**
    * A start is under way: in this process, or by a live process holding the start lock, or
    * a server spawned for this state dir runs but does not answer yet.
    */
-  starting?: boolean;
-  /** Why the last start in this process failed (`openviking-server not found …`). */
-  failed?: string | null;
-  /** The server's log file. */
-  logPath?: string | null;
-}
+  starting?: boolean,
+  /**
+   * Why the last start in this process failed (`openviking-server not found …`).
+   */
+  failed?: string | null,
+  /**
+   * The server's log file.
+   */
+  logPath?: string | null,
+};
 
-/** Can OpenViking be used now? One word (`state`), the line a person reads, the fix. */
-export interface Reachability {
-  state: "ok" | "no_user" | "key_refused" | "server_starting" | "unreachable" | "server_error";
-  message: string;
-  /** What to change (`null` when nothing is wrong). */
-  fix: string | null;
-}
+/**
+ * Can OpenViking be used now? One word (`state`), the line a person reads, the fix.
+ */
+export type Reachability = {
+  state: "ok" | "no_user" | "key_refused" | "server_starting" | "unreachable" | "server_error",
+  message: string,
+  /**
+   * What to change (`null` when nothing is wrong).
+   */
+  fix: string | null,
+};
 
-/** The operator's checks of the server (`ContextEngine.probe`), each reported, never thrown. */
-export interface Probe {
-  baseUrl: string;
-  health: HealthProbe;
-  auth: AuthProbe;
-  find: FindProbe;
-  /** What it adds up to, with the fix (see `verdict`). */
-  verdict: Reachability;
-}
+/**
+ * The operator's checks of the server (`ContextEngine.probe`), each reported, never thrown.
+ */
+export type Probe = {
+  baseUrl: string,
+  health: HealthProbe,
+  auth: AuthProbe,
+  find: FindProbe,
+  /**
+   * What it adds up to, with the fix (see [`verdict`]).
+   */
+  verdict: Reachability,
+};
 
 // Hand-written: the host callbacks (the I/O the lifecycle engine asks of the plugin) and the
 // records they carry. Not generated: edit here (src/typescript/host.d.ts), then run
-// `UPDATE_TS=1 cargo test --test typescript_declarations`.
+// `UPDATE_TS=1 cargo test --features typescript --test typescript_declarations`.
 
 /** One HTTP exchange, as the engine's OpenViking protocol code (src/openviking) asks for it:
  *  send it as given (no redirects followed) and answer the status and the body text. */

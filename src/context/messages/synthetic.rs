@@ -57,15 +57,14 @@ fn is_recall_opening(m: &Value) -> bool {
     }
 }
 
-crate::ts_type! {
 /// One memory as the model sees it.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct RecalledMemory {
     pub uri: String,
     pub category: String,
     pub content: String,
     pub score: f64,
-}
 }
 
 #[derive(Serialize)]
