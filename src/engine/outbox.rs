@@ -68,6 +68,20 @@ impl<H: Host> Engine<H> {
             let queued = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
             return Ok(FlushReport { queued, in_progress: true, ..Default::default() });
         }
+        // nothing queued (most flushes: a turn's own write landed): no lease to take and give
+        // back (lock files on the state dir, ~20 ms of an exiting CLI turn's dispose)
+        match self.host.outbox_read(&outbox_key(ov_id)).await {
+            Ok(queued) if queued.is_empty() => {
+                self.replay_done(ov_id);
+                self.outage_over(ov_id);
+                return Ok(FlushReport::default());
+            }
+            Err(e) => {
+                self.replay_done(ov_id);
+                return Err(e);
+            }
+            Ok(_) => {}
+        }
         // one replay per session across the processes on this state dir, too
         let lease = replay_lease(ov_id);
         let taken = self.take_lock(&lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS.min(self.config.timeout_ms)).await;
