@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Which skills a turn gets listed, and what they cost (issue 25 item 2):
 //
-//   node tests/bench/skills.mjs [--json]
+//   node tests/bench/skills.mjs [--json] [--config JSON]   (e.g. '{"recallRequireQueryWord":false}')
 //
 // Twelve skills (8 English, 4 Chinese), named and described the way OpenClaw skills are
 // (`SKILL.md` front matter: a kebab-case name, a one-sentence description), half under the
@@ -82,7 +82,8 @@ function turnOf(kind, skill, i) {
   return { prompt: go, messages: [user(skill[2], t0), { role: "assistant", timestamp: t0 + 1, content: "On it." }, user(go, t0 + 2)] };
 }
 
-const engine = new Engine({ agentId: "main" });
+const at = process.argv.indexOf("--config");
+const engine = new Engine({ agentId: "main", ...(at > 0 ? JSON.parse(process.argv[at + 1]) : {}) });
 const rows = {};
 for (const kind of ["task", "follow-up", "paraphrase", "unrelated"]) {
   const r = (rows[kind] = { turns: 0, own: 0, others: 0, withAny: 0, tokens: 0, listed: 0, memoriesSame: 0 });
