@@ -61,7 +61,8 @@ fn assemble_searches_both_scopes_and_injects_the_pair() {
     let mut scopes: Vec<&str> = finds.iter().map(|f| f.0.as_str()).collect();
     scopes.sort();
     assert_eq!(scopes, [AGENT, USER]);
-    assert!(finds.iter().all(|f| f.2 == 24), "pool size max(6*4, 20): {finds:?}");
+    assert_eq!(host.world().combined_finds, [vec![USER.to_string(), AGENT.to_string()]], "both scopes in one request");
+    assert!(finds.iter().all(|f| f.2 == 48), "twice the pool size max(6*4, 20), the two scopes sharing one limit: {finds:?}");
     assert!(recalled_uris(&out).contains(&format!("{USER}/preferences/theme.md")));
     assert!(out.result.composition.recall_included);
     let calls: Vec<&Value> = out.result.composition.messages.iter().filter(|m| m["role"] == "assistant").collect();
@@ -103,9 +104,9 @@ fn a_failed_search_is_not_reused_and_a_memory_write_drops_a_good_one() {
     let host = host_with_memories();
     let e = engine(&host, json!({}));
     host.fail("find", HostErrorKind::Unreachable);
-    host.fail("find", HostErrorKind::Unreachable);
     let down = assemble(&e, "s1", "Which editor theme do I prefer?");
     assert!(down.recall_unavailable.is_some());
+    assert_eq!(host.world().calls.iter().filter(|c| *c == "find").count(), 1, "a server down is asked once, not again scope by scope");
     assert!(recalled_uris(&down).is_empty());
     let up = assemble(&e, "s1", "Which editor theme do I prefer?");
     assert!(up.recall_unavailable.is_none());
@@ -232,7 +233,7 @@ fn memory_recall_checks_its_input_and_uses_its_own_limit() {
     let call = RecallToolCall::from_value(&json!({"query": "editor theme", "limit": 10})).unwrap();
     let out = block_on(e.recall_tool(call)).unwrap();
     assert_eq!(out.memories.len(), 2);
-    assert!(host.world().finds.iter().all(|f| f.2 == 40), "pool size for limit 10");
+    assert!(host.world().finds.iter().all(|f| f.2 == 80), "twice the pool size for limit 10 (both scopes in one find)");
     host.world().down = Some(HostErrorKind::Unreachable);
     e.forget_search();
     let err = block_on(e.recall_tool(RecallToolCall::from_value(&json!({"query": "editor theme"})).unwrap())).unwrap_err();
@@ -617,4 +618,38 @@ fn memory_recall_lists_what_the_automatic_cuts_drop() {
     assert_eq!(listed["memories"].as_array().unwrap().len(), 3, "all three listed: {listed}");
     let out = assemble(&e, "s1", "editor theme");
     assert_eq!(recalled_uris(&out), [format!("{USER}/preferences/theme.md")], "cat: no query word; desk: 0.3 below the best");
+}
+
+#[test]
+fn both_scopes_go_in_one_find_unless_the_server_or_the_window_needs_two() {
+    let prompt = "Which editor theme do I prefer?";
+    // a server without the list form: two finds from then on, the answer the same
+    let host = host_with_memories();
+    host.world().refuse_list_target = true;
+    let e = engine(&host, json!({}));
+    let first = assemble(&e, "s1", prompt);
+    assert!(recalled_uris(&first).contains(&format!("{USER}/preferences/theme.md")));
+    assert_eq!(host.world().combined_finds.len(), 1);
+    assert_eq!(host.world().finds.len(), 2, "refused: each scope on its own");
+    e.forget_search();
+    assemble(&e, "s1", prompt);
+    assert_eq!(host.world().combined_finds.len(), 1, "not asked again in this process");
+    assert_eq!(host.world().finds.len(), 4);
+
+    // an answer that cannot be split: each scope's own find says which failed
+    let host = host_with_memories();
+    host.world().odd_find.insert(AGENT.into(), json!({"memories": 5}));
+    let e = engine(&host, json!({}));
+    let out = assemble(&e, "s1", prompt);
+    assert_eq!(host.world().combined_finds.len(), 1);
+    assert!(recalled_uris(&out).contains(&format!("{USER}/preferences/theme.md")), "the user scope still recalled");
+    assert!(out.recall_unavailable.is_none(), "one scope failed, not recall");
+
+    // a window (`since`) narrows the user scope only: two finds, the agent's unfiltered
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    assemble(&e, "s1", "What did I change yesterday about my editor theme?");
+    let w = host.world();
+    assert!(w.combined_finds.is_empty(), "{:?}", w.combined_finds);
+    assert!(w.find_filters.iter().any(Option::is_some) && w.find_filters.iter().any(Option::is_none));
 }

@@ -82,6 +82,8 @@ pub struct Engine<H: Host> {
     in_flight: RefCell<std::collections::HashSet<String>>,
     /// The last successful search, reused within `SEARCH_REUSE_MS` (see `read`).
     last_search: RefCell<Option<read::LastSearch>>,
+    /// The server refused a find over a list of folders: this process sends two.
+    combined_find_refused: std::cell::Cell<bool>,
     /// The stable profile once read in this process (`Some(None)`: there is none).
     profile: RefCell<Option<Option<(String, String)>>>,
     /// Per session, what `assemble` last composed (for the turn's write and `trace`).
@@ -121,6 +123,7 @@ impl<H: Host> Engine<H> {
             turn_openings: RefCell::new(HashMap::new()),
             in_flight: RefCell::new(Default::default()),
             last_search: RefCell::new(None),
+            combined_find_refused: std::cell::Cell::new(false),
             profile: RefCell::new(None),
             last_assembled: RefCell::new(HashMap::new()),
             host_facts: RefCell::new(Default::default()),

@@ -1,9 +1,12 @@
 //! The read path, end to end: one turn's `assemble()` and the `memory_recall` tool.
 //!
 //! 1. the query from the prompt and recent user turns (`recall::query`);
-//! 2. both memory scopes (`scopes`) searched side by side through the host, each with the
-//!    pool size (`RecallSettings::pool_size`) and no server-side threshold; a failed scope
-//!    counts as empty, and both failing is reported once per outage. Hosts assemble more
+//! 2. both memory scopes (`scopes`) searched through the host in ONE find over both folders
+//!    (`recall::combined_find`: twice the pool size, split back by uri space), or as two
+//!    finds side by side when a time window applies or the server refuses the list form;
+//!    each scope gets the pool size (`RecallSettings::pool_size`) and no server-side
+//!    threshold; a failed scope counts as empty, and both failing is reported once per
+//!    outage. Hosts assemble more
 //!    than once per turn with the same query (before the attempt, for it, in tool loops): a
 //!    successful search is reused for [`SEARCH_REUSE_MS`]; a memory write drops it;
 //! 3. the user's stable profile (`profile.md`), read once per process and kept in the
@@ -24,7 +27,8 @@ use crate::context::assemble::{compose_turn_with, AssembleResult, TurnExtras};
 use crate::recall::auto::{auto_recall_with, AutoRecall, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, ErrorCode, Result};
-use crate::host::{FindFilter, Host, HostErrorKind};
+use crate::host::{FindFilter, Host, HostErrorKind, HostResult};
+use crate::recall::combined_find;
 use crate::recall::intent::{of_turn as turn_intent, RecallIntent};
 use crate::openviking::probe::{classify, Reachability};
 use crate::context::messages::synthetic::RecalledMemory;
@@ -324,7 +328,10 @@ impl<H: Host> Engine<H> {
             }
         }
         let (user_target, user_filter) = narrowed.clone().unwrap_or_else(|| (scopes.user.clone(), FindFilter::NONE));
-        let (mut user, agent) = join2(self.host.find(&user_target, query, limit, &user_filter), self.host.find(&scopes.agent, query, limit, &FindFilter::NONE)).await;
+        let (mut user, agent) = match self.find_both(&user_target, &user_filter, &scopes.agent, query, limit).await {
+            Some(both) => both,
+            None => join2(self.host.find(&user_target, query, limit, &user_filter), self.host.find(&scopes.agent, query, limit, &FindFilter::NONE)).await,
+        };
         let mut search = Search::default();
         // a wrong guess costs one find, never the evidence (a folder that does not exist yet
         // answers NOT_FOUND, a server without `since` refuses the request: a miss too, not a
@@ -372,6 +379,28 @@ impl<H: Host> Engine<H> {
         }
         *self.last_search.borrow_mut() = if search.failed.is_empty() { Some(LastSearch { key, at_ms: now, search: search.clone() }) } else { None };
         search
+    }
+
+    /// Both scopes in one find (`Host::find_in`, see [`combined_find`]); `None` when they
+    /// must go as two: a `since` filter (it would apply to the agent scope too), a scope
+    /// outside the user's and the agent's spaces, a server that refused the list form
+    /// before, or a combined answer that refuses or cannot be split (then each scope's own
+    /// find says which failed). A server down or silent fails both scopes at once, as two
+    /// finds would, without asking again.
+    async fn find_both(&self, user: &str, filter: &FindFilter, agent: &str, query: &str, limit: usize) -> Option<(HostResult<Value>, HostResult<Value>)> {
+        if filter.since.is_some() || self.combined_find_refused.get() || !combined_find::fits(user, agent) {
+            return None;
+        }
+        match self.host.find_in(&[user, agent], query, limit * 2).await {
+            Ok(answer) => combined_find::split(&answer, limit).map(|(u, a)| (Ok(u), Ok(a))),
+            Err(e) if matches!(e.kind, HostErrorKind::Unreachable | HostErrorKind::Timeout | HostErrorKind::Denied) => Some((Err(e.clone()), Err(e))),
+            Err(e) => {
+                if e.kind == HostErrorKind::Rejected {
+                    self.combined_find_refused.set(true);
+                }
+                None
+            }
+        }
     }
 
     /// The stable profile `{uri, text}`, read once per process (see the module doc).

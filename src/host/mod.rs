@@ -135,6 +135,10 @@ pub trait OpenViking {
     /// `since` and `time_field: "created_at"` when `filter.since` is set): the raw result
     /// (`{memories: [...]}` or the bare list), read by `recall::candidate`.
     async fn find(&self, target_uri: &str, query: &str, limit: usize, filter: &FindFilter) -> HostResult<Value>;
+    /// The same find over several folders in one request (`target_uri` a list, which
+    /// OpenViking 0.5.x accepts): one query embedding and one vector search, `limit` over all
+    /// of them, best score first.
+    async fn find_in(&self, target_uris: &[&str], query: &str, limit: usize) -> HostResult<Value>;
     /// `GET /api/v1/content/read?uri=…`: a file's text, `None` when there is no such file.
     async fn read_content(&self, uri: &str) -> HostResult<Option<String>>;
     /// `GET /api/v1/content/read?uri=…&raw=true`: a memory file as stored, its

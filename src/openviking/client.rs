@@ -269,6 +269,14 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
         }
     }
 
+    async fn find_in(&self, target_uris: &[&str], query: &str, limit: usize) -> HostResult<Value> {
+        let body = json!({ "query": query, "target_uri": target_uris, "limit": limit, "score_threshold": 0 });
+        match self.exchange(Call { timeout_ms: Some(self.server.timeout_ms), ..Call::new(Method::Post, "/api/v1/search/find").body(body) }).await? {
+            v @ (Value::Object(_) | Value::Array(_) | Value::Null) => Ok(v),
+            _ => Err(bad("POST /api/v1/search/find", "the result is not a find result")),
+        }
+    }
+
     async fn read_content(&self, uri: &str) -> HostResult<Option<String>> {
         match self.call_found(Call::new(Method::Get, "/api/v1/content/read").query("uri", uri)).await? {
             None | Some(Value::Null) => Ok(None),

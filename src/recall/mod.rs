@@ -33,6 +33,7 @@ pub mod auto;
 pub mod scopes;
 
 pub mod candidate;
+pub mod combined_find;
 pub mod experience;
 pub mod explain;
 pub mod intent;

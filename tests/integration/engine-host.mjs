@@ -3,18 +3,19 @@
 // integration tests and by one-turn.mjs (a separate process per turn). `client` is the
 // tests' own OpenViking client (tests/inspect), for looking at what the engine stored.
 // `storeOptions` go to createStateStore (bad-disk.test.mjs: a slow disk through `fsImpl`);
-// `now` replaces the host's clock (the intent's time windows are computed from it).
+// `now` replaces the host's clock (the intent's time windows are computed from it); `fetch`
+// replaces the transport's (to watch the requests the engine sends).
 import { createClient } from "../inspect/client.js";
 import { createStateStore } from "../../js-glue/state-store.js";
-import { createEngineHost } from "../../js-glue/engine-host.js";
+import { createEngineHost, createTransport } from "../../js-glue/engine-host.js";
 import { loadEngine } from "../support/packages.mjs"; // the test build: setUserId
 
-export async function makeEngine({ baseUrl, apiKey, userId, agentId = "main", stateDir, config = {}, timeoutMs = 5000, storeOptions = {}, now }) {
+export async function makeEngine({ baseUrl, apiKey, userId, agentId = "main", stateDir, config = {}, timeoutMs = 5000, storeOptions = {}, now, fetch }) {
   const { ContextEngine } = await loadEngine();
   const client = createClient({ baseUrl, apiKey, agentId, timeoutMs });
   const warnings = [];
   const store = createStateStore(stateDir, { warn: (m) => warnings.push(m), ...storeOptions });
-  const host = createEngineHost({ store, logger: { warn: (m) => warnings.push(m) }, ...(now ? { now } : {}) });
+  const host = createEngineHost({ store, logger: { warn: (m) => warnings.push(m) }, ...(now ? { now } : {}), ...(fetch ? { request: createTransport({ fetch }) } : {}) });
   const engine = new ContextEngine({ mode: "remote", baseUrl, apiKey, agentId, timeoutMs, ...config }, {}, host);
   engine.setUserId(userId);
   return { engine, client, store, warnings };

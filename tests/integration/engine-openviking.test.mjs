@@ -161,6 +161,29 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     console.log(`# skills ${out.split.skills} tokens (${out.skills.length} listed), map ${map.tokens} tokens; after the commit: ${after.map.tokens} tokens: ${after.map.text.split("\n").slice(1).join(" | ")}`);
   });
 
+  test("one find over both scopes: a turn sends one search request, recalls the user's and this agent's memories, never another agent's", async () => {
+    const uid = harness.env.userId;
+    const c = client0();
+    await c.writeContent({ uri: `viking://user/${uid}/memories/entities/kestrel-service.md`, content: "The kestrel service is owned by the payments team and runs on port 7443.", mode: "replace", wait: true });
+    await c.writeContent({ uri: "viking://agent/main/memories/cases/kestrel-restart.md", content: "Restarting the kestrel service: drain the queue first, then restart, then check port 7443.", mode: "replace", wait: true });
+    await c.writeContent({ uri: "viking://agent/other-agent/memories/cases/kestrel-secret.md", content: "Other agent: the kestrel service admin password rotation case.", mode: "replace", wait: true });
+    const finds = [];
+    const watch = (url, init) => {
+      if (String(url).endsWith("/api/v1/search/find")) finds.push(JSON.parse(init.body).target_uri);
+      return fetch(url, init);
+    };
+    const { engine } = await makeEngine({ ...base(), stateDir: stateDir("one-find"), fetch: watch });
+    const prompt = "How is the kestrel service restarted and who owns it?";
+    const out = await engine.assemble({ sessionId: "one-find", prompt, messages: [{ role: "user", content: prompt, timestamp: Date.now() }], tokenBudget: 20000 });
+    const injected = (out.recall?.memories ?? []).map((m) => m.uri);
+    assert.equal(out.recallStatus.state, "searched", JSON.stringify(out.recallStatus));
+    assert.equal(out.recallStatus.intent?.narrowedTo ?? null, null, "a question naming no folder searches the whole user scope");
+    assert.deepEqual(finds, [[`viking://user/${uid}/memories`, "viking://agent/memories"]], "one find, over both scopes");
+    assert.ok(injected.includes(`viking://user/${uid}/memories/entities/kestrel-service.md`), JSON.stringify(injected));
+    assert.ok(injected.includes("viking://agent/main/memories/cases/kestrel-restart.md"), JSON.stringify(injected));
+    assert.ok(injected.every((u) => !u.includes("other-agent")), JSON.stringify(injected));
+  });
+
   test("a large tool output stood in on one machine is read on another: live, then from OpenViking's tool-results after the commit", async () => {
     const lines = Array.from({ length: 3000 }, (_, i) => `${String(i + 1).padStart(5, "0")} INFO worker ${i % 7} served /api/orders/${i * 3}`);
     lines[1500] = "01501 ERROR the vault combination is 31-7-44";

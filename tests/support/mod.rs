@@ -99,6 +99,10 @@ pub struct World {
     pub keep_on_delete: bool,
     /// A scope's `find` answers this instead (an answer the pipeline cannot read).
     pub odd_find: HashMap<String, Value>,
+    /// The folders of each one-request find over several folders (`find_in`).
+    pub combined_finds: Vec<Vec<String>>,
+    /// Answer `find_in` as a server without the list form of `target_uri` would (422).
+    pub refuse_list_target: bool,
     /// Files read with `read_content`, in order.
     pub reads: Vec<String>,
     /// What `archive` answers as the overview (summary) instead of the fake's own.
@@ -287,21 +291,33 @@ impl OpenViking for FakeHost {
         if let Some(odd) = w.odd_find.get(target_uri) {
             return Ok(odd.clone());
         }
-        // a folder inside a planted scope holds the scope's memories under it; `since` keeps
-        // the items whose `created_at` (when planted with one) is not earlier
-        let mut items: Vec<Value> = match w.memories.get(target_uri) {
-            Some(list) => list.clone(),
-            None => w
-                .memories
-                .iter()
-                .filter(|(scope, _)| target_uri.starts_with(&format!("{scope}/")))
-                .flat_map(|(_, list)| list.iter().filter(|m| m.get("uri").and_then(Value::as_str).is_some_and(|u| u.starts_with(&format!("{target_uri}/")))).cloned())
-                .collect(),
-        };
-        if let Some(since) = &filter.since {
-            items.retain(|m| m.get("created_at").and_then(Value::as_str).map_or(true, |c| c >= since.as_str()));
+        let items: Vec<Value> = found_in(&w, target_uri, filter).into_iter().take(limit).collect();
+        Ok(json!({ "memories": items }))
+    }
+    /// Each folder's memories as `find` answers them, merged best score first (stable), at
+    /// most `limit` in all; every folder is logged in `finds` and the request in
+    /// `combined_finds`. A folder with an `odd_find` answer makes the whole answer that one;
+    /// `refuse_list_target` answers as a server without the list form would.
+    async fn find_in(&self, target_uris: &[&str], query: &str, limit: usize) -> HostResult<Value> {
+        self.ov("find")?;
+        let mut w = self.0.borrow_mut();
+        w.combined_finds.push(target_uris.iter().map(|t| t.to_string()).collect());
+        if w.refuse_list_target {
+            return Err(HostError::new(HostErrorKind::Rejected, "HTTP 422: target_uri: Input should be a valid string"));
         }
-        let items: Vec<Value> = items.into_iter().take(limit).collect();
+        for t in target_uris {
+            w.finds.push((t.to_string(), query.to_string(), limit));
+            w.find_filters.push(None);
+        }
+        if let Some(odd) = target_uris.iter().find_map(|t| w.odd_find.get(*t)) {
+            return Ok(odd.clone());
+        }
+        let mut items: Vec<Value> = target_uris.iter().flat_map(|t| found_in(&w, t, &FindFilter::NONE)).collect();
+        items.sort_by(|a, b| {
+            let s = |v: &Value| v.get("score").and_then(Value::as_f64).unwrap_or(0.0);
+            s(b).partial_cmp(&s(a)).unwrap_or(std::cmp::Ordering::Equal)
+        });
+        items.truncate(limit);
         Ok(json!({ "memories": items }))
     }
     async fn read_content(&self, uri: &str) -> HostResult<Option<String>> {
@@ -520,4 +536,23 @@ pub fn plant_experience(host: &FakeHost, name: &str, text: &str, sessions: &[&st
     let fields = json!({"experience_name": name, "links": links, "memory_type": "experiences"});
     host.world().texts.insert(uri.clone(), format!("{text}\n\n<!-- MEMORY_FIELDS\n{fields:#}\n-->"));
     host.world().memories.entry("viking://user/alice/memories/experiences".into()).or_default().push(json!({"uri": uri, "level": 2, "score": 0.8, "abstract": text, "tags": ["memory_type=experiences"]}));
+}
+
+/// The planted memories a find of `target_uri` answers: the scope planted there, or the
+/// memories under it of a planted scope (a folder); `since` keeps the items whose
+/// `created_at` (when planted with one) is not earlier.
+fn found_in(w: &World, target_uri: &str, filter: &FindFilter) -> Vec<Value> {
+    let mut items: Vec<Value> = match w.memories.get(target_uri) {
+        Some(list) => list.clone(),
+        None => w
+            .memories
+            .iter()
+            .filter(|(scope, _)| target_uri.starts_with(&format!("{scope}/")))
+            .flat_map(|(_, list)| list.iter().filter(|m| m.get("uri").and_then(Value::as_str).is_some_and(|u| u.starts_with(&format!("{target_uri}/")))).cloned())
+            .collect(),
+    };
+    if let Some(since) = &filter.since {
+        items.retain(|m| m.get("created_at").and_then(Value::as_str).map_or(true, |c| c >= since.as_str()));
+    }
+    items
 }

@@ -34,6 +34,21 @@ function run(op, args, shape = ok) {
 }
 
 /**
+ * A find over a list of folders, as OpenViking 0.5.x answers it: each folder's `find` (called
+ * synchronously in turn, so a sync throw propagates), the memories merged best score first,
+ * `limit` in all. An answer that is not `{memories: [...]}` is passed on as it is.
+ */
+function findIn(ops, targets, query, limit) {
+  const answers = targets.map((t) => ops.find(t, query, limit));
+  return Promise.all(answers).then((all) => {
+    const odd = all.find((a) => !Array.isArray(a?.memories));
+    if (odd !== undefined) return odd;
+    const memories = all.flatMap((a) => a.memories).sort((x, y) => (Number(y?.score) || 0) - (Number(x?.score) || 0));
+    return { memories: memories.slice(0, limit), resources: [], skills: [], total: Math.min(memories.length, limit) };
+  });
+}
+
+/**
  * @param {object} ops  operations as the engine once called them: sessionMeta(id) → meta|null,
  *   createSession(id, policy), addMessages(id, messages), liveMessages(id) → messages[],
  *   commit(id, body), task(taskId), archive(id, archiveId), readJson(uri), writeJson(uri, value),
@@ -80,6 +95,7 @@ export function httpFromOps(ops) {
         if (b.uri.endsWith(".json") && b.mode === "replace" && ops.writeJson) return run(ops.writeJson.bind(ops), [b.uri, JSON.parse(b.content)]);
         return run(ops.writeText.bind(ops), [b.uri, b.content, b.mode, b.wait]);
       case "POST /api/v1/search/find":
+        if (Array.isArray(b.target_uri)) return run(findIn, [ops, b.target_uri, b.query, b.limit]);
         return run(ops.find.bind(ops), [b.target_uri, b.query, b.limit]);
       case "GET /api/v1/fs/stat":
         return run(ops.stat.bind(ops), [q("uri")], nullIsMissing);

@@ -300,22 +300,48 @@ async function recallOne(p, q) {
     finds[q.id] = { query: built.query, user, agent };
   }
   const skipped = intent?.needsRecall === false;
-  // the engine's user-scope find as src/engine/read.rs sends it: the intent's folder and
-  // window (since on created_at); no memory there → the whole scope again (a replay reuses
-  // the narrowed answer it saved)
+  // the engine's finds as src/engine/read.rs sends them: the user scope (the intent's folder,
+  // if it names one) and the agent scope in ONE find over both (twice the pool, split back by
+  // uri space: recall::combined_find), or, when the intent names a window (since on
+  // created_at, which would narrow the agent scope too), two finds; no memory in a narrowed
+  // user scope → the whole scope again (a replay reuses the answers it saved)
   let engineUser = user;
+  let engineAgent = agent;
   let findCount = 2;
-  if (!skipped && intent && (intent.narrowedTo || intent.window)) {
-    const target = intent.narrowedTo ? `${p.userScope}/${intent.narrowedTo}` : p.userScope;
-    const extra = intent.window ? { since: new Date(intent.window.startMs).toISOString(), time_field: "created_at" } : {};
-    if (replay) engineUser = replay.finds[q.id]?.narrowed ?? null;
-    else {
-      engineUser = await find(target, extra).catch((err) => (/NOT_FOUND/.test(err.message) ? null : Promise.reject(err)));
-      finds[q.id].narrowed = engineUser;
+  if (!skipped) {
+    const target = intent?.narrowedTo ? `${p.userScope}/${intent.narrowedTo}` : p.userScope;
+    if (intent?.window) {
+      const extra = { since: new Date(intent.window.startMs).toISOString(), time_field: "created_at" };
+      if (replay) engineUser = replay.finds[q.id]?.narrowed ?? null;
+      else {
+        engineUser = await find(target, extra).catch((err) => (/NOT_FOUND/.test(err.message) ? null : Promise.reject(err)));
+        finds[q.id].narrowed = engineUser;
+      }
+    } else {
+      // a narrowed folder that does not exist fails the combined find (NOT_FOUND): the engine
+      // then sends the two finds, the narrowed one failing the same way
+      const notFound = (err) => (/NOT_FOUND/.test(err.message) ? null : Promise.reject(err));
+      let combined;
+      if (replay) {
+        combined = replay.finds[q.id]?.combined;
+        if (combined === undefined) die(`--replay: no saved combined find for ${q.id} (made before the one-find read path)`);
+      } else {
+        combined = await find([target, AGENT_SCOPE], { limit: 2 * SEARCH_LIMIT }).catch(notFound);
+        finds[q.id].combined = combined;
+      }
+      if (combined) {
+        ({ user: engineUser, agent: engineAgent } = splitCombined(combined, SEARCH_LIMIT));
+        findCount = 1;
+      } else {
+        engineUser = null;
+        findCount = 3;
+      }
     }
-    const hasMemory = (engineUser?.memories ?? []).some((it) => it.level === 2);
-    rec.fellBack = !hasMemory;
-    if (!hasMemory) engineUser = user, findCount++;
+    if (intent?.narrowedTo || intent?.window) {
+      const hasMemory = (engineUser?.memories ?? []).some((it) => it.level === 2);
+      rec.fellBack = !hasMemory;
+      if (!hasMemory) engineUser = user, findCount++;
+    }
   }
   const items = [...(user?.memories ?? []), ...(agent?.memories ?? [])];
   const leaves = [];
@@ -330,7 +356,7 @@ async function recallOne(p, q) {
 
   // the engine (a question it decided needs no recall was scored above: nothing injected)
   if (!skipped) {
-    const out = engine.autoRecall({ messages, search: { user: engineUser, agent }, nowMs: NOW_MS, explain: true });
+    const out = engine.autoRecall({ messages, search: { user: engineUser, agent: engineAgent }, nowMs: NOW_MS, explain: true });
     const injectedUris = (out.recall?.memories ?? []).map((m) => m.uri);
     rec.engine = score(injectedUris, q, memOf);
     rec.engine.finds = findCount;
@@ -348,6 +374,14 @@ async function recallOne(p, q) {
   rec.baseline = score(top.map((it) => it.uri), q, memOf);
   rec.baseline.tokens = legacyBlockTokens(top.map((it) => ({ category: categoryOf(it.uri), content: it.abstract || it.overview || it.uri })));
   return rec;
+}
+
+/** One find over both scopes split back by uri space, each in the server's order, each cut to `limit` (src/recall/combined_find.rs). */
+function splitCombined(answer, limit) {
+  const items = Array.isArray(answer) ? answer : answer?.memories ?? [];
+  const user = items.filter((it) => it.uri?.startsWith("viking://user/")).slice(0, limit);
+  const agent = items.filter((it) => it.uri?.startsWith("viking://agent/")).slice(0, limit);
+  return { user: { memories: user }, agent: { memories: agent } };
 }
 
 /** --context: N earlier turns of small talk before the question (deterministic per question). */
