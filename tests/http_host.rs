@@ -89,7 +89,7 @@ fn urls_and_scopes() {
     assert_eq!((server.api_key.as_deref(), server.agent_id.as_str(), server.timeout_ms), (Some(KEY), "a1", 15_000));
     assert_eq!(user_scope(Some("alice")), "viking://user/alice/memories");
     assert_eq!(user_scope(None), "viking://~/memories");
-    assert_eq!(AGENT_SCOPE, "viking://agent/memories");
+    assert_eq!(agent_scope("a1"), "viking://agent/a1/memories", "the agent's own folder, never the account-wide viking://agent/memories");
 }
 
 #[test]

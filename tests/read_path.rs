@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use support::{block_on, engine, turn, turn_write, FakeHost};
 
 const USER: &str = "viking://user/alice/memories";
-const AGENT: &str = "viking://agent/memories";
+const AGENT: &str = "viking://agent/main/memories";
 
 fn memory(uri: &str, abstract_text: &str, score: f64) -> Value {
     json!({"uri": uri, "level": 2, "score": score, "abstract": abstract_text, "category": "preferences"})
@@ -29,7 +29,7 @@ fn host_with_memories() -> FakeHost {
         USER.into(),
         vec![memory(&format!("{USER}/preferences/theme.md"), "Prefers a dark theme in every editor", 0.8)],
     );
-    host.world().memories.insert(AGENT.into(), vec![memory("viking://agent/memories/cases/deploy.md", "Deploys go out on Tuesdays", 0.5)]);
+    host.world().memories.insert(AGENT.into(), vec![memory("viking://agent/main/memories/cases/deploy.md", "Deploys go out on Tuesdays", 0.5)]);
     host
 }
 

@@ -21,7 +21,7 @@
 //!   it when it is older than [`MAP_STALE_MS`], after a commit (and while its memories come
 //!   in) and after a memory write or delete (`engine::extras`).
 
-use crate::recall::scopes::{is_plain_segment, memory_scopes, SCHEME, ENGINE_RESOURCES};
+use crate::recall::scopes::{agent_owned_memories, is_plain_segment, user_memories, SCHEME, ENGINE_RESOURCES};
 use crate::text::tokens::estimate_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -78,12 +78,12 @@ pub struct MemoryMap {
 /// The roots the map lists, label and uri; the user's resources only while the user id is
 /// known.
 pub fn map_roots(target_uri: Option<&str>, user_id: Option<&str>, agent_id: &str) -> Vec<(String, String)> {
-    let mut roots = vec![("your memories".to_string(), memory_scopes(target_uri, user_id).user)];
+    let mut roots = vec![("your memories".to_string(), user_memories(target_uri, user_id))];
     if let Some(uid) = user_id.filter(|u| is_plain_segment(u)) {
         roots.push(("your resources".to_string(), format!("{SCHEME}user/{uid}/resources")));
     }
     if is_plain_segment(agent_id) {
-        roots.push(("this agent's memories".to_string(), crate::recall::scopes::agent_owned_memories(agent_id)));
+        roots.push(("this agent's memories".to_string(), agent_owned_memories(agent_id)));
     }
     roots
 }

@@ -307,7 +307,7 @@ impl<H: Host> Engine<H> {
     /// The memory scopes of this agent's user (the home alias while the user is unknown).
     pub async fn memory_scopes(&self) -> MemoryScopes {
         let uid = self.resolve_user().await;
-        memory_scopes(self.config.target_uri.as_deref(), uid.as_deref())
+        memory_scopes(self.config.target_uri.as_deref(), uid.as_deref(), &self.config.agent_id)
     }
 
     /// Drops the reusable search (after a memory was stored or deleted).
@@ -330,7 +330,10 @@ impl<H: Host> Engine<H> {
         let (user_target, user_filter) = narrowed.clone().unwrap_or_else(|| (scopes.user.clone(), FindFilter::NONE));
         let (mut user, agent) = match self.find_both(&user_target, &user_filter, &scopes.agent, query, limit).await {
             Some(both) => both,
-            None => join2(self.host.find(&user_target, query, limit, &user_filter), self.host.find(&scopes.agent, query, limit, &FindFilter::NONE)).await,
+            None => {
+                let (user, agent) = join2(self.host.find(&user_target, query, limit, &user_filter), self.host.find(&scopes.agent, query, limit, &FindFilter::NONE)).await;
+                (user, agent.map(|a| combined_find::agent_answer(&a, &scopes.agent, limit)))
+            }
         };
         let mut search = Search::default();
         // a wrong guess costs one find, never the evidence (a folder that does not exist yet
@@ -392,7 +395,7 @@ impl<H: Host> Engine<H> {
             return None;
         }
         match self.host.find_in(&[user, agent], query, limit * 2).await {
-            Ok(answer) => combined_find::split(&answer, limit).map(|(u, a)| (Ok(u), Ok(a))),
+            Ok(answer) => combined_find::split(&answer, agent, limit).map(|(u, a)| (Ok(u), Ok(a))),
             Err(e) if matches!(e.kind, HostErrorKind::Unreachable | HostErrorKind::Timeout | HostErrorKind::Denied) => Some((Err(e.clone()), Err(e))),
             Err(e) => {
                 if e.kind == HostErrorKind::Rejected {
@@ -473,7 +476,7 @@ impl<H: Host> Engine<H> {
         let recall = async {
             let (Some(q), true) = (&query, self.config.auto_recall) else { return None };
             let uid = self.resolve_user().await;
-            let s = memory_scopes(self.config.target_uri.as_deref(), uid.as_deref());
+            let s = memory_scopes(self.config.target_uri.as_deref(), uid.as_deref(), &self.config.agent_id);
             let limit = RecallSettings::from(&self.config).pool_size();
             let experiences = async {
                 match &cue {
@@ -631,7 +634,7 @@ impl<H: Host> Engine<H> {
         let mut search = Search::default();
         if let Some(q) = &q {
             let uid = self.resolve_user().await;
-            let s = memory_scopes(config.target_uri.as_deref(), uid.as_deref());
+            let s = memory_scopes(config.target_uri.as_deref(), uid.as_deref(), &config.agent_id);
             search = self.search(q, RecallSettings::from(config).pool_size(), &s, intent.as_ref()).await;
         }
         let mut req = RecallRequest {

@@ -16,7 +16,7 @@ use super::Engine;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::tools::expand::{classify, expand, ExpandTarget};
 use crate::host::{Host, HostError};
-use crate::recall::scopes::{agent_owned_memories, memory_scopes, sessions_root};
+use crate::recall::scopes::{agent_owned_memories, sessions_root, user_memories};
 use crate::lifecycle::session_map::owns_session;
 use crate::tools::{
     memory_file_name, ExpandInput, ForgetInput, RecallInput, StoreInput, FORGET_AUTO_DELETE_SCORE, FORGET_DEFAULT_LIMIT,
@@ -73,7 +73,7 @@ impl<H: Host> Engine<H> {
     /// The user-memory scope and the agent's own agent-memory folder.
     async fn own_memory_scopes(&self) -> Result<[String; 2]> {
         let uid = self.own_user().await?;
-        Ok([memory_scopes(self.config.target_uri.as_deref(), Some(&uid)).user, agent_owned_memories(&self.config.agent_id)])
+        Ok([user_memories(self.config.target_uri.as_deref(), Some(&uid)), agent_owned_memories(&self.config.agent_id)])
     }
 
     pub async fn memory_store(&self, input: StoreInput) -> Result<Value> {

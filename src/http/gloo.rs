@@ -2,7 +2,7 @@
 //! gloo-net (`fetch`), the deadline an `AbortSignal.timeout`. And the live search itself,
 //! over the same `OpenVikingHttp` the plugin uses.
 
-use super::protocol::{check_find_result, page_error, user_scope, LiveSearch, AGENT_SCOPE};
+use super::protocol::{agent_scope, check_find_result, page_error, user_scope, LiveSearch};
 use crate::error::EngineError;
 use crate::openviking::{HttpRequest, HttpResponse, Method, OpenVikingHttp, Transport, TransportFailure};
 use gloo_net::http::{Request, RequestBuilder};
@@ -98,10 +98,11 @@ pub async fn live_search(req: &LiveSearch) -> Result<LiveResults, EngineError> {
         let user = find(user_scope(user_id.as_deref())).await?;
         Ok::<_, EngineError>((user, user_id))
     };
-    let (user_side, agent) = crate::host::join::join2(user_side, find(AGENT_SCOPE.to_string())).await;
+    let (user_side, agent) = crate::host::join::join2(user_side, find(agent_scope(&req.agent_id))).await;
     let (user, user_id) = user_side?;
     let (agent, agent_error) = match agent {
-        Ok(a) => (a, None),
+        // the agent folder's files come back as `resources` (recall::combined_find)
+        Ok(a) => (crate::recall::combined_find::agent_answer(&a, &agent_scope(&req.agent_id), req.limit as usize), None),
         Err(e) => (serde_json::json!({ "memories": [] }), Some(e.message)),
     };
     Ok(LiveResults { user, agent, user_id, agent_error })

@@ -21,8 +21,10 @@ use serde_json::{Map, Value};
 
 pub use crate::openviking::client::user_id_from_status;
 pub use crate::openviking::server::redact;
-/// The agent scope the plugin searches (holds memories only when agent evolution is on).
-pub const AGENT_SCOPE: &str = crate::recall::scopes::AGENT_MEMORIES;
+/// The agent scope the plugin searches for `agent_id`: that agent's own folder.
+pub fn agent_scope(agent_id: &str) -> String {
+    crate::recall::scopes::agent_owned_memories(agent_id)
+}
 /// The caller's own user memories, for a server whose status names no user.
 pub const OWN_USER_SCOPE: &str = crate::recall::scopes::HOME_MEMORIES;
 pub const DEFAULT_AGENT_ID: &str = "default";
@@ -202,7 +204,7 @@ pub fn normalize_base_url(raw: &str) -> Result<String, EngineError> {
 
 /// The user memory scope: `viking://user/<uid>/memories`, or the caller's own without an id.
 pub fn user_scope(user_id: Option<&str>) -> String {
-    crate::recall::scopes::memory_scopes(None, user_id).user
+    crate::recall::scopes::user_memories(None, user_id)
 }
 
 fn quote(text: &str) -> String {

@@ -1,12 +1,18 @@
 //! Both memory scopes in one `find` (OpenViking 0.5.x takes a list of folders as
-//! `target_uri`): one query embedding and one vector search per turn instead of two.
+//! `target_uri`): one query embedding and one vector search per turn instead of two — and how
+//! each scope's items are read out of a find answer.
 //!
-//! - The server ranks the folders' memories together under one `limit`, so the request asks
-//!   for twice the per-scope pool and the answer is split back by where each memory lives: the
-//!   user's space (`viking://user/…`) and the agent space (`viking://agent/…`), each in the
-//!   server's order, each cut to the pool size. A memory the separate finds would have
+//! - The server ranks the folders' items together under one `limit`, so the request asks for
+//!   twice the per-scope pool and the answer is split back by where each item lives: the
+//!   user's space (`viking://user/…`) and this agent's own folder (the agent scope), each in
+//!   the server's order, each cut to the pool size. A memory the separate finds would have
 //!   returned and the combined one does not scored below twice the pool of the other scope's
-//!   memories; the pipeline injects at most `recallLimit` (6) of the pool.
+//!   items; the pipeline injects at most `recallLimit` (6) of the pool.
+//! - OpenViking 0.5.2 files everything under `viking://agent/…` as a *resource* (its
+//!   `context_type` follows the namespace), so an agent folder's files come back in the
+//!   answer's `resources`, never its `memories`: the agent scope's items are read from both
+//!   lists ([`agent_answer`]), and only those inside this agent's folder — never another
+//!   agent's, whatever the server returned.
 //! - Only scopes the split can tell apart are combined ([`fits`]): the user scope under the
 //!   user's space (or the home alias), the agent scope under the agent space. A configured
 //!   `targetUri` elsewhere is searched on its own.
@@ -28,22 +34,48 @@ pub fn fits(user: &str, agent: &str) -> bool {
 
 /// A combined answer split into the user scope's and the agent scope's answers
 /// (`{memories: [...]}` each, server order kept, at most `limit` each); `None` when the answer
-/// holds no list of memories. Items that name neither space are dropped.
-pub fn split(answer: &Value, limit: usize) -> Option<(Value, Value)> {
-    let items = match answer {
+/// holds no list of memories. User items are the `memories` in the user's space; agent items
+/// those of [`agent_answer`]. Any other item is dropped.
+pub fn split(answer: &Value, agent_scope: &str, limit: usize) -> Option<(Value, Value)> {
+    let memories = match answer {
         Value::Object(o) => o.get("memories")?.as_array()?,
         Value::Array(a) => a,
         _ => return None,
     };
-    let (mut user, mut agent) = (Vec::new(), Vec::new());
-    for item in items {
-        match item.get("uri").and_then(Value::as_str) {
-            Some(u) if u.starts_with(USER_SPACE) && user.len() < limit => user.push(item.clone()),
-            Some(u) if u.starts_with(AGENT_SPACE) && agent.len() < limit => agent.push(item.clone()),
-            _ => {}
+    let user: Vec<Value> = memories.iter().filter(|i| uri_of(i).is_some_and(|u| u.starts_with(USER_SPACE))).take(limit).cloned().collect();
+    Some((json!({ "memories": user }), agent_answer(answer, agent_scope, limit)))
+}
+
+/// The agent scope's items of a find answer as `{memories: [...]}`: its `memories`, then its
+/// `resources` (where 0.5.2 files `viking://agent/…`), each item inside `agent_scope` only,
+/// first of each uri, at most `limit`. An answer of another shape is returned unchanged (the
+/// pipeline's reader judges it).
+pub fn agent_answer(answer: &Value, agent_scope: &str, limit: usize) -> Value {
+    let lists: Vec<&Vec<Value>> = match answer {
+        Value::Object(o) => {
+            let list = |k: &str| o.get(k).and_then(Value::as_array);
+            if o.get("memories").is_some_and(|m| !m.is_array()) {
+                return answer.clone();
+            }
+            [list("memories"), list("resources")].into_iter().flatten().collect()
         }
-    }
-    Some((json!({ "memories": user }), json!({ "memories": agent })))
+        Value::Array(a) => vec![a],
+        _ => return answer.clone(),
+    };
+    let folder = format!("{}/", agent_scope.trim_end_matches('/'));
+    let mut seen = std::collections::HashSet::new();
+    let items: Vec<Value> = lists
+        .into_iter()
+        .flatten()
+        .filter(|i| uri_of(i).is_some_and(|u| u.starts_with(&folder) && seen.insert(u.to_string())))
+        .take(limit)
+        .cloned()
+        .collect();
+    json!({ "memories": items })
+}
+
+fn uri_of(item: &Value) -> Option<&str> {
+    item.get("uri").and_then(Value::as_str)
 }
 
 #[cfg(test)]
@@ -54,10 +86,10 @@ mod tests {
 
     #[test]
     fn only_the_users_and_the_agents_spaces_are_combined() {
-        assert!(fits("viking://user/alice/memories", "viking://agent/memories"));
-        assert!(fits("viking://user/alice/memories/events", "viking://agent/memories"));
-        assert!(fits("viking://~/memories", "viking://agent/memories"));
-        assert!(!fits("viking://resources/team-notes", "viking://agent/memories"));
+        assert!(fits("viking://user/alice/memories", "viking://agent/main/memories"));
+        assert!(fits("viking://user/alice/memories/events", "viking://agent/main/memories"));
+        assert!(fits("viking://~/memories", "viking://agent/main/memories"));
+        assert!(!fits("viking://resources/team-notes", "viking://agent/main/memories"));
         assert!(!fits("viking://user/alice/memories", "viking://resources/x"));
     }
 
@@ -66,18 +98,42 @@ mod tests {
         let m = |uri: &str, score: f64| json!({ "uri": uri, "level": 2, "score": score });
         let answer = json!({ "memories": [
             m("viking://user/alice/memories/a.md", 0.9),
-            m("viking://agent/x/memories/cases/c.md", 0.8),
+            m("viking://agent/main/memories/cases/c.md", 0.8),
             m("viking://user/alice/memories/b.md", 0.7),
             m("viking://resources/elsewhere.md", 0.65),
             json!({ "level": 2, "score": 0.6 }),
             m("viking://user/alice/memories/c.md", 0.5),
         ], "resources": [], "skills": [] });
-        let (user, agent) = split(&answer, 2).unwrap();
-        let uris = |v: &Value| v["memories"].as_array().unwrap().iter().map(|i| i["uri"].as_str().unwrap().to_string()).collect::<Vec<_>>();
+        let (user, agent) = split(&answer, "viking://agent/main/memories", 2).unwrap();
         assert_eq!(uris(&user), ["viking://user/alice/memories/a.md", "viking://user/alice/memories/b.md"]);
-        assert_eq!(uris(&agent), ["viking://agent/x/memories/cases/c.md"]);
-        assert!(split(&json!({ "memories": 5 }), 2).is_none());
-        assert!(split(&json!("text"), 2).is_none());
-        assert_eq!(split(&json!([]), 2).unwrap().0, json!({ "memories": [] }));
+        assert_eq!(uris(&agent), ["viking://agent/main/memories/cases/c.md"]);
+        assert!(split(&json!({ "memories": 5 }), "viking://agent/main/memories", 2).is_none());
+        assert!(split(&json!("text"), "viking://agent/main/memories", 2).is_none());
+        assert_eq!(split(&json!([]), "viking://agent/main/memories", 2).unwrap().0, json!({ "memories": [] }));
+    }
+
+    #[test]
+    fn the_agent_scope_is_read_from_resources_too_and_never_outside_its_folder() {
+        // 0.5.2 answers files under viking://agent/… as resources
+        let r = |uri: &str, level: u8| json!({ "context_type": "resource", "uri": uri, "level": level, "score": 0.8 });
+        let answer = json!({ "memories": [], "resources": [
+            r("viking://agent/main/memories/cases/.abstract.md", 0),
+            r("viking://agent/main/memories/cases/restart.md", 2),
+            r("viking://agent/main/memories-old/x.md", 2),
+            r("viking://agent/other/memories/cases/secret.md", 2),
+            r("viking://agent/memories/cases/shared.md", 2),
+            r("viking://agent/main/memories/cases/restart.md", 2),
+        ] });
+        let agent = agent_answer(&answer, "viking://agent/main/memories", 10);
+        assert_eq!(uris(&agent), ["viking://agent/main/memories/cases/.abstract.md", "viking://agent/main/memories/cases/restart.md"]);
+        let (_, split_agent) = split(&answer, "viking://agent/main/memories/", 1).unwrap();
+        assert_eq!(uris(&split_agent), ["viking://agent/main/memories/cases/.abstract.md"], "cut to the pool");
+        // a shape the reader must judge is passed through
+        assert_eq!(agent_answer(&json!({ "memories": "x" }), "viking://agent/main/memories", 5), json!({ "memories": "x" }));
+        assert_eq!(agent_answer(&json!(7), "viking://agent/main/memories", 5), json!(7));
+    }
+
+    fn uris(v: &Value) -> Vec<String> {
+        v["memories"].as_array().unwrap().iter().map(|i| i["uri"].as_str().unwrap().to_string()).collect()
     }
 }

@@ -32,7 +32,7 @@ describe("OpenViking client against a real server", { skip: skipReason, timeout:
     harness = await startHarness();
     env = harness.env;
     client = createClient({ baseUrl: env.baseUrl, apiKey: env.userKey, agentId: "agent-a", timeoutMs: 30000 });
-    scopes = { user: `viking://user/${env.userId}/memories`, agent: "viking://agent/memories" };
+    scopes = { user: `viking://user/${env.userId}/memories`, agent: "viking://agent/agent-a/memories" }; // the agent scope the engine searches: its own folder
   });
   after(async () => {
     await harness?.stop();

@@ -178,7 +178,7 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     const injected = (out.recall?.memories ?? []).map((m) => m.uri);
     assert.equal(out.recallStatus.state, "searched", JSON.stringify(out.recallStatus));
     assert.equal(out.recallStatus.intent?.narrowedTo ?? null, null, "a question naming no folder searches the whole user scope");
-    assert.deepEqual(finds, [[`viking://user/${uid}/memories`, "viking://agent/memories"]], "one find, over both scopes");
+    assert.deepEqual(finds, [[`viking://user/${uid}/memories`, "viking://agent/main/memories"]], "one find, over both scopes: the user's and this agent's own folder");
     assert.ok(injected.includes(`viking://user/${uid}/memories/entities/kestrel-service.md`), JSON.stringify(injected));
     assert.ok(injected.includes("viking://agent/main/memories/cases/kestrel-restart.md"), JSON.stringify(injected));
     assert.ok(injected.every((u) => !u.includes("other-agent")), JSON.stringify(injected));

@@ -15,10 +15,11 @@
 //    (`POST /api/v1/content/write` for the first file of a type folder, then
 //    `POST /api/v1/content/batch-write`, both with `wait: true`: findable when they return).
 // 2. Recall, per question (the question is the current user message, nothing before it):
-//    the query as the engine builds it (`Engine.buildRecallQuery`), then the two finds the
-//    engine's protocol sends (src/openviking/client.rs `find_within`: `{query, target_uri,
-//    limit, score_threshold: 0}` on the user scope `viking://user/<uid>/memories` and the agent
-//    scope `viking://agent/memories`, `limit` = `Engine.searchLimit`, the rerank pool
+//    the query as the engine builds it (`Engine.buildRecallQuery`), then the finds the
+//    engine's protocol sends (src/openviking/client.rs: `{query, target_uri, limit,
+//    score_threshold: 0}` on the user scope `viking://user/<uid>/memories` and the agent's own
+//    scope `viking://agent/<agentId>/memories`, one find over both unless a window applies, as
+//    src/engine/read.rs does; the baseline's two finds whole), `limit` = `Engine.searchLimit`, the rerank pool
 //    max(recallLimit·4, 20) = 24), then the engine's own selection through the wasm:
 //    `Engine.autoRecall({messages, search, nowMs, explain: true})`, default config.
 //    Recorded: the injected memories; evidence recall (≥ 1 evidence memory injected) and,
@@ -80,8 +81,8 @@ const FINDS_OUT = join(dirname(OUT), basename(OUT, ".json") + "-finds.json");
 const replay = args.replay ? JSON.parse(readFileSync(resolve(args.replay), "utf8")) : null;
 if (replay && (replay.seed !== SEED || replay.context !== CONTEXT)) die(`--replay ${args.replay} was made with seed ${replay.seed}, context ${replay.context}`);
 const finds = {};
-const AGENT_SCOPE = "viking://agent/memories";
 const AGENT_ID = "main";
+const AGENT_SCOPE = `viking://agent/${AGENT_ID}/memories`; // the engine's agent scope (src/recall/scopes.rs)
 const log = (m) => process.stderr.write(`[quality] ${m}\n`);
 const memIndexCache = new Map();
 

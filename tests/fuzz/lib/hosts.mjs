@@ -31,7 +31,8 @@ export function isPlainSegment(s) {
   const w = s.toWellFormed();
   return w !== "" && [...w].length <= 256 && w !== "." && w !== ".." && !new RegExp(`[/\\\\%?#${WS}\\u0000-\\u001f\\u007f-\\u009f]`).test(w);
 }
-export const AGENT_SCOPE = "viking://agent/memories";
+/** The agent scope the engine searches: the agent's own folder (src/recall/scopes.rs), never the account-wide viking://agent/memories. */
+export const agentScope = (agentId) => `viking://agent/${agentId}/memories`;
 export const HOME_SCOPE = "viking://~/memories";
 /** The user scope the engine must search: the target, the user's folder, or the home alias. */
 export function userScope(targetUri, uid) {
@@ -39,12 +40,12 @@ export function userScope(targetUri, uid) {
   return isPlainSegment(uid) ? `viking://user/${uid.toWellFormed()}/memories` : HOME_SCOPE;
 }
 /** A scope the engine may search at all (whatever the user id the host claimed). */
-export function allowedScope(uri, targetUri) {
+export function allowedScope(uri, targetUri, agentId = "default") {
   // the recall intent searches one memory folder of the user scope (src/recall/intent.rs), and
   // a turn's experiences are searched in the user's experiences folder (recall/experience.rs)
   const folder = /^(.*\/memories)\/(preferences|events|experiences)$/s.exec(uri);
-  if (folder) return allowedScope(folder[1], targetUri);
-  if (uri === AGENT_SCOPE || uri === HOME_SCOPE) return true;
+  if (folder) return allowedScope(folder[1], targetUri, agentId);
+  if (uri === agentScope(agentId) || uri === HOME_SCOPE) return true;
   if (typeof targetUri === "string" && uri === targetUri.replace(/\/+$/, "")) return true;
   const m = /^viking:\/\/user\/(.*)\/memories$/s.exec(uri);
   return !!m && isPlainSegment(m[1]);
@@ -87,6 +88,8 @@ export function goodHost(rng, { protocol } = {}) {
     clock, sessions, warnings, state, outbox, uid, found, stats, contents,
     /** The config's resolved targetUri (set by the case once it is known): find's scopes are checked against it. */
     targetUri: undefined,
+    /** The config's agentId (set with targetUri): the one agent scope find may search. */
+    agentId: "default",
     /** readContent only of uris find returned (off when a hostile find answers for this store). */
     strictReads: true,
     async listSessions() {
@@ -145,9 +148,9 @@ export function goodHost(rng, { protocol } = {}) {
       if (typeof query !== "string" || query.trim() === "") violation(`find: query ${typeof query === "string" ? "blank" : typeof query}`);
       else if (query.length > 8000) violation(`find: a query of ${query.length} UTF-16 units (the engine caps queries at 4000 characters)`);
       if (!Number.isInteger(limit) || limit < 1 || limit > 1000) violation(`find: limit ${limit}`);
-      if (typeof targetUri === "string" && h.targetUri !== undefined && !allowedScope(targetUri, h.targetUri)) violation(`find: searched outside this agent's scopes: ${JSON.stringify(targetUri).slice(0, 120)}`);
+      if (typeof targetUri === "string" && h.targetUri !== undefined && !allowedScope(targetUri, h.targetUri, h.agentId)) violation(`find: searched outside this agent's scopes: ${JSON.stringify(targetUri).slice(0, 120)}`);
       const scope = String(targetUri).replace(/\/+$/, "");
-      const agent = scope === AGENT_SCOPE;
+      const agent = scope.startsWith("viking://agent/");
       const r = new Rng(fnv(`${scope}\u0000${query}`) ^ salt, 0xf1d);
       const words = String(query).split(/\s+/).filter(Boolean).slice(0, 12).map((w) => w.slice(0, 40));
       const n = Math.min(Number.isInteger(limit) ? limit : 20, r.weighted([[agent ? 6 : 1, 0], [6, r.range(1, 5)], [2, r.range(6, 14)], [0.3, r.range(30, 80)]]));

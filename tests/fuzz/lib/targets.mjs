@@ -3,7 +3,7 @@
 import { hostile, text, cleanText, ctx, tagged, tagText } from "./values.mjs";
 import * as S from "./shapes.mjs";
 import { checkToolPairs, checkRecall, checkQuery, hasLone, toolPairProblems, checkMemories, engineView, sameJson, messageText } from "./checks.mjs";
-import { goodHost, hostileHost, randomPlan, wholeHostileHost, describePlan, completeHosts, ENGINE_CALLBACKS, rustTrim, userScope, allowedScope, AGENT_SCOPE, HOME_SCOPE } from "./hosts.mjs";
+import { goodHost, hostileHost, randomPlan, wholeHostileHost, describePlan, completeHosts, ENGINE_CALLBACKS, rustTrim, userScope, allowedScope, agentScope, HOME_SCOPE } from "./hosts.mjs";
 import { Rng } from "./prng.mjs";
 
 /** Thrown to abandon a case whose setup found the instance poisoned (already reported). */
@@ -475,7 +475,7 @@ async function contextEngineCase(c, W) {
     cfg = W.pkg.parseConfig(ca.value, env).config;
   } catch {}
   const agentId = cfg?.agentId ?? "default";
-  if (cfg) good.targetUri = cfg.targetUri;
+  if (cfg) good.targetUri = cfg.targetUri, good.agentId = agentId;
 
   let uidSet; // what setUserId set (undefined: the engine asks the host)
   if (rng.chance(0.6)) {
@@ -658,7 +658,7 @@ async function contextEngineCase(c, W) {
         r = await c.async("ContextEngine#memoryScopes", () => ce.memoryScopes(...args), { args, expectOk: goodHostMode, bound, allowCodes: degrade(["HOST_TIMEOUT"]),
           check: (s, fail) => {
             if (!s || typeof s.user !== "string" || typeof s.agent !== "string") return fail(`memoryScopes resolved to ${JSON.stringify(s)?.slice(0, 100)}`);
-            if (s.agent !== AGENT_SCOPE) fail(`memoryScopes: agent scope ${s.agent}`);
+            if (s.agent !== agentScope(agentId)) fail(`memoryScopes: agent scope ${s.agent}`);
             if (cfg && !allowedScope(s.user, cfg.targetUri)) fail(`memoryScopes: user scope ${JSON.stringify(s.user).slice(0, 100)} is not the target, the user's folder or ${HOME_SCOPE}`);
             else if (expectedUser !== null && !hostile_?.parked && s.user !== expectedUser) fail(`memoryScopes: user scope ${JSON.stringify(s.user).slice(0, 100)}, expected ${JSON.stringify(expectedUser).slice(0, 100)}`);
           } });
