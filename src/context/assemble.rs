@@ -65,7 +65,7 @@ fn read_summaries(v: Option<&Vec<Value>>) -> Result<Vec<SummaryRef>> {
             text,
         });
     }
-    out.sort_by_key(|s| s.end_sequence);
+    crate::order::sort_by_key(&mut out, |s| s.end_sequence);
     Ok(out)
 }
 
@@ -108,7 +108,7 @@ pub fn compose_turn(config: &Config, req: RecallRequest, budget: Option<u64>, su
 /// and it is left out when it would take more than 1/[`MAP_BUDGET_SHARE`] of it).
 pub fn compose_turn_with(config: &Config, req: RecallRequest, budget: Option<u64>, mut summaries: Vec<SummaryRef>, next_sequence: u64, extras: TurnExtras) -> Result<(AssembleResult, Vec<Outsized>)> {
     summaries.retain(|s| !s.text.trim().is_empty());
-    summaries.sort_by_key(|s| s.end_sequence);
+    crate::order::sort_by_key(&mut summaries, |s| s.end_sequence);
     let prompt = req.prompt.clone();
     let now_ms = req.now_ms;
     // outsized tool outputs are stand-ins in what the model sees (the stored turn is the host's)

@@ -124,7 +124,7 @@ pub fn entries_of(root: &str, tree: &Value) -> Vec<MapEntry> {
             }
         }
     }
-    entries.sort_by(|a, b| b.is_dir.cmp(&a.is_dir).then(b.files.cmp(&a.files)).then(a.name.cmp(&b.name)));
+    crate::order::sort_by(&mut entries, |a, b| b.is_dir.cmp(&a.is_dir).then(b.files.cmp(&a.files)).then(a.name.cmp(&b.name)));
     entries
 }
 

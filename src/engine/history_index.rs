@@ -79,7 +79,7 @@ impl<H: Host> Engine<H> {
             Ok(chunks) => chunks.into_iter().flat_map(|c| c.turns).filter(|t| after.map_or(true, |a| t.sequence > a)).map(|t| (t.sequence, t.turn_id)).collect(),
             Err(_) => Vec::new(),
         };
-        out.sort();
+        crate::order::sort(&mut out);
         out.dedup_by_key(|t| t.0);
         out
     }

@@ -159,7 +159,7 @@ impl<H: Host> Engine<H> {
         // OpenViking by this turn may not be saved yet)
         let mut ids: Vec<String> = self.host.list_state_keys("session/").await.ok()?.into_iter().filter_map(|k| k.strip_prefix("session/").map(str::to_string)).collect();
         ids.extend(self.records.borrow().keys().cloned());
-        ids.sort();
+        crate::order::sort(&mut ids);
         ids.dedup();
         for ov_id in &ids {
             let ov_id = ov_id.as_str();

@@ -118,7 +118,7 @@ impl CheckpointIndex {
     pub fn upsert(&mut self, cp: CompactCheckpoint) {
         self.checkpoints.retain(|c| c.archive_index != cp.archive_index);
         self.checkpoints.push(cp);
-        self.checkpoints.sort_by_key(|c| c.archive_index);
+        crate::order::sort_by_key(&mut self.checkpoints, |c| c.archive_index);
     }
 
     /// The checkpoint whose archive holds turn `sequence`.

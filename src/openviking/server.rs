@@ -101,6 +101,6 @@ pub fn redact_all(text: &str, secrets: &[&str]) -> String {
             forms.push(encoded);
         }
     }
-    forms.sort_by_key(|f| std::cmp::Reverse(f.len()));
+    crate::order::sort_by_key(&mut forms, |f| std::cmp::Reverse(f.len()));
     forms.iter().fold(text.to_string(), |out, f| out.replace(f.as_str(), "[redacted]"))
 }

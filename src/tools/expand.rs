@@ -136,7 +136,7 @@ pub fn expand(archive_uri: &str, messages: &[Value], checkpoint: Option<&Compact
         .collect();
     if !tokens.is_empty() {
         scored.retain(|(_, s)| *s > 0.0);
-        scored.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        crate::order::sort_by(&mut scored, |a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     }
     scored.truncate(limit.max(1));
     let excerpts = scored

@@ -249,8 +249,8 @@ fn synthetic_plan(messages: &[Value]) -> Vec<Keep> {
     }
     // sorted, so each result's lookup is a binary search (a scan per result was quadratic in
     // a long session's tool calls)
-    removed_calls.sort_unstable();
-    kept_calls.sort_unstable();
+    crate::order::sort(&mut removed_calls);
+    crate::order::sort(&mut kept_calls);
     messages
         .iter()
         .map(|m| {

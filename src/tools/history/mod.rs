@@ -206,7 +206,7 @@ pub fn add_to_chunk(existing: Option<IndexChunk>, agent_id: &str, ov_session_id:
     };
     doc.turns.retain(|t| t.sequence != entry.sequence && t.turn_id != entry.turn_id);
     doc.turns.push(entry);
-    doc.turns.sort_by_key(|t| t.sequence);
+    crate::order::sort_by_key(&mut doc.turns, |t| t.sequence);
     doc
 }
 

@@ -461,7 +461,7 @@ pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
             q.since.map_or(true, |s| t >= s) && q.until.map_or(true, |u| t < u)
         })
         .collect();
-    turns.sort_by(|a, b| {
+    crate::order::sort_by(&mut turns, |a, b| {
         let (x, y) = (&a.0.turns[a.1], &b.0.turns[b.1]);
         y.timestamp_ms.cmp(&x.timestamp_ms).then(y.sequence.cmp(&x.sequence)).then(a.0.ov_session_id.cmp(&b.0.ov_session_id))
     });
@@ -524,8 +524,8 @@ pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
     let scanned = scan.scanned;
     let newer = |a: &Hit, b: &Hit| b.timestamp_ms.cmp(&a.timestamp_ms).then(b.sequence.cmp(&a.sequence));
     match q.sort {
-        Sort::Relevance => hits.sort_by(|a, b| b.score.total_cmp(&a.score).then(newer(a, b))),
-        Sort::Recency => hits.sort_by(|a, b| newer(a, b).then(b.score.total_cmp(&a.score))),
+        Sort::Relevance => crate::order::sort_by(&mut hits, |a, b| b.score.total_cmp(&a.score).then(newer(a, b))),
+        Sort::Recency => crate::order::sort_by(&mut hits, |a, b| newer(a, b).then(b.score.total_cmp(&a.score))),
     }
     let matched = hits.len();
     hits.truncate(q.limit.clamp(1, LIMIT_MAX));
