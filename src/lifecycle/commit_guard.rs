@@ -23,13 +23,55 @@ pub const BACKOFF_MAX_MS: u64 = 15 * 60_000;
 /// An `archiving` phase older than this is taken as lost (process died mid-call).
 pub const ARCHIVING_STALE_MS: u64 = 5 * 60_000;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+/// Written as an internally tagged object (`{"phase": "archiving", "since_ms": …, "forced": …}`);
+/// read by hand ([`phase_from_value`]): serde's derive for an internally tagged enum buffers
+/// the object and was 11 KB of the plugin's wasm (issue 23).
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum CommitPhase {
     #[default]
     Idle,
     Archiving { since_ms: u64, forced: bool },
     Extracting { since_ms: u64, task_id: String, archive_uri: String, start_sequence: u64, end_sequence: u64 },
+}
+
+impl<'de> Deserialize<'de> for CommitPhase {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        phase_from_value(serde_json::Value::deserialize(d)?).map_err(serde::de::Error::custom)
+    }
+}
+
+/// A [`CommitPhase`] from its object, as the derive for `tag = "phase"` reads it: the tag
+/// names the variant, the variant's fields are required, other members are ignored; the
+/// errors are serde's (`missing field`, `unknown variant`, a field's `invalid type`).
+fn phase_from_value(v: serde_json::Value) -> Result<CommitPhase, serde_json::Error> {
+    use serde::de::{Error, Unexpected};
+    let serde_json::Value::Object(mut m) = v else {
+        let unexpected = match &v {
+            serde_json::Value::Null => Unexpected::Unit,
+            serde_json::Value::Bool(b) => Unexpected::Bool(*b),
+            serde_json::Value::Number(_) => Unexpected::Other("number"),
+            serde_json::Value::String(s) => Unexpected::Str(s),
+            _ => Unexpected::Seq,
+        };
+        return Err(Error::invalid_type(unexpected, &"internally tagged enum CommitPhase"));
+    };
+    fn field<T: serde::de::DeserializeOwned>(m: &mut serde_json::Map<String, serde_json::Value>, key: &'static str) -> Result<T, serde_json::Error> {
+        T::deserialize(m.remove(key).ok_or_else(|| Error::missing_field(key))?)
+    }
+    let tag: String = field(&mut m, "phase")?;
+    Ok(match tag.as_str() {
+        "idle" => CommitPhase::Idle,
+        "archiving" => CommitPhase::Archiving { since_ms: field(&mut m, "since_ms")?, forced: field(&mut m, "forced")? },
+        "extracting" => CommitPhase::Extracting {
+            since_ms: field(&mut m, "since_ms")?,
+            task_id: field(&mut m, "task_id")?,
+            archive_uri: field(&mut m, "archive_uri")?,
+            start_sequence: field(&mut m, "start_sequence")?,
+            end_sequence: field(&mut m, "end_sequence")?,
+        },
+        other => return Err(Error::unknown_variant(other, &["idle", "archiving", "extracting"])),
+    })
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -216,6 +258,49 @@ mod tests {
         g.on_commit_requested(0, true);
         assert_eq!(g.admit(ARCHIVING_STALE_MS + 1, true), Admission::Start);
         assert_eq!(g.route_turn(ARCHIVING_STALE_MS + 1), TurnRouting::WriteNow);
+    }
+
+    /// The hand-written read accepts and refuses what the derive for `tag = "phase"` did.
+    #[test]
+    fn the_phase_reads_as_an_internally_tagged_enum() {
+        #[derive(Debug, PartialEq, Deserialize)]
+        #[serde(tag = "phase", rename_all = "snake_case")]
+        enum Derived {
+            Idle,
+            Archiving { since_ms: u64, forced: bool },
+            Extracting { since_ms: u64, task_id: String, archive_uri: String, start_sequence: u64, end_sequence: u64 },
+        }
+        let same = |a: &CommitPhase, b: &Derived| match (a, b) {
+            (CommitPhase::Idle, Derived::Idle) => true,
+            (CommitPhase::Archiving { since_ms, forced }, Derived::Archiving { since_ms: s, forced: f }) => since_ms == s && forced == f,
+            (CommitPhase::Extracting { since_ms, task_id, archive_uri, start_sequence, end_sequence }, Derived::Extracting { since_ms: s, task_id: t, archive_uri: a, start_sequence: b, end_sequence: e }) => {
+                since_ms == s && task_id == t && archive_uri == a && start_sequence == b && end_sequence == e
+            }
+            _ => false,
+        };
+        let cases = [
+            serde_json::json!({"phase": "idle"}),
+            serde_json::json!({"phase": "idle", "since_ms": "ignored"}),
+            serde_json::json!({"phase": "archiving", "since_ms": 5, "forced": true, "extra": [1]}),
+            serde_json::json!({"phase": "extracting", "since_ms": 5, "task_id": "t", "archive_uri": "a", "start_sequence": 1, "end_sequence": 4}),
+            serde_json::json!({"phase": "archiving", "since_ms": 5}),
+            serde_json::json!({"phase": "archiving", "since_ms": null, "forced": false}),
+            serde_json::json!({"phase": "extracting", "since_ms": 5, "task_id": 7, "archive_uri": "a", "start_sequence": 1, "end_sequence": 4}),
+            serde_json::json!({"phase": "waiting"}),
+            serde_json::json!({"since_ms": 5}),
+            serde_json::json!("idle"),
+            serde_json::json!(null),
+        ];
+        for case in cases {
+            let ours = serde_json::from_value::<CommitPhase>(case.clone());
+            let derived = serde_json::from_value::<Derived>(case.clone());
+            match (&ours, &derived) {
+                (Ok(a), Ok(b)) => assert!(same(a, b), "{case}: {a:?} vs {b:?}"),
+                (Err(a), Err(b)) if case.is_object() => assert_eq!(a.to_string(), b.to_string(), "{case}"),
+                (Err(_), Err(_)) => {}
+                _ => panic!("{case}: {ours:?} vs {derived:?}"),
+            }
+        }
     }
 
     #[test]
