@@ -103,7 +103,7 @@ fn num(s: &str, len: usize) -> Option<u32> {
 
 /// An ISO 8601 time as stored by OpenViking (`created_at`), in ms since the epoch.
 pub fn iso_ms(s: &str) -> Option<u64> {
-    parse_iso(&s.trim().to_uppercase()).map(|w| w.start)
+    parse_iso(&s.trim().to_ascii_uppercase()).map(|w| w.start)
 }
 
 /// ISO 8601 as described in the module doc.
@@ -175,7 +175,7 @@ pub fn parse_when(v: &Value, now_ms: u64) -> Result<Span, String> {
             if let Some(ms) = t.parse::<u64>().ok().filter(|_| t.len() >= 10) {
                 return Ok(Span::instant(ms));
             }
-            parse_iso(&s.trim().to_uppercase()).or_else(|| relative(now_ms, &t)).ok_or_else(|| format!("not a time I can read ({s:?}); {FORMS}"))
+            parse_iso(&s.trim().to_ascii_uppercase()).or_else(|| relative(now_ms, &t)).ok_or_else(|| format!("not a time I can read ({s:?}); {FORMS}"))
         }
         _ => Err(format!("must be a string or a number; {FORMS}")),
     }
@@ -208,6 +208,14 @@ mod tests {
         assert_eq!(p("2026-11-20 14:30").start, NOW);
         for bad in ["2026-13-01", "2026-02-30", "2026-11-20T25:00", "2026-11-20T14:30+99:00", "20261120", "2026-11-20T14"] {
             assert!(parse_when(&json!(bad), NOW).is_err(), "{bad}");
+        }
+        // lower-case `t` and `z` read as upper-case; a non-ASCII letter (upper-cased by Unicode
+        // to ASCII letters: `ﬆ` → `ST`, `ı` → `I`) is never part of a time
+        assert_eq!(p("2026-11-20t14:30:00z").start, NOW);
+        assert_eq!(iso_ms(" 2026-11-20t14:30:00.000z "), Some(NOW));
+        for bad in ["2026-11-20\u{fb06}14:30", "2026-11-20T14:30\u{fb06}", "2026-11-20T14:30:00\u{131}", "2026-11-20T14:30:00.5\u{17f}"] {
+            assert_eq!(iso_ms(bad), None, "{bad}");
+            assert_eq!(parse_iso(&bad.to_uppercase()), None, "{bad}, upper-cased by Unicode");
         }
     }
 
