@@ -489,13 +489,21 @@ impl<'de, 't, V: Visitor<'de>> Visitor<'de> for KeyWrap<'t, V> {
     }
 }
 
+/// The error of a list or object over [`MAX_ITEMS`]: out of line, so the wording is compiled
+/// once rather than in every instantiation of [`Map`] and [`Seq`] (issue 23, size).
+#[cold]
+#[inline(never)]
+fn too_many(track: &Track, what: &str) -> DecodeError {
+    track.mark(DecodeError::new(format!("has more than {MAX_ITEMS} {what}")))
+}
+
 impl<'de, 't, A: de::MapAccess<'de>> de::MapAccess<'de> for Map<'t, A> {
     type Error = DecodeError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, DecodeError> {
         self.count += 1;
         if self.count > MAX_ITEMS {
-            return Err(self.track.mark(DecodeError::new(format!("has more than {MAX_ITEMS} entries"))));
+            return Err(too_many(self.track, "entries"));
         }
         let track = self.track;
         self.inner.next_key_seed(KeySeed { seed, track }).map_err(|e| track.unstash(e))
@@ -520,7 +528,7 @@ impl<'de, 't, A: de::SeqAccess<'de>> de::SeqAccess<'de> for Seq<'t, A> {
 
     fn next_element_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<Option<S::Value>, DecodeError> {
         if self.index >= MAX_ITEMS {
-            return Err(self.track.mark(DecodeError::new(format!("has more than {MAX_ITEMS} items"))));
+            return Err(too_many(self.track, "items"));
         }
         let track = self.track;
         track.path.borrow_mut().push(Seg::Index(self.index));
