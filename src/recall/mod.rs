@@ -47,7 +47,7 @@ use crate::context::messages::synthetic::{recall_call, recall_line, recall_resul
 use crate::text::{push_collapsed_lowercase, push_lowercase, truncate_with_ellipsis};
 use candidate::{Scope, SearchItem};
 use explain::{CutReason, Decision, ExplainRecord};
-use rank::{profile_query, QueryProfile, RankParts, Ranker};
+use rank::{profile_query, profile_query_from, QueryProfile, RankParts, Ranker, WordRuns};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -209,9 +209,20 @@ pub fn relevance_words(query: &str) -> Vec<String> {
 /// or more letters also counts by its stem — its first `max(5, len − 3)` letters where a word
 /// starts — so "allergic" finds "allergy" and "restrictions" finds "restricted".
 pub fn query_words_in(words: &[String], lower: &str) -> u128 {
+    query_words_with(words, lower, &mut WordRuns::default())
+}
+
+/// [`query_words_in`], reading the text's word runs into `runs` (a buffer reused across
+/// texts). A word found whole is found by its stem too, so a word with a stem is looked for
+/// by its stem alone.
+fn query_words_with(words: &[String], lower: &str, runs: &mut WordRuns) -> u128 {
+    runs.read(lower);
     let found = |t: &str| {
-        rank::token_matches(lower, t)
-            || (t.len() >= 6 && t.bytes().all(|b| b.is_ascii_alphabetic()) && rank::token_matches(lower, &t[..(t.len() - 3).max(5)]))
+        if t.len() >= 6 && t.bytes().all(|b| b.is_ascii_alphabetic()) {
+            runs.begins_with(lower, &t[..(t.len() - 3).max(5)])
+        } else {
+            runs.matches(lower, t)
+        }
     };
     words.iter().take(128).enumerate().filter(|(_, t)| found(t)).fold(0, |m, (n, _)| m | (1u128 << n))
 }
@@ -257,7 +268,10 @@ pub fn select(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &Re
 /// rank for candidates that never reach the rerank, no dedupe keys past a full pool, no
 /// records.
 pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &RecallSettings, explain: bool) -> Selection {
-    let profile = profile_query(query);
+    // the query's words, read once: the relevance rules look for all of them, the rerank for
+    // the first 8 words' worth
+    let query_words = if s.require_query_word || s.near_duplicate_overlap > 0.0 { relevance_words(query) } else { Vec::new() };
+    let profile = if query_words.is_empty() { profile_query(query) } else { profile_query_from(query, &query_words) };
     let mut ranker = Ranker::new(&profile);
     let mut candidates: Vec<Candidate> = Vec::with_capacity(user.len() + agent.len());
     candidates.extend(user.into_iter().map(|item| Candidate { item, scope: Scope::User, rank: UNRANKED }));
@@ -301,15 +315,15 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
     // 3b: which query words each candidate's abstract holds (a bit per query token); without
     // one, the candidate is cut (`recallRequireQueryWord`; a query without words cuts nothing,
     // and neither the stable profile nor a memory without an abstract can be judged: they stay)
-    let query_words = if s.require_query_word || s.near_duplicate_overlap > 0.0 { relevance_words(query) } else { Vec::new() };
     let judge_words = s.require_query_word && !query_words.is_empty();
     let mut words: FastMap<usize, u128> = fast_map(if judge_words || s.near_duplicate_overlap > 0.0 { pool.len() } else { 0 });
     if judge_words || s.near_duplicate_overlap > 0.0 {
         let mut lower = String::new();
+        let mut runs = WordRuns::default();
         for &i in &pool {
             lower.clear();
             push_lowercase(&mut lower, candidates[i].item.summary());
-            words.insert(i, query_words_in(&query_words, &lower));
+            words.insert(i, query_words_with(&query_words, &lower, &mut runs));
         }
     }
     if judge_words {
