@@ -40,6 +40,7 @@ pub mod intent;
 pub mod query;
 pub mod rank;
 pub mod skills;
+pub mod wire;
 
 use crate::config::Config;
 use crate::context::messages::estimate_message_tokens;

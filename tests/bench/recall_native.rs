@@ -20,7 +20,8 @@
 //! Profiling: `RECALL_PROFILE=N RECALL_PROFILE_CALLS=K` runs only that lean call K times over
 //! the N-per-scope turns and exits (for `valgrind --tool=callgrind`).
 
-use openviking_context_engine::recall::auto::{auto_recall, auto_recall_with, recall_answer, RecallRequest};
+use openviking_context_engine::recall::auto::{auto_recall, auto_recall_with, recall_answer_read, RecallRequest};
+use openviking_context_engine::recall::wire::{read_request_text, RequestText};
 use openviking_context_engine::config::Config;
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -150,10 +151,14 @@ fn lean_turns(config: &Config, out_dir: &str, per_scope: usize) -> Option<Vec<St
     Some(turns.into_iter().map(cut).collect())
 }
 
-/// The lean per-turn call inside the module: JSON text in, JSON text out.
+/// The lean per-turn call inside the module (`Engine.recall`): JSON text in (the search
+/// results typed on the way), JSON text out.
 fn lean_call(config: &Config, text: &str) -> String {
-    let v: Value = serde_json::from_str(text).unwrap();
-    let answer = recall_answer(config, RecallRequest::from_value(v).unwrap(), false).unwrap();
+    let (v, scopes) = match read_request_text(text).unwrap() {
+        RequestText::Typed { rest, scopes } => (rest, Some(scopes)),
+        RequestText::Plain(v) => (v, None),
+    };
+    let answer = recall_answer_read(config, RecallRequest::from_value(v).unwrap(), scopes, false).unwrap();
     serde_json::to_string(&answer).unwrap()
 }
 
