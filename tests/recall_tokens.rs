@@ -8,6 +8,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use openviking_context_engine::recall::rank::{is_stopword, profile_query, profile_query_from, query_tokens, token_matches, WordRuns};
+use openviking_context_engine::recall::query_words::QueryWordIndex;
 use openviking_context_engine::recall::{query_words_in, relevance_words};
 use openviking_context_engine::text::is_cjk;
 use proptest::prelude::*;
@@ -128,6 +129,13 @@ proptest! {
             token_matches(&lower, t) || (t.len() >= 6 && t.bytes().all(|b| b.is_ascii_alphabetic()) && token_matches(&lower, &t[..(t.len() - 3).max(5)]))
         }).fold(0u128, |m, (n, _)| m | (1u128 << n));
         prop_assert_eq!(query_words_in(&words, &lower), expected);
+        // the index, for many texts: the same bits, also for the text's own words
+        let mut index = QueryWordIndex::new(&words);
+        prop_assert_eq!(index.found_in(&lower), expected);
+        let own = relevance_words(&hay);
+        let mut own_index = QueryWordIndex::new(&own);
+        prop_assert_eq!(own_index.found_in(&lower), query_words_in(&own, &lower));
+        prop_assert_eq!(own_index.found_in(&extra.to_lowercase()), query_words_in(&own, &extra.to_lowercase()));
     }
 }
 

@@ -40,6 +40,7 @@ pub mod intent;
 pub mod query;
 pub mod rank;
 pub mod skills;
+pub mod query_words;
 pub mod wire;
 
 use crate::config::Config;
@@ -131,7 +132,7 @@ pub struct Selection {
 /// A small, fast hasher for the dedupe maps (the keys are ours, not an attacker's choice of
 /// collisions that matters: the worst case is a slower turn, never a different result).
 #[derive(Default)]
-struct FxHasher(u64);
+pub(crate) struct FxHasher(u64);
 
 impl std::hash::Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -153,9 +154,9 @@ impl std::hash::Hasher for FxHasher {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+pub(crate) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
-fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
+pub(crate) fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
     HashMap::with_capacity_and_hasher(capacity, Default::default())
 }
 
@@ -320,11 +321,11 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
     let mut words: FastMap<usize, u128> = fast_map(if judge_words || s.near_duplicate_overlap > 0.0 { pool.len() } else { 0 });
     if judge_words || s.near_duplicate_overlap > 0.0 {
         let mut lower = String::new();
-        let mut runs = WordRuns::default();
+        let mut index = query_words::QueryWordIndex::new(&query_words);
         for &i in &pool {
             lower.clear();
             push_lowercase(&mut lower, candidates[i].item.summary());
-            words.insert(i, query_words_with(&query_words, &lower, &mut runs));
+            words.insert(i, index.found_in(&lower));
         }
     }
     if judge_words {

@@ -260,6 +260,12 @@ impl WordRuns {
         }
     }
 
+    /// The runs of `hay` (the text last [`read`](Self::read)), in order.
+    pub fn iter<'a, 'h: 'a>(&'a self, hay: &'h str) -> impl Iterator<Item = &'h [u8]> + 'a {
+        let h = hay.as_bytes();
+        self.runs.iter().map(move |&(s, e)| &h[s..e])
+    }
+
     /// [`token_matches`]`(hay, t)`, `hay` the text last [`read`](Self::read).
     pub fn matches(&self, hay: &str, t: &str) -> bool {
         if t.is_empty() || !t.bytes().all(|b| b.is_ascii_alphanumeric()) {
