@@ -68,6 +68,25 @@ fn reference_tokens(query: &str, max_weight: f64) -> Vec<String> {
     tokens
 }
 
+/// The query profile before issue 23.
+fn reference_profile(query: &str) -> (Vec<String>, bool, bool) {
+    const PREFERENCE_WORDS: &[&str] =
+        &["prefer", "prefers", "preferred", "preference", "preferences", "favorite", "favourite", "favorites", "favourites", "like", "likes"];
+    const PREFERENCE_CJK: &[&str] = &["偏好", "喜欢", "爱好", "更倾向", "好み", "선호"];
+    const TEMPORAL_WORDS: &[&str] =
+        &["when", "date", "day", "days", "week", "month", "year", "yesterday", "today", "tomorrow", "last", "next"];
+    const TEMPORAL_CJK: &[&str] = &[
+        "什么时候", "何时", "哪天", "几月", "几年", "昨天", "今天", "明天", "上周", "下周", "上个月", "下个月", "去年", "明年",
+        "いつ", "언제",
+    ];
+    let lower = query.to_lowercase();
+    let words = || lower.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty());
+    let has_word = |list: &[&str]| words().any(|w| list.contains(&w));
+    let temporal = has_word(TEMPORAL_WORDS) || lower.contains("what time") || TEMPORAL_CJK.iter().any(|p| lower.contains(p));
+    let preference = has_word(PREFERENCE_WORDS) || PREFERENCE_CJK.iter().any(|p| lower.contains(p));
+    (reference_tokens(query, 8.0), temporal, preference)
+}
+
 fn piece() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => prop::sample::select(vec![
@@ -78,6 +97,7 @@ fn piece() -> impl Strategy<Value = String> {
         2 => prop::sample::select(vec![
             "数据库", "慢查询", "的", "了", "我", "茶", "猫", "偏好", "喜欢", "は", "の", "カタカナ", "ひらがな", "한국어", "선호", "你好吗",
         ]).prop_map(str::to_string),
+        1 => prop::sample::select(vec!["what time", "What  time", "when", "Yesterday", "likes", "favourite", "昨天", "什么时候", "언제", "好み"]).prop_map(str::to_string),
         1 => prop::sample::select(vec!["İstanbul", "\u{212A}elvin", "ΣΑΣ", "ΌΣΟΣ", "ǅ", "ﬀ", "Ⅻ", "٣", "²"]).prop_map(str::to_string),
         2 => "[ .,!?/:\\-_\n\t'\"()]{1,3}",
         1 => "[a-zA-Z0-9]{1,9}",
@@ -96,6 +116,12 @@ proptest! {
     #[test]
     fn query_tokens_match_the_reference(q in text(), w in prop::sample::select(vec![0.0, 0.5, 1.0, 2.5, 4.0, 8.0, 16.0, f64::INFINITY])) {
         prop_assert_eq!(query_tokens(&q, w), reference_tokens(&q, w));
+    }
+
+    #[test]
+    fn the_profile_matches_the_reference(q in text()) {
+        let p = profile_query(&q);
+        prop_assert_eq!((p.tokens, p.wants_temporal, p.wants_preference), reference_profile(&q));
     }
 
     #[test]

@@ -32,9 +32,12 @@ const STOPWORDS: &[&str] = &[
     "whom", "whose", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves",
 ];
 
+/// The longest of [`STOPWORDS`], in bytes.
+const STOPWORD_MAX_LEN: usize = 10;
+
 /// A function word, left out of recall queries and history searches.
 pub fn is_stopword(w: &str) -> bool {
-    STOPWORDS.binary_search(&w).is_ok()
+    w.len() <= STOPWORD_MAX_LEN && STOPWORDS.binary_search(&w).is_ok()
 }
 
 /// CJK characters that carry no topic on their own (particles, pronouns, question words).
@@ -95,6 +98,12 @@ fn is_cjk_stop(c: char) -> bool {
 pub fn query_tokens(query: &str, max_weight: f64) -> Vec<String> {
     let mut t = Tokenizer { tokens: Vec::new(), weight: 0.0, max_weight, word: String::new(), word_chars: 0, run_len: 0, prev: ' ' };
     for ch in query.chars() {
+        if ch.is_ascii_alphanumeric() && t.run_len == 0 {
+            // what `step` does with a letter or digit outside a CJK run
+            t.word.push(ch.to_ascii_lowercase());
+            t.word_chars += 1;
+            continue;
+        }
         let open = if ch.is_ascii() { t.step(ch.to_ascii_lowercase()) } else { ch.to_lowercase().all(|c| t.step(c)) };
         if !open {
             return t.tokens;
@@ -193,10 +202,17 @@ pub fn profile_query_from(query: &str, all_tokens: &[String]) -> QueryProfile {
 
 fn profile_with_tokens(query: &str, tokens: Vec<String>) -> QueryProfile {
     let lower = query.to_lowercase();
-    let has_word = |list: &[&str]| ascii_words(&lower).any(|w| list.contains(&w));
-    let wants_temporal =
-        has_word(TEMPORAL_WORDS) || lower.contains("what time") || TEMPORAL_CJK.iter().any(|p| lower.contains(p));
-    let wants_preference = has_word(PREFERENCE_WORDS) || PREFERENCE_CJK.iter().any(|p| lower.contains(p));
+    let (mut wants_temporal, mut wants_preference) = (false, false);
+    for w in ascii_words(&lower) {
+        wants_temporal = wants_temporal || TEMPORAL_WORDS.contains(&w);
+        wants_preference = wants_preference || PREFERENCE_WORDS.contains(&w);
+    }
+    wants_temporal = wants_temporal || crate::text::contains(&lower, "what time");
+    // the CJK cues are not ASCII: an ASCII query holds none
+    if !lower.is_ascii() {
+        wants_temporal = wants_temporal || TEMPORAL_CJK.iter().any(|p| lower.contains(p));
+        wants_preference = wants_preference || PREFERENCE_CJK.iter().any(|p| lower.contains(p));
+    }
     QueryProfile { tokens, wants_temporal, wants_preference }
 }
 
@@ -428,6 +444,7 @@ mod tests {
         let mut sorted = STOPWORDS.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, STOPWORDS, "sorted, for the binary search");
+        assert_eq!(STOPWORDS.iter().map(|w| w.len()).max(), Some(STOPWORD_MAX_LEN));
     }
 
     #[test]
