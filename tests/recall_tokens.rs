@@ -165,6 +165,24 @@ proptest! {
     }
 }
 
+proptest! {
+    #[test]
+    fn utf16_prefixes_and_lengths_match_counting_every_character(s in text(), max in 0usize..120) {
+        use openviking_context_engine::text::{prefix_utf16, utf16_len};
+        prop_assert_eq!(utf16_len(&s), s.chars().map(char::len_utf16).sum::<usize>());
+        let mut units = 0;
+        let mut end = s.len();
+        for (i, c) in s.char_indices() {
+            if units + c.len_utf16() > max {
+                end = i;
+                break;
+            }
+            units += c.len_utf16();
+        }
+        prop_assert_eq!(prefix_utf16(&s, max), &s[..end]);
+    }
+}
+
 #[test]
 fn word_runs_edge_cases() {
     let mut runs = WordRuns::default();

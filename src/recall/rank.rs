@@ -37,7 +37,9 @@ const STOPWORD_MAX_LEN: usize = 10;
 
 /// A function word, left out of recall queries and history searches.
 pub fn is_stopword(w: &str) -> bool {
-    w.len() <= STOPWORD_MAX_LEN && STOPWORDS.binary_search(&w).is_ok()
+    type Set = std::collections::HashSet<&'static str, std::hash::BuildHasherDefault<crate::recall::FxHasher>>;
+    static SET: std::sync::OnceLock<Set> = std::sync::OnceLock::new();
+    w.len() <= STOPWORD_MAX_LEN && SET.get_or_init(|| STOPWORDS.iter().copied().collect()).contains(w)
 }
 
 /// CJK characters that carry no topic on their own (particles, pronouns, question words).
@@ -129,7 +131,8 @@ struct Tokenizer {
 impl Tokenizer {
     /// Adds a token (a repeated one is passed over); false once the weight is used up.
     fn push(&mut self, t: &str) -> bool {
-        if self.tokens.iter().any(|have| have == t) {
+        let first = t.as_bytes().first();
+        if self.tokens.iter().any(|have| have.len() == t.len() && have.as_bytes().first() == first && have == t) {
             return true;
         }
         let w = token_weight(t);
@@ -445,6 +448,10 @@ mod tests {
         sorted.sort_unstable();
         assert_eq!(sorted, STOPWORDS, "sorted, for the binary search");
         assert_eq!(STOPWORDS.iter().map(|w| w.len()).max(), Some(STOPWORD_MAX_LEN));
+        // the set answers as a search of the sorted list does
+        for w in STOPWORDS.iter().flat_map(|w| [w.to_string(), format!("{w}s"), w[1..].to_string(), w.to_uppercase(), format!("x{w}")]) {
+            assert_eq!(is_stopword(&w), STOPWORDS.binary_search(&w.as_str()).is_ok(), "{w}");
+        }
     }
 
     #[test]
