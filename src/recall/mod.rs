@@ -44,8 +44,7 @@ pub mod query_words;
 pub mod wire;
 
 use crate::config::Config;
-use crate::context::messages::estimate_message_tokens;
-use crate::context::messages::synthetic::{recall_call, recall_line, recall_result, recall_result_tokens, recall_text, synthetic_id, RecalledMemory};
+use crate::context::messages::synthetic::{recall_call, recall_call_tokens, recall_line, recall_result, recall_result_tokens, recall_text, synthetic_id, RecalledMemory};
 use crate::text::{push_collapsed_lowercase, push_lowercase, truncate_with_ellipsis};
 use candidate::{Scope, SearchItem};
 use explain::{CutReason, Decision, ExplainRecord};
@@ -499,7 +498,7 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
     // taken once. Each memory is tried on the real result text — the lines so far and its
     // own — so the budget is exact and never exceeded; one that does not fit is cut and
     // smaller ones after it may still fit. Its `tokens` are what it added.
-    let call_tokens = estimate_message_tokens(&recall_call(&query, &synthetic_id(&query, &[]), now_ms));
+    let call_tokens = recall_call_tokens();
     let result_tokens = recall_result_tokens;
     let mut used = call_tokens + result_tokens("");
     let mut doc = String::new();
