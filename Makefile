@@ -65,6 +65,7 @@ $(TEST_PKG): $(SOURCES) | setup-core
 
 bench: setup-core build test-pkg
 	.ci/install-tools.sh openviking
+	node tests/bench/recall-workloads.mjs
 	cargo bench --bench recall
 	node tests/bench/recall-wasm.mjs
 	node tests/bench/tokens.mjs

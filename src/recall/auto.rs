@@ -8,6 +8,7 @@ use crate::decode::fields::{as_object, join};
 use crate::context::messages::synthetic::inject_recall;
 use crate::recall::candidate::take_search_result;
 use crate::recall::query::{build_query, RecallQuery};
+use crate::recall::wire::Scopes;
 use crate::recall::{recall_with, RecallOutcome, RecallSettings};
 use serde::Serialize;
 use serde_json::Value;
@@ -119,8 +120,17 @@ pub struct RecallAnswer {
 }
 
 /// The query and the outcome of a turn's recall, nothing echoed (`Engine.recall`).
-pub fn recall_answer(config: &Config, mut req: RecallRequest, explain: bool) -> Result<RecallAnswer> {
-    let (query, recall) = recall_turn(config, &mut req, explain)?;
+pub fn recall_answer(config: &Config, req: RecallRequest, explain: bool) -> Result<RecallAnswer> {
+    recall_answer_read(config, req, None, explain)
+}
+
+/// [`recall_answer`] of a request read from its text (`recall::wire`): `scopes` are its
+/// search results when they were read on the way (the request's own `search` is then empty).
+pub fn recall_answer_read(config: &Config, mut req: RecallRequest, scopes: Option<Scopes>, explain: bool) -> Result<RecallAnswer> {
+    let (user, agent) = (std::mem::take(&mut req.user), std::mem::take(&mut req.agent));
+    let profile = req.profile.take();
+    let (query, recall) =
+        recall_parts(config, req.prompt.as_deref(), &req.messages, req.query.clone(), scopes, user, agent, &req.contents, req.now_ms, profile, explain)?;
     Ok(RecallAnswer { query, recall })
 }
 
@@ -133,8 +143,13 @@ pub fn auto_recall(config: &Config, req: RecallRequest) -> Result<AutoRecall> {
 /// [`auto_recall`], with the explain records only if `explain` (the memories, the pair and
 /// the messages are the same either way).
 pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> Result<AutoRecall> {
+    auto_recall_read(config, req, None, explain)
+}
+
+/// [`auto_recall_with`] of a request read from its text (see [`recall_answer_read`]).
+pub fn auto_recall_read(config: &Config, req: RecallRequest, scopes: Option<Scopes>, explain: bool) -> Result<AutoRecall> {
     let RecallRequest { prompt, messages, query: explicit_query, user, agent, contents, now_ms, profile, experiences: _ } = req;
-    let (query, outcome) = recall_parts(config, prompt.as_deref(), &messages, explicit_query, user, agent, &contents, now_ms, profile, explain)?;
+    let (query, outcome) = recall_parts(config, prompt.as_deref(), &messages, explicit_query, scopes, user, agent, &contents, now_ms, profile, explain)?;
     let pair = outcome.as_ref().and_then(|o| <[Value; 2]>::try_from(o.messages.clone()).ok());
     let messages = inject_recall(messages, pair, prompt.is_some());
     Ok(AutoRecall { query, recall: outcome, messages })
@@ -145,7 +160,7 @@ pub fn auto_recall_with(config: &Config, req: RecallRequest, explain: bool) -> R
 pub fn recall_turn(config: &Config, req: &mut RecallRequest, explain: bool) -> Result<(RecallQuery, Option<RecallOutcome>)> {
     let (user, agent) = (std::mem::take(&mut req.user), std::mem::take(&mut req.agent));
     let profile = req.profile.take();
-    recall_parts(config, req.prompt.as_deref(), &req.messages, req.query.clone(), user, agent, &req.contents, req.now_ms, profile, explain)
+    recall_parts(config, req.prompt.as_deref(), &req.messages, req.query.clone(), None, user, agent, &req.contents, req.now_ms, profile, explain)
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -154,6 +169,7 @@ fn recall_parts(
     prompt: Option<&str>,
     messages: &[Value],
     explicit_query: Option<String>,
+    scopes: Option<Scopes>,
     user: Value,
     agent: Value,
     contents: &BTreeMap<String, String>,
@@ -161,7 +177,10 @@ fn recall_parts(
     profile: Option<(String, String)>,
     explain: bool,
 ) -> Result<(RecallQuery, Option<RecallOutcome>)> {
-    let mut user = take_search_result("search.user", user)?;
+    let (mut user, agent) = match scopes {
+        Some(Scopes { user, agent }) => (user, agent),
+        None => (take_search_result("search.user", user)?, take_search_result("search.agent", agent)?),
+    };
     // The stable profile leads the user results: always a candidate, first for its uri.
     if let Some((uri, text)) = &profile {
         user.insert(
@@ -177,7 +196,6 @@ fn recall_parts(
             },
         );
     }
-    let agent = take_search_result("search.agent", agent)?;
     let mut query = build_query(prompt, messages, config.assemble_recall_window);
     if let Some(q) = explicit_query.as_deref().map(str::trim).filter(|q| !q.is_empty()) {
         query.query = Some(crate::text::prefix_utf16(q, crate::recall::query::QUERY_MAX_UNITS).to_string());

@@ -150,6 +150,20 @@ fn take_item(v: Value) -> SearchItem {
             _ => {}
         }
     }
+    item_from_fields(uri, level, score, abs, overview, category, tags)
+}
+
+/// A hit from the values of the fields recall reads (absent: `None`), as [`take_item`] reads
+/// them (also `recall::wire`, which reads them straight from the request's text).
+pub(crate) fn item_from_fields(
+    uri: Option<Value>,
+    level: Option<Value>,
+    score: Option<Value>,
+    abs: Option<Value>,
+    overview: Option<Value>,
+    category: Option<Value>,
+    tags: Option<Value>,
+) -> SearchItem {
     let uri = take_trimmed(uri, str::trim);
     let category = infer_category_from(category.as_ref(), tags.as_ref(), &uri);
     let malformed = if uri.is_empty() { Some("item has no uri".to_string()) } else { None };

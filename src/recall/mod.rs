@@ -40,14 +40,15 @@ pub mod intent;
 pub mod query;
 pub mod rank;
 pub mod skills;
+pub mod query_words;
+pub mod wire;
 
 use crate::config::Config;
-use crate::context::messages::estimate_message_tokens;
-use crate::context::messages::synthetic::{recall_call, recall_line, recall_result, recall_text, synthetic_id, RecalledMemory};
+use crate::context::messages::synthetic::{recall_call, recall_call_tokens, recall_line, recall_result, recall_result_tokens, recall_text, synthetic_id, RecalledMemory};
 use crate::text::{push_collapsed_lowercase, push_lowercase, truncate_with_ellipsis};
 use candidate::{Scope, SearchItem};
 use explain::{CutReason, Decision, ExplainRecord};
-use rank::{profile_query, QueryProfile, RankParts, Ranker};
+use rank::{profile_query, profile_query_from, QueryProfile, RankParts, Ranker, WordRuns};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
@@ -130,7 +131,7 @@ pub struct Selection {
 /// A small, fast hasher for the dedupe maps (the keys are ours, not an attacker's choice of
 /// collisions that matters: the worst case is a slower turn, never a different result).
 #[derive(Default)]
-struct FxHasher(u64);
+pub(crate) struct FxHasher(u64);
 
 impl std::hash::Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -152,9 +153,9 @@ impl std::hash::Hasher for FxHasher {
     }
 }
 
-type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
+pub(crate) type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<FxHasher>>;
 
-fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
+pub(crate) fn fast_map<K, V>(capacity: usize) -> FastMap<K, V> {
     HashMap::with_capacity_and_hasher(capacity, Default::default())
 }
 
@@ -209,9 +210,20 @@ pub fn relevance_words(query: &str) -> Vec<String> {
 /// or more letters also counts by its stem — its first `max(5, len − 3)` letters where a word
 /// starts — so "allergic" finds "allergy" and "restrictions" finds "restricted".
 pub fn query_words_in(words: &[String], lower: &str) -> u128 {
+    query_words_with(words, lower, &mut WordRuns::default())
+}
+
+/// [`query_words_in`], reading the text's word runs into `runs` (a buffer reused across
+/// texts). A word found whole is found by its stem too, so a word with a stem is looked for
+/// by its stem alone.
+fn query_words_with(words: &[String], lower: &str, runs: &mut WordRuns) -> u128 {
+    runs.read(lower);
     let found = |t: &str| {
-        rank::token_matches(lower, t)
-            || (t.len() >= 6 && t.bytes().all(|b| b.is_ascii_alphabetic()) && rank::token_matches(lower, &t[..(t.len() - 3).max(5)]))
+        if t.len() >= 6 && t.bytes().all(|b| b.is_ascii_alphabetic()) {
+            runs.begins_with(lower, &t[..(t.len() - 3).max(5)])
+        } else {
+            runs.matches(lower, t)
+        }
     };
     words.iter().take(128).enumerate().filter(|(_, t)| found(t)).fold(0, |m, (n, _)| m | (1u128 << n))
 }
@@ -257,7 +269,10 @@ pub fn select(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &Re
 /// rank for candidates that never reach the rerank, no dedupe keys past a full pool, no
 /// records.
 pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &RecallSettings, explain: bool) -> Selection {
-    let profile = profile_query(query);
+    // the query's words, read once: the relevance rules look for all of them, the rerank for
+    // the first 8 words' worth
+    let query_words = if s.require_query_word || s.near_duplicate_overlap > 0.0 { relevance_words(query) } else { Vec::new() };
+    let profile = if query_words.is_empty() { profile_query(query) } else { profile_query_from(query, &query_words) };
     let mut ranker = Ranker::new(&profile);
     let mut candidates: Vec<Candidate> = Vec::with_capacity(user.len() + agent.len());
     candidates.extend(user.into_iter().map(|item| Candidate { item, scope: Scope::User, rank: UNRANKED }));
@@ -301,15 +316,15 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
     // 3b: which query words each candidate's abstract holds (a bit per query token); without
     // one, the candidate is cut (`recallRequireQueryWord`; a query without words cuts nothing,
     // and neither the stable profile nor a memory without an abstract can be judged: they stay)
-    let query_words = if s.require_query_word || s.near_duplicate_overlap > 0.0 { relevance_words(query) } else { Vec::new() };
     let judge_words = s.require_query_word && !query_words.is_empty();
     let mut words: FastMap<usize, u128> = fast_map(if judge_words || s.near_duplicate_overlap > 0.0 { pool.len() } else { 0 });
     if judge_words || s.near_duplicate_overlap > 0.0 {
         let mut lower = String::new();
+        let mut index = query_words::QueryWordIndex::new(&query_words);
         for &i in &pool {
             lower.clear();
             push_lowercase(&mut lower, candidates[i].item.summary());
-            words.insert(i, query_words_in(&query_words, &lower));
+            words.insert(i, index.found_in(&lower));
         }
     }
     if judge_words {
@@ -483,8 +498,8 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
     // taken once. Each memory is tried on the real result text — the lines so far and its
     // own — so the budget is exact and never exceeded; one that does not fit is cut and
     // smaller ones after it may still fit. Its `tokens` are what it added.
-    let call_tokens = estimate_message_tokens(&recall_call(&query, &synthetic_id(&query, &[]), now_ms));
-    let result_tokens = |doc: &str| estimate_message_tokens(&recall_result("", doc, now_ms));
+    let call_tokens = recall_call_tokens();
+    let result_tokens = recall_result_tokens;
     let mut used = call_tokens + result_tokens("");
     let mut doc = String::new();
     for &i in &picked {

@@ -32,9 +32,14 @@ const STOPWORDS: &[&str] = &[
     "whom", "whose", "why", "will", "with", "would", "you", "your", "yours", "yourself", "yourselves",
 ];
 
+/// The longest of [`STOPWORDS`], in bytes.
+const STOPWORD_MAX_LEN: usize = 10;
+
 /// A function word, left out of recall queries and history searches.
 pub fn is_stopword(w: &str) -> bool {
-    STOPWORDS.binary_search(&w).is_ok()
+    type Set = std::collections::HashSet<&'static str, std::hash::BuildHasherDefault<crate::recall::FxHasher>>;
+    static SET: std::sync::OnceLock<Set> = std::sync::OnceLock::new();
+    w.len() <= STOPWORD_MAX_LEN && SET.get_or_init(|| STOPWORDS.iter().copied().collect()).contains(w)
 }
 
 /// CJK characters that carry no topic on their own (particles, pronouns, question words).
@@ -86,60 +91,131 @@ fn is_cjk_stop(c: char) -> bool {
 
 /// Lexical tokens of a query, in order of appearance, without duplicates, up to
 /// `max_weight` tokens' worth (a CJK bigram weighs ½). Stops reading the query there.
+///
+/// The text is read lowercased, character by character: a word is a run of alphanumeric
+/// characters of any alphabet but CJK (café, ünïcode: one token) of at least 2 characters and
+/// not a function word; a CJK run gives its character pairs (neither a particle), and a lone
+/// ideograph stands for itself (a lone kana does not). One pass, no allocation for a
+/// repeated word.
 pub fn query_tokens(query: &str, max_weight: f64) -> Vec<String> {
-    let mut tokens: Vec<String> = Vec::new();
-    let mut weight = 0.0;
-    // Adds a token; false once the weight is used up.
-    let mut push = |t: String, tokens: &mut Vec<String>| -> bool {
-        if tokens.contains(&t) {
-            return true;
+    let mut t = Tokenizer { tokens: Vec::new(), weight: 0.0, max_weight, word: String::new(), word_chars: 0, run_len: 0, prev: ' ' };
+    for ch in query.chars() {
+        if ch.is_ascii_alphanumeric() && t.run_len == 0 {
+            // what `step` does with a letter or digit outside a CJK run
+            t.word.push(ch.to_ascii_lowercase());
+            t.word_chars += 1;
+            continue;
         }
-        let w = token_weight(&t);
-        if weight + w > max_weight {
-            return false;
-        }
-        weight += w;
-        tokens.push(t);
-        true
-    };
-    let mut ascii = String::new();
-    let mut run: Vec<char> = Vec::new();
-    let mut open = true;
-    for c in query.chars().flat_map(char::to_lowercase).chain(std::iter::once(' ')) {
+        let open = if ch.is_ascii() { t.step(ch.to_ascii_lowercase()) } else { ch.to_lowercase().all(|c| t.step(c)) };
         if !open {
-            break;
-        }
-        if c.is_alphanumeric() && !is_cjk(c) {
-            ascii.push(c); // a word of any alphabet (café, ünïcode): one token
-        } else if ascii.chars().count() >= 2 && !is_stopword(&ascii) {
-            open = push(std::mem::take(&mut ascii), &mut tokens);
-        } else {
-            ascii.clear();
-        }
-        if is_cjk(c) {
-            run.push(c);
-            let n = run.len();
-            if n >= 2 && !is_cjk_stop(run[n - 2]) && !is_cjk_stop(run[n - 1]) {
-                open = open && push(run[n - 2..].iter().collect(), &mut tokens);
-            }
-        } else if !run.is_empty() {
-            // a lone ideograph carries a topic on its own (茶, 猫); a lone kana does not
-            if run.len() == 1 && !is_cjk_stop(run[0]) && !matches!(run[0], '\u{3040}'..='\u{30FF}') {
-                open = open && push(run[0].to_string(), &mut tokens);
-            }
-            run.clear();
+            return t.tokens;
         }
     }
-    tokens
+    t.step(' ');
+    t.tokens
+}
+
+/// [`query_tokens`]'s state between characters.
+struct Tokenizer {
+    tokens: Vec<String>,
+    weight: f64,
+    max_weight: f64,
+    /// The word being read and its length in characters.
+    word: String,
+    word_chars: usize,
+    /// The length of the CJK run being read and its last character.
+    run_len: usize,
+    prev: char,
+}
+
+impl Tokenizer {
+    /// Adds a token (a repeated one is passed over); false once the weight is used up.
+    fn push(&mut self, t: &str) -> bool {
+        let first = t.as_bytes().first();
+        if self.tokens.iter().any(|have| have.len() == t.len() && have.as_bytes().first() == first && have == t) {
+            return true;
+        }
+        let w = token_weight(t);
+        if self.weight + w > self.max_weight {
+            return false;
+        }
+        self.weight += w;
+        self.tokens.push(t.to_string());
+        true
+    }
+
+    /// Reads one lowercased character; false once the weight is used up (stop reading).
+    fn step(&mut self, c: char) -> bool {
+        let mut open = true;
+        let cjk = is_cjk(c);
+        if c.is_alphanumeric() && !cjk {
+            self.word.push(c);
+            self.word_chars += 1;
+        } else {
+            if self.word_chars >= 2 && !is_stopword(&self.word) {
+                let word = std::mem::take(&mut self.word);
+                open = self.push(&word);
+                self.word = word;
+            }
+            self.word.clear();
+            self.word_chars = 0;
+        }
+        if cjk {
+            self.run_len += 1;
+            if self.run_len >= 2 && !is_cjk_stop(self.prev) && !is_cjk_stop(c) {
+                let mut pair = [0u8; 8];
+                let a = self.prev.encode_utf8(&mut pair).len();
+                let b = c.encode_utf8(&mut pair[a..]).len();
+                let pair = std::str::from_utf8(&pair[..a + b]).unwrap_or_default();
+                open = open && self.push(pair);
+            }
+            self.prev = c;
+        } else if self.run_len > 0 {
+            // a lone ideograph carries a topic on its own (茶, 猫); a lone kana does not
+            if self.run_len == 1 && !is_cjk_stop(self.prev) && !matches!(self.prev, '\u{3040}'..='\u{30FF}') {
+                let mut one = [0u8; 4];
+                open = open && self.push(self.prev.encode_utf8(&mut one));
+            }
+            self.run_len = 0;
+        }
+        open
+    }
 }
 
 pub fn profile_query(query: &str) -> QueryProfile {
+    profile_with_tokens(query, query_tokens(query, MAX_TOKEN_WEIGHT))
+}
+
+/// [`profile_query`], given the query's tokens without a weight limit (`query_tokens(query,
+/// f64::INFINITY)`, or its first 16 or more): the profile's tokens are their first 8 tokens'
+/// worth, as reading the query again with the limit would give (the limit only stops the
+/// reading at the first token that does not fit).
+pub fn profile_query_from(query: &str, all_tokens: &[String]) -> QueryProfile {
+    let mut weight = 0.0;
+    let tokens = all_tokens
+        .iter()
+        .take_while(|t| {
+            weight += token_weight(t);
+            weight <= MAX_TOKEN_WEIGHT
+        })
+        .cloned()
+        .collect();
+    profile_with_tokens(query, tokens)
+}
+
+fn profile_with_tokens(query: &str, tokens: Vec<String>) -> QueryProfile {
     let lower = query.to_lowercase();
-    let has_word = |list: &[&str]| ascii_words(&lower).any(|w| list.contains(&w));
-    let wants_temporal =
-        has_word(TEMPORAL_WORDS) || lower.contains("what time") || TEMPORAL_CJK.iter().any(|p| lower.contains(p));
-    let wants_preference = has_word(PREFERENCE_WORDS) || PREFERENCE_CJK.iter().any(|p| lower.contains(p));
-    let tokens = query_tokens(query, MAX_TOKEN_WEIGHT);
+    let (mut wants_temporal, mut wants_preference) = (false, false);
+    for w in ascii_words(&lower) {
+        wants_temporal = wants_temporal || TEMPORAL_WORDS.contains(&w);
+        wants_preference = wants_preference || PREFERENCE_WORDS.contains(&w);
+    }
+    wants_temporal = wants_temporal || crate::text::contains(&lower, "what time");
+    // the CJK cues are not ASCII: an ASCII query holds none
+    if !lower.is_ascii() {
+        wants_temporal = wants_temporal || TEMPORAL_CJK.iter().any(|p| lower.contains(p));
+        wants_preference = wants_preference || PREFERENCE_CJK.iter().any(|p| lower.contains(p));
+    }
     QueryProfile { tokens, wants_temporal, wants_preference }
 }
 
@@ -173,6 +249,68 @@ pub fn token_matches(hay: &str, t: &str) -> bool {
     false
 }
 
+/// The word runs of a lowercased text, for matching many tokens against it: its maximal runs
+/// of ASCII letters and digits, as byte ranges. A word token (ASCII letters and digits only)
+/// can occur where a word starts only at the start of a run, and then it begins the run, so
+/// [`token_matches`] is "a run begins with the token, and is the token when it is shorter
+/// than 4" ([`WordRuns::matches`]) — no substring search per token.
+#[derive(Default)]
+pub struct WordRuns {
+    runs: Vec<(usize, usize)>,
+}
+
+impl WordRuns {
+    /// Reads the runs of `hay` (the runs read before are dropped).
+    pub fn read(&mut self, hay: &str) {
+        self.runs.clear();
+        let mut start = None;
+        for (i, b) in hay.bytes().enumerate() {
+            match (b.is_ascii_alphanumeric(), start) {
+                (true, None) => start = Some(i),
+                (false, Some(s)) => {
+                    self.runs.push((s, i));
+                    start = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(s) = start {
+            self.runs.push((s, hay.len()));
+        }
+    }
+
+    /// The runs of `hay` (the text last [`read`](Self::read)), in order.
+    pub fn iter<'a, 'h: 'a>(&'a self, hay: &'h str) -> impl Iterator<Item = &'h [u8]> + 'a {
+        let h = hay.as_bytes();
+        self.runs.iter().map(move |&(s, e)| &h[s..e])
+    }
+
+    /// [`token_matches`]`(hay, t)`, `hay` the text last [`read`](Self::read).
+    pub fn matches(&self, hay: &str, t: &str) -> bool {
+        if t.is_empty() || !t.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            return token_matches(hay, t);
+        }
+        self.begins(hay, t.as_bytes(), t.len() >= 4)
+    }
+
+    /// Whether a run begins with `prefix` (and, unless `longer`, is `prefix`).
+    fn begins(&self, hay: &str, prefix: &[u8], longer: bool) -> bool {
+        let h = hay.as_bytes();
+        let n = prefix.len();
+        self.runs.iter().any(|&(s, e)| {
+            let len = e - s;
+            (len == n || (longer && len > n)) && h[s] == prefix[0] && &h[s..s + n] == prefix
+        })
+    }
+
+    /// Whether a run begins with `prefix` (of ASCII letters and digits, at least 4 of them):
+    /// [`token_matches`] of such a prefix.
+    pub fn begins_with(&self, hay: &str, prefix: &str) -> bool {
+        debug_assert!(prefix.len() >= 4 && prefix.bytes().all(|b| b.is_ascii_alphanumeric()));
+        self.begins(hay, prefix.as_bytes(), true)
+    }
+}
+
 /// Whether the occurrence of `t` at byte `i` of `hay` counts (see [`token_matches`]).
 pub fn matches_at(hay: &str, i: usize, t: &str) -> bool {
     if !t.bytes().all(|b| b.is_ascii_alphanumeric()) {
@@ -201,13 +339,14 @@ pub struct Ranker<'q> {
     weights: Vec<f64>,
     total_weight: f64,
     hay: String,
+    runs: WordRuns,
 }
 
 impl<'q> Ranker<'q> {
     pub fn new(q: &'q QueryProfile) -> Self {
         let weights: Vec<f64> = q.tokens.iter().map(|t| token_weight(t)).collect();
         let total_weight = weights.iter().sum();
-        Ranker { q, weights, total_weight, hay: String::new() }
+        Ranker { q, weights, total_weight, hay: String::new(), runs: WordRuns::default() }
     }
 
     pub fn rank(&mut self, item: &SearchItem) -> RankParts {
@@ -231,6 +370,8 @@ impl<'q> Ranker<'q> {
             } else {
                 *hay = item.haystack();
             }
+            self.runs.read(hay);
+            let runs = &self.runs;
             // summed with `Sum` as `rank` always did (its neutral element is -0.0 on newer
             // Rust, which shows in the explain records' `lexicalBoost` of a candidate that
             // matches nothing)
@@ -239,7 +380,7 @@ impl<'q> Ranker<'q> {
                 .tokens
                 .iter()
                 .zip(&self.weights)
-                .filter(|(t, _)| token_matches(hay, t))
+                .filter(|(t, _)| runs.matches(hay, t))
                 .map(|(_, w)| {
                     matched += 1;
                     *w
@@ -306,6 +447,11 @@ mod tests {
         let mut sorted = STOPWORDS.to_vec();
         sorted.sort_unstable();
         assert_eq!(sorted, STOPWORDS, "sorted, for the binary search");
+        assert_eq!(STOPWORDS.iter().map(|w| w.len()).max(), Some(STOPWORD_MAX_LEN));
+        // the set answers as a search of the sorted list does
+        for w in STOPWORDS.iter().flat_map(|w| [w.to_string(), format!("{w}s"), w[1..].to_string(), w.to_uppercase(), format!("x{w}")]) {
+            assert_eq!(is_stopword(&w), STOPWORDS.binary_search(&w.as_str()).is_ok(), "{w}");
+        }
     }
 
     #[test]

@@ -8,12 +8,20 @@ pub mod tokens;
 
 /// Length in UTF-16 code units — what JS `string.length` reports.
 pub fn utf16_len(s: &str) -> usize {
+    if s.is_ascii() {
+        return s.len();
+    }
     s.chars().map(char::len_utf16).sum()
 }
 
 /// The longest prefix of `s` that is at most `max_units` UTF-16 code units long and ends on
 /// a character boundary — it never splits a UTF-8 sequence or a surrogate pair.
 pub fn prefix_utf16(s: &str, max_units: usize) -> &str {
+    // a character is never more UTF-16 units than UTF-8 bytes: a text of at most `max_units`
+    // bytes fits whole
+    if s.len() <= max_units {
+        return s;
+    }
     let mut units = 0usize;
     for (i, c) in s.char_indices() {
         let next = units + c.len_utf16();

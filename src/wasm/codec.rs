@@ -111,6 +111,16 @@ pub fn decode(field: &str, v: &JsValue) -> Result<Value, EngineError> {
     if v.is_undefined() || v.is_null() {
         return Ok(Value::Null);
     }
+    let text = json_text(field, v)?;
+    serde_json::from_str(&text).map_err(|e| EngineError::input(field, format!("is not valid JSON: {e}")))
+}
+
+/// The JSON text [`decode`] reads a JS value from (`JSON.stringify`, lone surrogates as
+/// U+FFFD; `undefined`, `null`, functions and symbols: `null`).
+pub fn json_text(field: &str, v: &JsValue) -> Result<String, EngineError> {
+    if v.is_undefined() || v.is_null() {
+        return Ok("null".to_string());
+    }
     let text: JsValue = JSON::stringify(v)
         .map_err(|e| {
             let why = e.dyn_ref::<Error>().map(|e| String::from(e.message())).unwrap_or_default();
@@ -119,8 +129,22 @@ pub fn decode(field: &str, v: &JsValue) -> Result<Value, EngineError> {
         .into();
     // functions and symbols stringify to undefined
     let text = super::utf8::text_of_js(&text).unwrap_or_else(|| "null".to_string());
-    let text = crate::text::replace_lone_surrogate_escapes(&text);
-    serde_json::from_str(&text).map_err(|e| EngineError::input(field, format!("is not valid JSON: {e}")))
+    Ok(match crate::text::replace_lone_surrogate_escapes(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(t) => t,
+    })
+}
+
+#[cfg(feature = "page")]
+/// A recall request (`Engine.recall`, `autoRecall`) from its JSON text
+/// ([`json_text`]): the search results typed on the way (`recall::wire`), the rest as
+/// [`decode`] reads it, the same errors.
+pub fn decode_recall_request(field: &str, text: &str) -> Result<(Value, Option<crate::recall::wire::Scopes>), EngineError> {
+    use crate::recall::wire::{read_request_text, RequestText};
+    match read_request_text(text).map_err(|e| EngineError::input(field, format!("is not valid JSON: {e}")))? {
+        RequestText::Typed { rest, scopes } => Ok((rest, Some(scopes))),
+        RequestText::Plain(v) => Ok((v, None)),
+    }
 }
 
 /// A string argument; anything else is an `INVALID_INPUT` error naming `field`.

@@ -248,10 +248,11 @@ impl Engine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "RecallRequest & { explain?: boolean }")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let v = decode("(request)", &request).map_err(to_js_error)?;
+        let text = super::codec::json_text("(request)", &request).map_err(to_js_error)?;
+        let (v, scopes) = super::codec::decode_recall_request("(request)", &text).map_err(to_js_error)?;
         let explain = explain_flag(&v).map_err(to_js_error)?;
         let req = RecallRequest::from_value(v).map_err(to_js_error)?;
-        encode(&crate::recall::auto::auto_recall_with(&self.config, req, explain).map_err(to_js_error)?)
+        encode(&crate::recall::auto::auto_recall_read(&self.config, req, scopes, explain).map_err(to_js_error)?)
     }
 
     /// A turn's recall as the per-turn call needs it: the request as for `autoRecall`, of
@@ -262,10 +263,11 @@ impl Engine {
         &self,
         #[wasm_bindgen(unchecked_param_type = "RecallRequest & { explain?: boolean }")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let v = super::tail::with_newest_user_messages(&request, crate::recall::query::user_messages_read(self.config.assemble_recall_window)).map_err(to_js_error)?;
+        let text = super::tail::with_newest_user_messages(&request, crate::recall::query::user_messages_read(self.config.assemble_recall_window)).map_err(to_js_error)?;
+        let (v, scopes) = super::codec::decode_recall_request("(request)", &text).map_err(to_js_error)?;
         let explain = explain_flag(&v).map_err(to_js_error)?;
         let req = RecallRequest::from_value(v).map_err(to_js_error)?;
-        encode(&crate::recall::auto::recall_answer(&self.config, req, explain).map_err(to_js_error)?)
+        encode(&crate::recall::auto::recall_answer_read(&self.config, req, scopes, explain).map_err(to_js_error)?)
     }
 }
 

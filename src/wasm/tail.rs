@@ -9,14 +9,14 @@ use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;
 
 /// The request with `messages` cut to its newest `users` user messages (in their order),
-/// read as JSON (see `codec::decode`).
-pub fn with_newest_user_messages(request: &JsValue, users: usize) -> Result<serde_json::Value, EngineError> {
+/// as JSON text (see `codec::json_text`).
+pub fn with_newest_user_messages(request: &JsValue, users: usize) -> Result<String, EngineError> {
     if !request.is_object() {
-        return super::codec::decode("(request)", request);
+        return super::codec::json_text("(request)", request);
     }
     let messages = Reflect::get(request, &"messages".into()).map_err(|_| EngineError::input("messages", "cannot be read"))?;
     if messages.is_undefined() || messages.is_null() {
-        return super::codec::decode("(request)", request);
+        return super::codec::json_text("(request)", request);
     }
     let taken = newest_user_messages(&messages, users)?;
     // a shallow copy of the request's own fields (guarded), with the messages taken
@@ -27,7 +27,7 @@ pub fn with_newest_user_messages(request: &JsValue, users: usize) -> Result<serd
         let value = if key.as_string().as_deref() == Some("messages") { taken.clone().into() } else { Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED) };
         let _ = Reflect::set(&copy, &key, &value);
     }
-    super::codec::decode("(request)", &copy.into())
+    super::codec::json_text("(request)", &copy.into())
 }
 
 fn newest_user_messages(messages: &JsValue, users: usize) -> Result<Array, EngineError> {

@@ -54,7 +54,7 @@
 // Options: --sizes 10,50,200,1000,5000 (candidates PER SCOPE; two scopes), --runs 9 (timed
 // rounds per size, median reported), --batch-ms 40 (time per batch), --show-diff (print the
 // disagreeing cases), --out <file> (default tests/artifacts/bench/recall-legacy.json).
-// Profiling: --profile wasm|legacy-core|legacy-full --size N --seconds S runs only that
+// Profiling: --profile wasm|wasm-lean|legacy-core|legacy-full --size N --seconds S runs only that
 // pipeline in a loop (run it under `node --cpu-prof --cpu-prof-dir=DIR`), and
 // --summarise-profile FILE.cpuprofile [--top 25] prints the top self-time frames.
 // OVCE_PKG_DIR=<dir> loads the wasm package from another directory; default: the tuning page's
@@ -164,9 +164,10 @@ if (args.profile) {
   while (performance.now() - t0 < secs * 1000) {
     const w = turns[calls % turns.length];
     if (which === "wasm") wasmRecall(w);
+    else if (which === "wasm-lean") wasmLean(w);
     else if (which === "legacy-core") legacyCore(w);
     else if (which === "legacy-full") await legacyFull(w);
-    else die(`--profile wasm|legacy-core|legacy-full, not ${which}`);
+    else die(`--profile wasm|wasm-lean|legacy-core|legacy-full, not ${which}`);
     calls++;
   }
   const el = performance.now() - t0;

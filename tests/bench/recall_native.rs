@@ -10,8 +10,18 @@
 //! which copies the Value, then recall); pipeline (recall on a request moved in — the copies
 //! are made before the clock starts, as the wasm decode hands the engine an owned request);
 //! lean (the same without explain records: the memory tool's and the hook's path).
+//!
+//! Then, if `node tests/bench/recall-workloads.mjs` wrote them, the legacy comparison's turns
+//! (`tests/artifacts/bench/legacy-turns-N.json`, N per scope, the inputs `recall-legacy.mjs`
+//! times) through the lean per-turn call as the wasm module runs it inside: the request's JSON
+//! text (only the newest user messages, as `Engine.recall` reads them) parsed, read, recalled
+//! without explain records, the answer written as JSON text — everything but the JS side.
+//!
+//! Profiling: `RECALL_PROFILE=N RECALL_PROFILE_CALLS=K` runs only that lean call K times over
+//! the N-per-scope turns and exits (for `valgrind --tool=callgrind`).
 
-use openviking_context_engine::recall::auto::{auto_recall, auto_recall_with, RecallRequest};
+use openviking_context_engine::recall::auto::{auto_recall, auto_recall_with, recall_answer_read, RecallRequest};
+use openviking_context_engine::recall::wire::{read_request_text, RequestText};
 use openviking_context_engine::config::Config;
 use serde_json::{json, Value};
 use std::time::Instant;
@@ -125,9 +135,45 @@ fn time_per_owned_call<T, M: FnMut() -> T, F: FnMut(T)>(mut make: M, mut f: F) -
     median(runs)
 }
 
+/// The legacy comparison's turns at `per_scope`, each as the JSON text of the request the
+/// lean call reads (only the newest user messages); `None` if the file is not there.
+fn lean_turns(config: &Config, out_dir: &str, per_scope: usize) -> Option<Vec<String>> {
+    let text = std::fs::read_to_string(format!("{out_dir}/legacy-turns-{per_scope}.json")).ok()?;
+    let turns: Vec<Value> = serde_json::from_str(&text).expect("legacy-turns JSON");
+    let users = openviking_context_engine::recall::query::user_messages_read(config.assemble_recall_window);
+    let cut = |mut t: Value| -> String {
+        let messages = t["messages"].as_array().cloned().unwrap_or_default();
+        let mut taken: Vec<Value> = messages.into_iter().rev().filter(|m| m["role"] == "user").take(users).collect();
+        taken.reverse();
+        t["messages"] = Value::Array(taken);
+        serde_json::to_string(&t).unwrap()
+    };
+    Some(turns.into_iter().map(cut).collect())
+}
+
+/// The lean per-turn call inside the module (`Engine.recall`): JSON text in (the search
+/// results typed on the way), JSON text out.
+fn lean_call(config: &Config, text: &str) -> String {
+    let (v, scopes) = match read_request_text(text).unwrap() {
+        RequestText::Typed { rest, scopes } => (rest, Some(scopes)),
+        RequestText::Plain(v) => (v, None),
+    };
+    let answer = recall_answer_read(config, RecallRequest::from_value(v).unwrap(), scopes, false).unwrap();
+    serde_json::to_string(&answer).unwrap()
+}
+
 fn main() {
     let config = Config::default();
     let out_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/artifacts/bench");
+    if let Ok(n) = std::env::var("RECALL_PROFILE") {
+        let n: usize = n.parse().expect("RECALL_PROFILE: candidates per scope");
+        let calls: usize = std::env::var("RECALL_PROFILE_CALLS").ok().and_then(|c| c.parse().ok()).unwrap_or(1000);
+        let turns = lean_turns(&config, out_dir, n).expect("run `node tests/bench/recall-workloads.mjs` first");
+        for k in 0..calls {
+            std::hint::black_box(lean_call(&config, &turns[k % turns.len()]));
+        }
+        return;
+    }
     std::fs::create_dir_all(out_dir).expect("create tests/artifacts/bench");
     println!("native auto_recall (median of 7 batches, µs per call)");
     println!("{:>9} {:>6}  {:>14}  {:>10}  {:>9}  {:>9}", "per scope", "total", "from JSON text", "from Value", "pipeline", "lean");
@@ -163,4 +209,22 @@ fn main() {
         results.push(json!({"perScope": per_scope, "candidates": n, "fromJsonTextUs": from_text * 1e6, "fromValueUs": from_value * 1e6, "pipelineUs": pipeline * 1e6, "leanUs": lean * 1e6}));
     }
     std::fs::write(format!("{out_dir}/native.json"), serde_json::to_string_pretty(&results).unwrap()).unwrap();
+
+    println!("\nlean per-turn call on the legacy comparison's turns (JSON text in and out, as inside the wasm module; µs per call, cycling 8 turns)");
+    println!("{:>9}  {:>9}", "per scope", "lean call");
+    let mut lean_rows = Vec::new();
+    for per_scope in [10usize, 50, 200] {
+        let Some(turns) = lean_turns(&config, out_dir, per_scope) else {
+            println!("{per_scope:>9}  (no legacy-turns-{per_scope}.json: run `node tests/bench/recall-workloads.mjs`)");
+            continue;
+        };
+        let mut k = 0;
+        let us = time_per_call(|| {
+            std::hint::black_box(lean_call(&config, &turns[k % turns.len()]));
+            k += 1;
+        }) * 1e6;
+        println!("{per_scope:>9}  {us:>9.1}");
+        lean_rows.push(json!({"perScope": per_scope, "leanCallUs": us}));
+    }
+    std::fs::write(format!("{out_dir}/native-lean-turns.json"), serde_json::to_string_pretty(&lean_rows).unwrap()).unwrap();
 }

@@ -143,6 +143,20 @@ pub fn recall_call(_query: &str, id: &str, now_ms: u64) -> Value {
     })
 }
 
+/// `estimate_message_tokens(&recall_call(query, id, now_ms))`, without building the message:
+/// its framing and its one tool call — the name and the empty arguments `{}` — whatever the
+/// query, id or time.
+pub fn recall_call_tokens() -> usize {
+    use crate::text::tokens::{estimate_tokens, MESSAGE_OVERHEAD_TOKENS};
+    MESSAGE_OVERHEAD_TOKENS + estimate_tokens(RECALL_AUTO_TOOL) + estimate_tokens("{}") + 3
+}
+
+/// `estimate_message_tokens(&recall_result(id, document, now_ms))`, without building the
+/// message: its framing and its one text part (the id and the other fields are not counted).
+pub fn recall_result_tokens(document: &str) -> usize {
+    crate::text::tokens::MESSAGE_OVERHEAD_TOKENS + crate::text::tokens::estimate_tokens(document)
+}
+
 /// The pair's tool result, carrying `document` ([`recall_text`]).
 pub fn recall_result(id: &str, document: &str, now_ms: u64) -> Value {
     json!({
@@ -309,6 +323,22 @@ mod tests {
             r["toolName"] = json!(n);
         }
         r
+    }
+
+    #[test]
+    fn the_result_tokens_are_the_result_messages_tokens() {
+        use crate::context::messages::estimate_message_tokens;
+        for (query, memories) in [("", vec![]), ("what pool size?", vec![RecalledMemory { uri: "viking://u".into(), category: "events".into(), content: "x".into(), score: 0.5 }])] {
+            let id = synthetic_id(query, &memories);
+            for now in [0, 1_764_000_000_000] {
+                assert_eq!(recall_call_tokens(), estimate_message_tokens(&recall_call(query, &id, now)));
+            }
+        }
+        for doc in ["", "- a", "- Postgres pool size is 20\n- 用户偏好在凌晨执行数据库变更", "- x  y\n\n  - z 12,345 ok!", &"- long line with words ".repeat(90)] {
+            for id in ["", "ovrecall_0123456789abcdef"] {
+                assert_eq!(recall_result_tokens(doc), estimate_message_tokens(&recall_result(id, doc, 1_764_000_000_000)), "{doc:?}");
+            }
+        }
     }
 
     #[test]
