@@ -377,11 +377,12 @@ async function recallOne(p, q) {
   return rec;
 }
 
-/** One find over both scopes split back by uri space, each in the server's order, each cut to `limit` (src/recall/combined_find.rs). */
+/** One find over both scopes split back by uri space, each in the server's order, each cut to `limit` (src/recall/combined_find.rs: the agent's items from `memories` and `resources`, inside its own folder only). */
 function splitCombined(answer, limit) {
   const items = Array.isArray(answer) ? answer : answer?.memories ?? [];
   const user = items.filter((it) => it.uri?.startsWith("viking://user/")).slice(0, limit);
-  const agent = items.filter((it) => it.uri?.startsWith("viking://agent/")).slice(0, limit);
+  const agentItems = Array.isArray(answer) ? answer : [...items, ...(answer?.resources ?? [])];
+  const agent = agentItems.filter((it) => it.uri?.startsWith(`${AGENT_SCOPE}/`)).slice(0, limit);
   return { user: { memories: user }, agent: { memories: agent } };
 }
 
