@@ -127,10 +127,7 @@ pub fn recall_answer(config: &Config, req: RecallRequest, explain: bool) -> Resu
 /// [`recall_answer`] of a request read from its text (`recall::wire`): `scopes` are its
 /// search results when they were read on the way (the request's own `search` is then empty).
 pub fn recall_answer_read(config: &Config, mut req: RecallRequest, scopes: Option<Scopes>, explain: bool) -> Result<RecallAnswer> {
-    let (user, agent) = (std::mem::take(&mut req.user), std::mem::take(&mut req.agent));
-    let profile = req.profile.take();
-    let (query, recall) =
-        recall_parts(config, req.prompt.as_deref(), &req.messages, req.query.clone(), scopes, user, agent, &req.contents, req.now_ms, profile, explain)?;
+    let (query, recall) = recall_turn_read(config, &mut req, scopes, explain)?;
     Ok(RecallAnswer { query, recall })
 }
 
@@ -158,9 +155,14 @@ pub fn auto_recall_read(config: &Config, req: RecallRequest, scopes: Option<Scop
 /// [`auto_recall_with`] without the message list: the query and the outcome only, the
 /// request's messages only read (for a caller that composes the messages itself).
 pub fn recall_turn(config: &Config, req: &mut RecallRequest, explain: bool) -> Result<(RecallQuery, Option<RecallOutcome>)> {
+    recall_turn_read(config, req, None, explain)
+}
+
+/// [`recall_turn`] with the search results already read (`scopes`, see [`recall_answer_read`]).
+fn recall_turn_read(config: &Config, req: &mut RecallRequest, scopes: Option<Scopes>, explain: bool) -> Result<(RecallQuery, Option<RecallOutcome>)> {
     let (user, agent) = (std::mem::take(&mut req.user), std::mem::take(&mut req.agent));
     let profile = req.profile.take();
-    recall_parts(config, req.prompt.as_deref(), &req.messages, req.query.clone(), None, user, agent, &req.contents, req.now_ms, profile, explain)
+    recall_parts(config, req.prompt.as_deref(), &req.messages, req.query.clone(), scopes, user, agent, &req.contents, req.now_ms, profile, explain)
 }
 
 #[allow(clippy::too_many_arguments)]
