@@ -541,6 +541,27 @@ fn requests_that_fail_side_by_side_pause_once_and_the_next_process_pauses_too() 
 }
 
 #[test]
+fn a_silence_long_after_the_last_pause_starts_again_at_one_timeout() {
+    let state: Rc<RefCell<std::collections::BTreeMap<String, Value>>> = Rc::default();
+    let c = paused_client(&state);
+    // a pause at level 3 (24 s) that ended with no request since: an idle gateway
+    let t = 1_000_000;
+    hung(&c).now.set(t);
+    state.borrow_mut().insert(PAUSE_KEY.into(), json!({ "untilMs": t - 1, "level": 3 }));
+    // a silence within two minutes of its end doubles it again
+    hung(&c).now.set(t + 60_000);
+    script(&c, vec![Err(TransportFailure::Timeout)]);
+    assert!(find(&c).is_err());
+    assert_eq!(state.borrow()[PAUSE_KEY]["level"], 4, "{}", state.borrow()[PAUSE_KEY]);
+    // one ten minutes after the pause ended: one timeout again, not a doubled pause
+    let later = state.borrow()[PAUSE_KEY]["untilMs"].as_u64().unwrap() + 600_000;
+    hung(&c).now.set(later);
+    script(&c, vec![Err(TransportFailure::Timeout)]);
+    assert!(find(&c).is_err());
+    assert_eq!(state.borrow()[PAUSE_KEY], json!({ "untilMs": hung(&c).now.get() + 3_000, "level": 0 }), "one timeout (3 s) from the silence");
+}
+
+#[test]
 fn the_health_check_is_never_paused_and_its_answer_ends_the_pause() {
     let state = Rc::default();
     let c = paused_client(&state);

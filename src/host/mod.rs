@@ -195,3 +195,50 @@ pub trait Clock {
     async fn sleep(&self, ms: u64);
     fn warn(&self, message: &str);
 }
+
+/// `Storage` and `Clock` for a wrapper that passes both through to the host it wraps (a
+/// transport layer: the OpenViking protocol, the pause), written once:
+/// `delegate_storage_and_clock!(Wrapper, field)` for `struct Wrapper<T> { field: T, … }`.
+macro_rules! delegate_storage_and_clock {
+    ($wrapper:ident, $field:ident) => {
+        impl<T: $crate::host::Storage> $crate::host::Storage for $wrapper<T> {
+            async fn load_state(&self, key: &str) -> $crate::host::HostResult<Option<serde_json::Value>> {
+                self.$field.load_state(key).await
+            }
+            async fn save_state(&self, key: &str, value: serde_json::Value) -> $crate::host::HostResult<()> {
+                self.$field.save_state(key, value).await
+            }
+            async fn list_state_keys(&self, prefix: &str) -> $crate::host::HostResult<Vec<String>> {
+                self.$field.list_state_keys(prefix).await
+            }
+            async fn outbox_append(&self, key: &str, entry: serde_json::Value) -> $crate::host::HostResult<()> {
+                self.$field.outbox_append(key, entry).await
+            }
+            async fn outbox_read(&self, key: &str) -> $crate::host::HostResult<Vec<serde_json::Value>> {
+                self.$field.outbox_read(key).await
+            }
+            async fn outbox_drop(&self, key: &str, turn_ids: &[String]) -> $crate::host::HostResult<()> {
+                self.$field.outbox_drop(key, turn_ids).await
+            }
+            async fn try_lock(&self, name: &str, ttl_ms: u64) -> $crate::host::HostResult<bool> {
+                self.$field.try_lock(name, ttl_ms).await
+            }
+            async fn unlock(&self, name: &str) -> $crate::host::HostResult<()> {
+                self.$field.unlock(name).await
+            }
+        }
+
+        impl<T: $crate::host::Clock> $crate::host::Clock for $wrapper<T> {
+            fn now_ms(&self) -> u64 {
+                self.$field.now_ms()
+            }
+            async fn sleep(&self, ms: u64) {
+                self.$field.sleep(ms).await
+            }
+            fn warn(&self, message: &str) {
+                self.$field.warn(message)
+            }
+        }
+    };
+}
+pub(crate) use delegate_storage_and_clock;

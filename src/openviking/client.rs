@@ -6,7 +6,7 @@
 use super::answer::{read_answer, Refusal};
 use super::server::{segment, Server};
 use super::transport::{HttpRequest, Method, Transport};
-use crate::host::{Clock, CommitAnswer, FindFilter, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, Storage, TaskAnswer};
+use crate::host::{CommitAnswer, FindFilter, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, TaskAnswer};
 use serde_json::{json, Value};
 use std::cell::RefCell;
 
@@ -345,41 +345,4 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
     }
 }
 
-impl<T: Storage> Storage for OpenVikingHttp<T> {
-    async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
-        self.transport.load_state(key).await
-    }
-    async fn save_state(&self, key: &str, value: Value) -> HostResult<()> {
-        self.transport.save_state(key, value).await
-    }
-    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
-        self.transport.list_state_keys(prefix).await
-    }
-    async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()> {
-        self.transport.outbox_append(key, entry).await
-    }
-    async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>> {
-        self.transport.outbox_read(key).await
-    }
-    async fn outbox_drop(&self, key: &str, turn_ids: &[String]) -> HostResult<()> {
-        self.transport.outbox_drop(key, turn_ids).await
-    }
-    async fn try_lock(&self, name: &str, ttl_ms: u64) -> HostResult<bool> {
-        self.transport.try_lock(name, ttl_ms).await
-    }
-    async fn unlock(&self, name: &str) -> HostResult<()> {
-        self.transport.unlock(name).await
-    }
-}
-
-impl<T: Clock> Clock for OpenVikingHttp<T> {
-    fn now_ms(&self) -> u64 {
-        self.transport.now_ms()
-    }
-    async fn sleep(&self, ms: u64) {
-        self.transport.sleep(ms).await
-    }
-    fn warn(&self, message: &str) {
-        self.transport.warn(message)
-    }
-}
+crate::host::delegate_storage_and_clock!(OpenVikingHttp, transport);

@@ -1,9 +1,9 @@
 //! A server that stopped answering is not asked again at once: [`Pausing`] wraps the
 //! embedder's transport, and after a request got no answer within its timeout, the requests
 //! that follow fail at once ([`TransportFailure::Paused`], a retryable `Timeout`) for a pause
-//! — the request's timeout, doubled on each pause that follows one ending in no answer again,
-//! up to [`MAX_PAUSE_MS`] (2 minutes). Any answer at all (even an error status) ends the pause and the
-//! doubling. A pause is kept in the state dir (`openviking/paused`, a cache: losing it only
+//! — the request's timeout, doubled on each pause that follows one ending in no answer again
+//! (within [`MAX_PAUSE_MS`] of its end), up to [`MAX_PAUSE_MS`] (2 minutes). Any answer at all
+//! (even an error status) ends the pause and the doubling. A pause is kept in the state dir (`openviking/paused`, a cache: losing it only
 //! costs one more timeout), so the next process of a one-process-per-turn host pauses too.
 //!
 //! Without it a hung server (it accepts connections and never answers) costs every turn each
@@ -14,7 +14,7 @@
 //! `GET /health` is never paused (an operator's explicit check), and its answer ends a pause.
 
 use super::transport::{HttpRequest, HttpResponse, Method, Transport, TransportFailure};
-use crate::host::{Clock, HostResult, Storage};
+use crate::host::{Clock, Storage};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 
@@ -29,6 +29,13 @@ struct Pause {
     until_ms: u64,
     /// How many pauses in a row ended in no answer again (the next pause is 2^level timeouts).
     level: u32,
+}
+
+/// Whether a silence at `now` follows the last pause closely enough to double it: within
+/// [`MAX_PAUSE_MS`] of its end. A silence after a long quiet (an idle gateway overnight, a
+/// CLI host's next turn an hour later) starts again at one timeout.
+fn follows(last: &Pause, now: u64) -> bool {
+    last.until_ms > 0 && now.saturating_sub(last.until_ms) <= MAX_PAUSE_MS
 }
 
 /// The embedder's transport, storage and clock, with the pause in front of the transport.
@@ -87,7 +94,7 @@ impl<T: Transport + Clock + Storage> Pausing<T> {
             if now < p.until_ms {
                 return;
             }
-            let level = if p.until_ms > 0 { (p.level + 1).min(16) } else { 0 };
+            let level = if follows(&p, now) { (p.level + 1).min(16) } else { 0 };
             let ms = timeout_ms.max(1).saturating_mul(1 << level).min(MAX_PAUSE_MS.max(timeout_ms));
             *p = Pause { until_ms: now.saturating_add(ms), level };
             *p
@@ -126,41 +133,4 @@ impl<T: Transport + Clock + Storage> Transport for Pausing<T> {
     }
 }
 
-impl<T: Storage> Storage for Pausing<T> {
-    async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
-        self.inner.load_state(key).await
-    }
-    async fn save_state(&self, key: &str, value: Value) -> HostResult<()> {
-        self.inner.save_state(key, value).await
-    }
-    async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>> {
-        self.inner.list_state_keys(prefix).await
-    }
-    async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()> {
-        self.inner.outbox_append(key, entry).await
-    }
-    async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>> {
-        self.inner.outbox_read(key).await
-    }
-    async fn outbox_drop(&self, key: &str, turn_ids: &[String]) -> HostResult<()> {
-        self.inner.outbox_drop(key, turn_ids).await
-    }
-    async fn try_lock(&self, name: &str, ttl_ms: u64) -> HostResult<bool> {
-        self.inner.try_lock(name, ttl_ms).await
-    }
-    async fn unlock(&self, name: &str) -> HostResult<()> {
-        self.inner.unlock(name).await
-    }
-}
-
-impl<T: Clock> Clock for Pausing<T> {
-    fn now_ms(&self) -> u64 {
-        self.inner.now_ms()
-    }
-    async fn sleep(&self, ms: u64) {
-        self.inner.sleep(ms).await
-    }
-    fn warn(&self, message: &str) {
-        self.inner.warn(message)
-    }
-}
+crate::host::delegate_storage_and_clock!(Pausing, inner);
