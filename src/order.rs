@@ -29,13 +29,19 @@ pub fn sort<T: Ord>(v: &mut [T]) {
     sort_by(v, T::cmp);
 }
 
+/// Sorts a list of indices by `cmp` over them (stable): the one compiled sort, used directly
+/// where the indices are what is wanted (recall's pool, ranking and explain order).
+#[inline(never)]
+pub fn sort_indices(v: &mut [usize], cmp: &dyn Fn(usize, usize) -> Ordering) {
+    v.sort_by(|&a, &b| cmp(a, b));
+}
+
 /// The swaps that put `n` elements in the stable order of `cmp` (over their indices): the
 /// one compiled sort. Applied in turn, the swaps leave at position `k` the element that was
 /// at `order[k]`: each cycle of the permutation is walked once.
-#[inline(never)]
 fn sorted_swaps(n: usize, cmp: &dyn Fn(usize, usize) -> Ordering) -> Vec<(usize, usize)> {
     let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by(|&a, &b| cmp(a, b));
+    sort_indices(&mut order, cmp);
     let mut swaps = Vec::new();
     for start in 0..n {
         // `usize::MAX` marks a position already placed

@@ -278,7 +278,7 @@ pub fn place(outcome: &mut RecallOutcome, candidates: &[ExperienceCandidate], cu
     let strength = |w: &[String]| (w.len(), w.iter().any(|x| x.starts_with("same_task")));
     let task_matched = candidates.iter().zip(&whys).any(|(c, w)| c.score >= s.score_threshold && strength(w).1);
     let mut order: Vec<usize> = (0..candidates.len()).collect();
-    order.sort_by(|&a, &b| strength(&whys[b]).cmp(&strength(&whys[a])).then(candidates[b].score.total_cmp(&candidates[a].score)).then(a.cmp(&b)));
+    crate::order::sort_indices(&mut order, &|a, b| strength(&whys[b]).cmp(&strength(&whys[a])).then(candidates[b].score.total_cmp(&candidates[a].score)).then(a.cmp(&b)));
     let mut records = Vec::new();
     let mut picked: Vec<(usize, Vec<String>)> = Vec::new();
     for i in order {

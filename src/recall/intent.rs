@@ -385,7 +385,7 @@ pub fn analyze(text: &str, now_ms: u64) -> RecallIntent {
     intent.types = cues.iter().filter(|(_, en, zh)| has_any(text, &ws, en, zh)).map(|(t, _, _)| *t).collect();
     if intent.window.is_some() && !intent.types.contains(&MemoryType::Event) {
         intent.types.push(MemoryType::Event);
-        intent.types.sort();
+        crate::order::sort(&mut intent.types);
     }
     if has_word(&ws, PERSONAL_EN) || PERSONAL_ZH.iter().any(|p| text.contains(p)) {
         intent.reason = "about_the_user".into();

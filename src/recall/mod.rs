@@ -239,10 +239,10 @@ pub struct ContentWords {
 
 pub fn content_words(summary: &str) -> ContentWords {
     let mut words = rank::query_tokens(summary, f64::INFINITY);
-    words.sort_unstable();
+    crate::order::sort(&mut words);
     let mut numbers: Vec<String> =
         summary.split(|c: char| !c.is_ascii_digit()).filter(|r| !r.is_empty()).map(str::to_string).collect();
-    numbers.sort_unstable();
+    crate::order::sort(&mut numbers);
     numbers.dedup();
     ContentWords { words, numbers }
 }
@@ -351,9 +351,8 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
         });
     }
 
-    // 4: sort by score, first dedupe, near-duplicates, pool limit (a total order: unstable
-    // sorting is exact)
-    pool.sort_unstable_by(|&a, &b| candidates[b].item.score.total_cmp(&candidates[a].item.score).then(a.cmp(&b)));
+    // 4: sort by score, first dedupe, near-duplicates, pool limit (ties broken by position)
+    crate::order::sort_indices(&mut pool, &|a, b| candidates[b].item.score.total_cmp(&candidates[a].item.score).then(a.cmp(&b)));
     let pool_size = s.pool_size();
     let mut seen: FastMap<String, usize> = fast_map(pool.len().min(pool_size));
     let mut ranked: Vec<usize> = Vec::with_capacity(pool.len().min(pool_size));
@@ -395,7 +394,7 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
             candidates[i].rank = ranker.rank(&candidates[i].item);
         }
     }
-    ranked.sort_unstable_by(|&a, &b| {
+    crate::order::sort_indices(&mut ranked, &|a, b| {
         candidates[b]
             .rank
             .total
@@ -543,7 +542,7 @@ pub fn finish(sel: Selection, contents: &BTreeMap<String, String>, s: &RecallSet
             fates[*i].position = Some(pos + 1);
         }
         let mut order: Vec<usize> = (0..candidates.len()).collect();
-        order.sort_unstable_by(|&a, &b| match (fates[a].position, fates[b].position) {
+        crate::order::sort_indices(&mut order, &|a, b| match (fates[a].position, fates[b].position) {
             (Some(x), Some(y)) => x.cmp(&y),
             (Some(_), None) => std::cmp::Ordering::Less,
             (None, Some(_)) => std::cmp::Ordering::Greater,

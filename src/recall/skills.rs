@@ -104,7 +104,7 @@ pub fn read_skills(answer: &Value, user_id: Option<&str>, limit: usize) -> Vec<S
             tokens: 0,
         });
     }
-    out.sort_by(|a, b| b.score.total_cmp(&a.score));
+    crate::order::sort_by(&mut out, |a, b| b.score.total_cmp(&a.score));
     out.truncate(limit);
     out
 }
