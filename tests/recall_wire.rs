@@ -7,7 +7,7 @@
 
 use openviking_context_engine::config::Config;
 use openviking_context_engine::recall::auto::{auto_recall_read, auto_recall_with, recall_answer, recall_answer_read, RecallRequest};
-use openviking_context_engine::recall::wire::{read_request_text, RequestText};
+use openviking_context_engine::recall::wire::{read_request_text, scope_from_text, with_scope_texts, RequestText};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -72,6 +72,7 @@ fn scope() -> impl Strategy<Value = Option<Value>> {
     let hits = || prop::collection::vec(hit(), 0..8);
     prop_oneof![
         6 => hits().prop_map(|h| Some(json!({"memories": h, "resources": [], "skills": [], "total": 3}))),
+        4 => (body(), 0u8..8).prop_map(|(b, n)| Some(Value::String(body_text(b, n)))),
         1 => hits().prop_map(|h| Some(Value::from(h))),
         1 => Just(None),
         1 => Just(Some(json!(null))),
@@ -80,6 +81,33 @@ fn scope() -> impl Strategy<Value = Option<Value>> {
         1 => scalar().prop_map(|s| Some(json!({"memories": s}))),
         1 => scalar().prop_map(Some),
     ]
+}
+
+/// What a find answer's body holds: a find result of any shape `scope` gives (not text).
+fn body() -> impl Strategy<Value = Option<Value>> {
+    let hits = || prop::collection::vec(hit(), 0..8);
+    prop_oneof![
+        4 => hits().prop_map(|h| Some(json!({"memories": h, "resources": [], "skills": [], "total": 3}))),
+        1 => hits().prop_map(|h| Some(Value::from(h))),
+        1 => Just(None),
+        1 => Just(Some(json!({"memories": null}))),
+        1 => scalar().prop_map(|s| Some(json!({"memories": s}))),
+        1 => scalar().prop_map(Some),
+    ]
+}
+
+/// A scope as the text of OpenViking's answer to `find` (`n` picks the shape: the answer
+/// as it arrives, an error answer, the bare result, odd and broken texts).
+fn body_text(result: Option<Value>, n: u8) -> String {
+    let result = result.unwrap_or(Value::Null);
+    match n {
+        0..=2 => json!({"status": "ok", "result": result, "time": 0.01}).to_string(),
+        3 => json!({"status": "error", "error": {"code": "INTERNAL", "message": "boom"}}).to_string(),
+        4 => result.to_string(),
+        5 => json!({"result": result.to_string()}).to_string(),
+        6 => json!({"memories": [], "result": result}).to_string(),
+        _ => format!("{} trailing", result),
+    }
 }
 
 fn request() -> impl Strategy<Value = Value> {
@@ -164,6 +192,52 @@ proptest! {
         prop_assert_eq!(a, b);
         let (a, b) = both(&text, |r| auto_recall_with(&config, r, explain), |r, s| auto_recall_read(&config, r, s, explain));
         prop_assert_eq!(a, b);
+    }
+}
+
+/// What the wasm `Engine.recall` does with string scopes: takes them out of the request
+/// (`null` in it), reads the rest, then puts them back (`wire::with_scope_texts`).
+fn lean_split<T>(
+    req: &Value,
+    typed: impl Fn(RecallRequest, Option<openviking_context_engine::recall::wire::Scopes>) -> Result<T, openviking_context_engine::EngineError>,
+) -> Result<T, openviking_context_engine::EngineError> {
+    let mut req = req.clone();
+    let mut take = |scope: &str| match req.get_mut("search").and_then(|s| s.as_object_mut()).and_then(|s| s.get_mut(scope)) {
+        Some(v) if v.is_string() => Some(v.take().as_str().unwrap().to_string()),
+        _ => None,
+    };
+    let (user, agent) = (take("user"), take("agent"));
+    let (mut r, scopes) = match read_request_text(&req.to_string()).unwrap() {
+        RequestText::Typed { rest, scopes } => (RecallRequest::from_value(rest)?, Some(scopes)),
+        RequestText::Plain(v) => (RecallRequest::from_value(v)?, None),
+    };
+    let scopes = with_scope_texts(&mut r, scopes, user, agent)?;
+    typed(r, scopes)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn string_scopes_read_apart_give_what_reading_the_whole_request_does(req in request(), explain in any::<bool>()) {
+        let config = Config::default();
+        let whole = RecallRequest::from_value(req.clone()).and_then(|r| recall_answer(&config, r, explain));
+        prop_assert_eq!(whole, lean_split(&req, |r, s| recall_answer_read(&config, r, s, explain)));
+    }
+}
+
+#[test]
+fn a_find_answer_as_it_arrives_is_read_typed_with_the_same_errors() {
+    let hit = json!({"uri": "viking://user/u/memories/events/a.md", "level": 2, "score": 0.5, "abstract": " x "});
+    let body = json!({"status": "ok", "result": {"memories": [hit], "resources": [], "total": 1}, "time": 0.02}).to_string();
+    let items = scope_from_text("search.user", &body).unwrap();
+    assert_eq!((items.len(), items[0].abstract_text.as_str(), items[0].category.as_deref()), (1, "x", Some("events")));
+    assert_eq!(scope_from_text("search.user", &json!([hit]).to_string()).unwrap(), items);
+    assert!(scope_from_text("search.user", r#"{"status":"error","error":{"code":"X"}}"#).unwrap().is_empty());
+    for (bad, why) in [("{\"status\": ", "is not valid JSON"), ("7", "expected"), (r#"{"result": "{}"}"#, "text of a string"), (r#"{"result": {"memories": 3}}"#, "memories")] {
+        let e = scope_from_text("search.agent", bad).unwrap_err();
+        assert!(e.field.as_deref().is_some_and(|f| f.starts_with("search.agent")), "{bad}: {:?}", e.field);
+        assert!(e.message.contains(why), "{bad}: {}", e.message);
     }
 }
 

@@ -130,6 +130,28 @@ fn a_full_recall_crosses_the_boundary() {
 }
 
 #[test]
+#[cfg(feature = "page")]
+fn find_answers_given_as_their_text_recall_what_the_objects_do() {
+    let e = engine();
+    let hit = r#"{"uri": "viking://user/u/memories/preferences/theme.md", "level": 2, "score": 0.7, "abstract": "Prefers a dark theme"}"#;
+    let agent = format!(r#"{{"memories": [{}]}}"#, hit.replace("user/u/memories/preferences/theme", "agent/memories/cases/dark"));
+    let parse = |t: &str| js_sys::JSON::parse(t).unwrap();
+    let request = |user: JsValue, agent: JsValue| {
+        let messages = Array::of1(&obj(&[("role", "user".into()), ("content", "which theme do I like?".into())]));
+        obj(&[("messages", messages.into()), ("search", obj(&[("user", user), ("agent", agent)])), ("nowMs", JsValue::from_f64(1.0))])
+    };
+    let answer = |req| js_sys::JSON::stringify(&e.recall(req).expect("ok")).unwrap().as_string().unwrap();
+    let from_objects = answer(request(parse(&format!(r#"{{"memories": [{hit}]}}"#)), parse(&agent)));
+    assert!(from_objects.contains("dark theme"), "{from_objects}");
+    // the user scope as OpenViking's HTTP body; the agent scope as the text of its result
+    let body = format!(r#"{{"status": "ok", "result": {{"memories": [{hit}], "total": 1}}, "time": 0.01}}"#);
+    assert_eq!(answer(request(body.into(), agent.clone().into())), from_objects);
+    // a text that is not JSON names its scope
+    let err = e.recall(request("{\"status\": ".into(), agent.into())).err().expect("must fail");
+    assert_eq!(code_and_field(err), ("INVALID_INPUT".to_string(), Some("search.user".to_string())));
+}
+
+#[test]
 fn a_non_string_where_a_string_goes_is_an_input_error_not_a_trap() {
     let length_minus_one = obj(&[("length", JsValue::from_f64(-1.0))]);
     let bads: Vec<JsValue> = vec![

@@ -133,6 +133,10 @@ impl<'de> Visitor<'de> for ScopeSeed {
     fn visit_none<E: de::Error>(self) -> Result<Vec<SearchItem>, E> {
         Ok(Vec::new())
     }
+    /// A find answer's body text (see [`scope_from_text`]); one it cannot read gives up.
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Vec<SearchItem>, E> {
+        read_body_text(text).ok_or_else(|| E::custom("not a find answer"))
+    }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<SearchItem>, A::Error> {
         HitsSeed.visit_seq(seq)
     }
@@ -146,6 +150,132 @@ impl<'de> Visitor<'de> for ScopeSeed {
             }
         }
         Ok(items)
+    }
+}
+
+/// One scope's search result given as the text of OpenViking's answer to `find` — the HTTP
+/// body as it arrived (`{"status": "ok", "result": {"memories": [hits], …}, …}`), or the
+/// text of a find result or of a list of hits — so a host hands it over without parsing it.
+/// The same items and errors as reading the text as a JSON value and then that value as
+/// [`take_search_result`](crate::recall::candidate::take_search_result) reads a scope:
+/// an answer's `result` is the scope's result (an answer without one, such as an error
+/// answer, has no hits); `path` names the scope in errors.
+pub fn scope_from_text(path: &str, text: &str) -> crate::error::Result<Vec<SearchItem>> {
+    if let Some(items) = read_body_text(text) {
+        return Ok(items);
+    }
+    let v: Value = serde_json::from_str(text).map_err(|e| crate::error::EngineError::input(path, format!("is not valid JSON (a find answer's text): {e}")))?;
+    let v = match v {
+        Value::Object(mut m) if m.contains_key("result") => m.remove("result").unwrap_or(Value::Null),
+        v => v,
+    };
+    if v.is_string() {
+        return Err(crate::error::EngineError::input(path, "expected a find answer's text, got the text of a string"));
+    }
+    crate::recall::candidate::take_search_result(path, v)
+}
+
+/// A request's scopes given as text apart from the rest of it (the wasm `Engine.recall`
+/// takes string scopes out of the request before reading it, so their text is not escaped
+/// into the request's JSON and read twice) put back: read into `scopes` when the rest was
+/// read typed ([`RequestText::Typed`]), else into the request as the strings they were,
+/// where the plain way reads them — the same answer and errors as the whole request.
+pub fn with_scope_texts(
+    req: &mut crate::recall::auto::RecallRequest,
+    scopes: Option<Scopes>,
+    user: Option<String>,
+    agent: Option<String>,
+) -> crate::error::Result<Option<Scopes>> {
+    match scopes {
+        Some(mut s) => {
+            if let Some(t) = user {
+                s.user = scope_from_text("search.user", &t)?;
+            }
+            if let Some(t) = agent {
+                s.agent = scope_from_text("search.agent", &t)?;
+            }
+            Ok(Some(s))
+        }
+        None => {
+            if let Some(t) = user {
+                req.user = Value::String(t);
+            }
+            if let Some(t) = agent {
+                req.agent = Value::String(t);
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// The typed read of [`scope_from_text`]; `None` where it gives up.
+fn read_body_text(text: &str) -> Option<Vec<SearchItem>> {
+    let mut d = serde_json::Deserializer::from_str(text);
+    let items = BodySeed.deserialize(&mut d).ok()?;
+    d.end().ok()?;
+    Some(items)
+}
+
+/// A find answer's body: a list of hits, `null`, or an object whose `result` (when it has
+/// one) or else whose `memories` holds them.
+struct BodySeed;
+
+impl<'de> DeserializeSeed<'de> for BodySeed {
+    type Value = Vec<SearchItem>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<SearchItem>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for BodySeed {
+    type Value = Vec<SearchItem>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a find answer")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Vec<SearchItem>, E> {
+        Ok(Vec::new())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<SearchItem>, A::Error> {
+        HitsSeed.visit_seq(seq)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<SearchItem>, A::Error> {
+        let (mut memories, mut result) = (None, None);
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "result" => result = Some(map.next_value_seed(ResultSeed)?),
+                "memories" => memories = Some(map.next_value_seed(HitsSeed)?),
+                _ => {
+                    map.next_value::<Skip>()?;
+                }
+            }
+        }
+        Ok(result.or(memories).unwrap_or_default())
+    }
+}
+
+/// An answer's `result`: a find result, a list of hits or `null` (not the text of one).
+struct ResultSeed;
+
+impl<'de> DeserializeSeed<'de> for ResultSeed {
+    type Value = Vec<SearchItem>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<SearchItem>, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ResultSeed {
+    type Value = Vec<SearchItem>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a find result")
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Vec<SearchItem>, E> {
+        Ok(Vec::new())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<SearchItem>, A::Error> {
+        HitsSeed.visit_seq(seq)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Vec<SearchItem>, A::Error> {
+        ScopeSeed.visit_map(map)
     }
 }
 

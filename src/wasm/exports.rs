@@ -264,9 +264,10 @@ impl Engine {
         #[wasm_bindgen(unchecked_param_type = "RecallRequest & { explain?: boolean }")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
         let text = super::tail::with_newest_user_messages(&request, crate::recall::query::user_messages_read(self.config.assemble_recall_window)).map_err(to_js_error)?;
-        let (v, scopes) = super::codec::decode_recall_request("(request)", &text).map_err(to_js_error)?;
+        let (v, scopes) = super::codec::decode_recall_request("(request)", &text.json).map_err(to_js_error)?;
         let explain = explain_flag(&v).map_err(to_js_error)?;
-        let req = RecallRequest::from_value(v).map_err(to_js_error)?;
+        let mut req = RecallRequest::from_value(v).map_err(to_js_error)?;
+        let scopes = crate::recall::wire::with_scope_texts(&mut req, scopes, text.user, text.agent).map_err(to_js_error)?;
         encode(&crate::recall::auto::recall_answer_read(&self.config, req, scopes, explain).map_err(to_js_error)?)
     }
 }

@@ -8,26 +8,75 @@ use crate::error::EngineError;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::JsValue;
 
-/// The request with `messages` cut to its newest `users` user messages (in their order),
-/// as JSON text (see `codec::json_text`).
-pub fn with_newest_user_messages(request: &JsValue, users: usize) -> Result<String, EngineError> {
+/// A recall request as `Engine.recall` reads it: its JSON text, with `messages` cut to the
+/// newest user messages and each search scope given as text taken out of it.
+pub struct RecallText {
+    /// The request's JSON text (see `codec::json_text`).
+    pub json: String,
+    /// `search.user` and `search.agent` where the host gave them as strings (a find answer's
+    /// body text, `recall::wire::scope_from_text`): `null` in `json`, their text here — so
+    /// the text is never escaped into the JSON and read twice.
+    pub user: Option<String>,
+    pub agent: Option<String>,
+}
+
+/// The request with `messages` cut to its newest `users` user messages (in their order) and
+/// its string search scopes taken out, as [`RecallText`].
+pub fn with_newest_user_messages(request: &JsValue, users: usize) -> Result<RecallText, EngineError> {
+    let plain = |json| RecallText { json, user: None, agent: None };
     if !request.is_object() {
-        return super::codec::json_text("(request)", request);
+        return super::codec::json_text("(request)", request).map(plain);
     }
     let messages = Reflect::get(request, &"messages".into()).map_err(|_| EngineError::input("messages", "cannot be read"))?;
-    if messages.is_undefined() || messages.is_null() {
-        return super::codec::json_text("(request)", request);
+    let taken = if messages.is_undefined() || messages.is_null() { None } else { Some(newest_user_messages(&messages, users)?) };
+    // (a search that cannot be read is left to the JSON text's read, which says so)
+    let texts = Reflect::get(request, &"search".into()).ok().and_then(|s| scope_texts(&s));
+    if taken.is_none() && texts.is_none() {
+        return super::codec::json_text("(request)", request).map(plain);
     }
-    let taken = newest_user_messages(&messages, users)?;
-    // a shallow copy of the request's own fields (guarded), with the messages taken
+    // a shallow copy of the request's own fields (guarded), with the messages taken and the
+    // string scopes left out
     let entries = super::codec::own_entries("(request)", request)?;
     let copy = Object::new();
     for pair in entries.iter() {
         let key = Reflect::get_u32(&pair, 0).unwrap_or(JsValue::UNDEFINED);
-        let value = if key.as_string().as_deref() == Some("messages") { taken.clone().into() } else { Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED) };
+        let value = match (key.as_string().as_deref(), &taken, &texts) {
+            (Some("messages"), Some(t), _) => t.clone().into(),
+            (Some("search"), _, Some((copy, _, _))) => copy.clone().into(),
+            _ => Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED),
+        };
         let _ = Reflect::set(&copy, &key, &value);
     }
-    super::codec::json_text("(request)", &copy.into())
+    let json = super::codec::json_text("(request)", &copy.into())?;
+    Ok(match texts {
+        Some((_, user, agent)) => RecallText { json, user, agent },
+        None => plain(json),
+    })
+}
+
+/// A search object whose `user` or `agent` is a string: a copy with those `null`, and their
+/// texts; `None` for any other value, or one that cannot be read.
+fn scope_texts(search: &JsValue) -> Option<(Object, Option<String>, Option<String>)> {
+    if !search.is_object() || super::codec::is_array(search).unwrap_or(true) {
+        return None;
+    }
+    let read = |scope: &str| Reflect::get(search, &scope.into()).map(|v| super::utf8::text_of_js(&v));
+    let (user, agent) = (read("user").ok()?, read("agent").ok()?);
+    if user.is_none() && agent.is_none() {
+        return None;
+    }
+    let entries = super::codec::own_entries("search", search).ok()?;
+    let copy = Object::new();
+    for pair in entries.iter() {
+        let key = Reflect::get_u32(&pair, 0).unwrap_or(JsValue::UNDEFINED);
+        let value = match key.as_string().as_deref() {
+            Some("user") if user.is_some() => JsValue::NULL,
+            Some("agent") if agent.is_some() => JsValue::NULL,
+            _ => Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED),
+        };
+        let _ = Reflect::set(&copy, &key, &value);
+    }
+    Some((copy, user, agent))
 }
 
 fn newest_user_messages(messages: &JsValue, users: usize) -> Result<Array, EngineError> {

@@ -131,6 +131,20 @@ function legacyCore(w) {
   return legacy.hook.legacyMergeRank(w.search.user, w.search.agent, legacyCfg, w.legacyQuery);
 }
 
+/** Legacy core from the find answers' text: its client's `response.json()` (a `JSON.parse`
+ *  of each body) and `.result`, then the core. */
+function legacyCoreText(w) {
+  const user = JSON.parse(w.bodies.user).result;
+  const agent = JSON.parse(w.bodies.agent).result;
+  return legacy.hook.legacyMergeRank(user, agent, legacyCfg, w.legacyQuery);
+}
+
+/** Legacy full from the find answers' text (as `legacyCoreText`). */
+async function legacyFullText(w) {
+  const search = { user: JSON.parse(w.bodies.user).result, agent: JSON.parse(w.bodies.agent).result };
+  return legacyFull({ ...w, search });
+}
+
 /** Legacy full: query extraction, gate, core, content + budget, block, log line. */
 async function legacyFull(w, log = legacyLogger()) {
   const queryText = legacy.hook.legacyQueryText(w.request);
@@ -150,6 +164,11 @@ function wasmLean(w) {
   return engine.recall(w.request);
 }
 
+/** The lean call with the find answers handed over as the text they arrive as. */
+function wasmLeanText(w) {
+  return engine.recall(w.textRequest);
+}
+
 async function main() {
 // ---------------------------------------------------------------------------------------------
 // Profile mode: one pipeline in a loop
@@ -165,9 +184,11 @@ if (args.profile) {
     const w = turns[calls % turns.length];
     if (which === "wasm") wasmRecall(w);
     else if (which === "wasm-lean") wasmLean(w);
+    else if (which === "wasm-lean-text") wasmLeanText(w);
+    else if (which === "legacy-core-text") legacyCoreText(w);
     else if (which === "legacy-core") legacyCore(w);
     else if (which === "legacy-full") await legacyFull(w);
-    else die(`--profile wasm|wasm-lean|legacy-core|legacy-full, not ${which}`);
+    else die(`--profile wasm|wasm-lean|wasm-lean-text|legacy-core|legacy-core-text|legacy-full, not ${which}`);
     calls++;
   }
   const el = performance.now() - t0;
@@ -205,6 +226,8 @@ for (const n of SIZES) {
     agreementCases.push(a, b);
     if (JSON.stringify(wasmLean(w)) !== JSON.stringify({ query: wasmRecall(w).query, recall: wasmRecall(w).recall }))
       throw new Error(`recall and autoRecall disagree at ${n} per scope`);
+    if (JSON.stringify(wasmLeanText(w)) !== JSON.stringify(wasmLean(w))) throw new Error(`recall from the answers' text and from objects disagree at ${n} per scope`);
+    if (JSON.stringify(legacyCoreText(w)) !== JSON.stringify(legacyCore(w))) throw new Error(`the legacy core from the answers' text and from objects disagree at ${n} per scope`);
     if (args["show-diff"]) for (const c of [a, b]) if (!c.sameInjected) diffs.push(c);
   }
   const pipelines = {
@@ -212,6 +235,9 @@ for (const n of SIZES) {
     legacyFull: { run: (w) => legacyFull(w), async: true },
     wasm: { run: (w) => wasmRecall(w), async: false },
     lean: { run: (w) => wasmLean(w), async: false },
+    legacyCoreText: { run: (w) => legacyCoreText(w), async: false },
+    legacyFullText: { run: (w) => legacyFullText(w), async: true },
+    leanText: { run: (w) => wasmLeanText(w), async: false },
   };
   const names = Object.keys(pipelines);
   // warm-up + batch sizes (a batch is a whole number of passes over the turns)
@@ -263,11 +289,26 @@ for (const n of SIZES) {
   const l = pipelines.lean.samples;
   row.pairedLeanCore = median(pipelines.legacyCore.samples.map((x, i) => x / l[i]));
   row.pairedLeanFull = median(pipelines.legacyFull.samples.map((x, i) => x / l[i]));
+  // from the find answers' text: the legacy parses it (its client's response.json()), the
+  // wasm call reads it
+  const lt = pipelines.leanText.samples;
+  row.text = {
+    legacyCoreUs: median(pipelines.legacyCoreText.samples),
+    legacyFullUs: median(pipelines.legacyFullText.samples),
+    leanUs: median(lt),
+    leanOverLegacyCore: median(lt.map((x, i) => x / pipelines.legacyCoreText.samples[i])),
+    leanOverLegacyFull: median(lt.map((x, i) => x / pipelines.legacyFullText.samples[i])),
+    bodyBytes: Math.round(mean(turns.map((w) => w.bodies.user.length + w.bodies.agent.length))),
+  };
   rows.push(row);
   console.log(
     `${String(n).padStart(5)}/scope  legacy core ${fmt(row.legacyCoreUs)} µs  legacy full ${fmt(row.legacyFullUs)} µs  wasm ${fmt(row.wasmUs)} µs  ` +
       `legacy/wasm ${row.ratioCore.toFixed(2)}× (core) ${row.ratioFull.toFixed(2)}× (full); paired per round ${row.pairedRatioCore.toFixed(2)}× / ${row.pairedRatioFull.toFixed(2)}×; ` +
       `lean recall ${fmt(row.leanUs)} µs, legacy/lean paired ${row.pairedLeanCore.toFixed(2)}× / ${row.pairedLeanFull.toFixed(2)}×`,
+  );
+  console.log(
+    `       from the answers' text: legacy core ${fmt(row.text.legacyCoreUs)} µs, full ${fmt(row.text.legacyFullUs)} µs, lean ${fmt(row.text.leanUs)} µs; ` +
+      `lean / legacy paired ${row.text.leanOverLegacyCore.toFixed(2)}× (core) ${row.text.leanOverLegacyFull.toFixed(2)}× (full)`,
   );
 }
 
@@ -283,6 +324,15 @@ lines.push(`| candidates per scope (total) | legacy core (µs) | legacy full (µ
 lines.push(`|---:|---:|---:|---:|---:|---:|---:|---:|---|`);
 for (const r of rows) {
   lines.push(`| ${r.perScope} (${r.candidates}) | ${fmt(r.legacyCoreUs)} | ${fmt(r.legacyFullUs)} | ${fmt(r.leanUs)} | ${fmt(r.wasmUs)} | ${r.pairedLeanCore.toFixed(2)} | ${r.pairedLeanFull.toFixed(2)} | ${r.pairedRatioCore.toFixed(2)} | |`);
+}
+lines.push("");
+lines.push(`From the find answers' text (each scope's HTTP body, ${"`{status, result, time}`"}): the legacy parses it as its client's \`response.json()\` does, the wasm call reads the strings.`);
+lines.push("");
+lines.push(`| candidates per scope (total) | bodies | legacy core (µs) | legacy full (µs) | wasm recall, lean (µs) | lean / legacy core | lean / legacy full | (ratios paired per round; goal ≤ 0.5) |`);
+lines.push(`|---:|---:|---:|---:|---:|---:|---:|---|`);
+for (const r of rows) {
+  const t = r.text;
+  lines.push(`| ${r.perScope} (${r.candidates}) | ${kb(t.bodyBytes)} | ${fmt(t.legacyCoreUs)} | ${fmt(t.legacyFullUs)} | ${fmt(t.leanUs)} | ${t.leanOverLegacyCore.toFixed(2)} | ${t.leanOverLegacyFull.toFixed(2)} | |`);
 }
 lines.push("");
 lines.push(`wasm breakdown (instrumented copy of the same module; medians of ${RUNS} batches, µs per call):`);
@@ -574,6 +624,11 @@ function workloads(n) {
   if (workloadCache.has(n)) return workloadCache.get(n);
   const out = recallTurns(n).map(({ perScope, turn, request, alignedRequest, search }) => {
     const w = { perScope, turn, request, search };
+    // each scope's find answer as the text it arrives as (OpenViking's HTTP body), and the
+    // request with the scopes given as that text
+    const body = (result) => JSON.stringify({ status: "ok", result, time: 0.012 });
+    w.bodies = { user: body(search.user), agent: body(search.agent) };
+    w.textRequest = { ...request, search: { user: w.bodies.user, agent: w.bodies.agent } };
     w.legacyQuery = legacy.hook.legacyQueryText(request);
     w.aligned = { perScope, turn, request: alignedRequest, search, legacyQuery: legacy.hook.legacyQueryText(alignedRequest) };
     return w;
