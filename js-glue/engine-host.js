@@ -61,6 +61,7 @@ export function createEngineHost({ store, request = createTransport(), logger = 
     request,
     loadState: (key) => store.loadState(key),
     saveState: (key, value) => store.saveState(key, value),
+    saveCache: (key, value) => store.saveCache(key, value),
     listStateKeys: (prefix) => store.listStateKeys(prefix),
     outboxAppend: (key, entry) => store.outboxAppend(key, entry),
     outboxRead: (key) => store.outboxRead(key),

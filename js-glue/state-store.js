@@ -1,6 +1,8 @@
 // Durable local state for the engine, in the plugin's state dir:
 //   <stateDir>/state/<key>.json    one JSON document per key, replaced atomically
-//                                  (write temp file, fsync, rename, fsync dir)
+//                                  (write temp file, fsync, rename, fsync dir); a cache the
+//                                  engine can rebuild (saveCache) without the two fsyncs, so
+//                                  a crash leaves the previous file or an empty one (none)
 //   <stateDir>/outbox/<key>.jsonl  an ordered queue, one framed record per line:
 //                                  `#<crc32, 8 hex>:<byte length>:<JSON>\n`; a line whose
 //                                  length or checksum does not match (a torn or corrupt
@@ -221,7 +223,9 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     }
   }
 
-  async function replaceFile(file, text) {
+  /** Replace `file` atomically (temp file, rename); `sync`: durably (the temp file and the
+   *  folder fsync'd), else a crash may leave the previous file or an empty one. */
+  async function replaceFile(file, text, { sync = true } = {}) {
     const dir = join(file, "..");
     await ensureDir(dir);
     const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
@@ -229,7 +233,7 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
       const h = await openPrivate(tmp, "wx"); // 0600 before any byte is written
       try {
         await h.writeFile(text);
-        await h.sync();
+        if (sync) await h.sync();
       } finally {
         await h.close();
       }
@@ -238,7 +242,7 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
       await fs.rm(tmp, { force: true }).catch(() => {});
       throw err;
     }
-    await fsyncDir(dir);
+    if (sync) await fsyncDir(dir);
   }
 
   /** The file's bytes, or null when there is none. */
@@ -455,7 +459,9 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     async loadState(key) {
       try {
         await open();
-        return JSON.parse(await fs.readFile(stateFile(key), "utf8"));
+        const text = await fs.readFile(stateFile(key), "utf8");
+        // empty: a cache whose unsynced replace a crash cut short (saveCache) — none kept
+        return text === "" ? null : JSON.parse(text);
       } catch (err) {
         if (err.code === "ENOENT") return null;
         throw localError("loadState", err);
@@ -464,6 +470,12 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     saveState(key, value) {
       return chain(`s:${key}`, () => replaceFile(stateFile(key), JSON.stringify(value))).catch((err) => {
         throw localError("saveState", err);
+      });
+    },
+    /** A document the engine can rebuild (a cache): replaced atomically, not fsync'd. */
+    saveCache(key, value) {
+      return chain(`s:${key}`, () => replaceFile(stateFile(key), JSON.stringify(value), { sync: false })).catch((err) => {
+        throw localError("saveCache", err);
       });
     },
     /** Append `entry`; resolves "appended" once it is durably stored, "present" (writing

@@ -188,6 +188,29 @@ fn what_assemble_injected_reaches_the_turns_write() {
 }
 
 #[test]
+fn a_turn_saves_durably_only_what_openviking_cannot_give_back() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    for (n, prompt) in [(1, "Which editor theme do I prefer?"), (2, "And which day do deploys go out?")] {
+        assemble(&e, "s1", prompt);
+        block_on(e.write_turn(turn_write("s1", Some(&format!("k{n}")), turn(n, prompt)))).unwrap();
+    }
+    // a later turn: the trace, the history index, the map are caches (saved, but not synced
+    // to disk); the turn ledger and the session record are the durable state
+    host.world().durable_saves.clear();
+    assemble(&e, "s1", "Remind me of my editor theme");
+    block_on(e.write_turn(turn_write("s1", Some("k3"), turn(3, "Remind me of my editor theme")))).unwrap();
+    let durable = host.world().durable_saves.clone();
+    assert!(!durable.is_empty());
+    for key in &durable {
+        assert!(key.starts_with("turns/") || key.starts_with("session/"), "{key} saved durably: {durable:?}");
+    }
+    let state = host.world().state.clone();
+    assert!(state.contains_key("trace/main--s1"), "the trace kept: {:?}", state.keys().collect::<Vec<_>>());
+    assert!(state.keys().any(|k| k.starts_with("history/")), "the history index kept: {:?}", state.keys().collect::<Vec<_>>());
+}
+
+#[test]
 fn while_the_user_is_unknown_the_home_alias_is_searched_and_the_user_is_asked_of_the_host() {
     let host = host_with_memories();
     let config = openviking_context_engine::config::parse_config(&json!({"agentId": "main"}), &Default::default()).unwrap().config;

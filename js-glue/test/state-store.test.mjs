@@ -570,3 +570,44 @@ console.log("done");`,
     }
   });
 });
+
+/** fs.promises that counts fsyncs (of files and of folders) under `dir`. */
+function countingFs(counts) {
+  return {
+    ...fsp,
+    open: async (path, ...rest) => {
+      const h = await fsp.open(path, ...rest);
+      return new Proxy(h, {
+        get(target, prop) {
+          if (prop === "sync") return () => (counts.sync++, target.sync());
+          const v = Reflect.get(target, prop);
+          return typeof v === "function" ? v.bind(target) : v;
+        },
+      });
+    },
+  };
+}
+
+test("a document is saved durably (file and folder fsync'd), a cache atomically without an fsync; an empty cache file reads as none", async () => {
+  await inTempDir(async (dir) => {
+    const counts = { sync: 0 };
+    const store = createStateStore(dir, { fsImpl: countingFs(counts) });
+    await store.loadState("warm-up"); // the first use tightens the state dir
+    await store.saveState("ledger/s1", { next: 3 });
+    assert.equal(counts.sync, 2, "the temp file and the folder");
+    counts.sync = 0;
+    await store.saveCache("trace/s1", { turn: 7 });
+    await store.saveCache("trace/s1", { turn: 8 });
+    assert.equal(counts.sync, 0, "a cache is never fsync'd");
+    const fresh = createStateStore(dir);
+    assert.deepEqual(await fresh.loadState("ledger/s1"), { next: 3 });
+    assert.deepEqual(await fresh.loadState("trace/s1"), { turn: 8 }, "replaced whole, last write wins");
+    assert.deepEqual(readdirSync(join(dir, "state")).filter((f) => f.endsWith(".tmp")), [], "no temp file left");
+    // what a crash after an unsynced rename may leave on some filesystems: an empty file
+    writeFileSync(join(dir, "state", `${encodeURIComponent("trace/s1")}.json`), "");
+    assert.equal(await fresh.loadState("trace/s1"), null);
+    // anything else unreadable is still an error, not silently none
+    writeFileSync(join(dir, "state", `${encodeURIComponent("ledger/s1")}.json`), "{\"next\":");
+    await assert.rejects(fresh.loadState("ledger/s1"), isLocal("loadState"));
+  });
+});

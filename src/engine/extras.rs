@@ -121,7 +121,7 @@ impl<H: Host> Engine<H> {
                     .zip(trees)
                     .map(|((label, uri), t)| root_of_tree(label, uri, t.ok().flatten().as_ref()))
                     .collect();
-                let _ = self.host.save_state(&key, json!({ "builtAtMs": now, "userId": uid, "roots": roots, "refreshUntilMs": refresh_until })).await;
+                let _ = self.host.save_cache(&key, json!({ "builtAtMs": now, "userId": uid, "roots": roots, "refreshUntilMs": refresh_until })).await;
                 (roots, now)
             }
         };

@@ -45,7 +45,7 @@ impl<H: Host> Engine<H> {
         };
         let doc = add_to_chunk(existing, &self.config.agent_id, ov_id, session_id, entry);
         let saved = match serde_json::to_value(&doc) {
-            Ok(v) => self.host.save_state(&key, v).await.map_err(|e| e.to_string()),
+            Ok(v) => self.host.save_cache(&key, v).await.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),
         };
         if let Err(e) = saved {

@@ -45,7 +45,7 @@ impl<H: Host> Engine<H> {
             Ok(Some(u)) if crate::recall::scopes::is_plain_segment(&u) => {
                 self.set_user_id(&u);
                 // a failed save only costs the next process a round trip
-                let _ = self.host.save_state(&key, json!({ "userId": u, "at": now })).await;
+                let _ = self.host.save_cache(&key, json!({ "userId": u, "at": now })).await;
                 Some(u)
             }
             _ => None,

@@ -425,7 +425,10 @@ impl<H: Host> Engine<H> {
             Ok(text) => {
                 let p = text.map(|t| t.trim().to_string()).filter(|t| !t.is_empty()).map(|t| (uri, t));
                 let doc = p.as_ref().map_or(Value::Null, |(u, t)| json!({ "uri": u, "text": t }));
-                let _ = self.host.save_state(&key, doc).await;
+                // kept for a turn that cannot read it; written only when it changed
+                if self.host.load_state(&key).await.ok().flatten().unwrap_or(Value::Null) != doc {
+                    let _ = self.host.save_cache(&key, doc).await;
+                }
                 p
             }
             Err(e) if e.kind == HostErrorKind::NotFound => None,

@@ -76,7 +76,7 @@ impl<H: Host> Engine<H> {
         }
         for (c, doc) in chunks {
             if let Some(v) = doc.and_then(|d| serde_json::to_value(d).ok()) {
-                self.host.save_state(&chunk_key(&ov_id, c), v).await?;
+                self.host.save_cache(&chunk_key(&ov_id, c), v).await?;
             }
         }
         ledger.next = ledger.next.max(rec.state.next_sequence);

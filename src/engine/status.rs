@@ -291,7 +291,7 @@ impl<H: Host> Engine<H> {
     /// off the path to the model).
     pub(super) async fn keep_trace(&self, ov_id: &str) {
         if let Some(t) = self.trace_in_memory(ov_id) {
-            let _ = self.host.save_state(&trace_key(ov_id), serde_json::to_value(t).unwrap_or(Value::Null)).await;
+            let _ = self.host.save_cache(&trace_key(ov_id), serde_json::to_value(t).unwrap_or(Value::Null)).await;
         }
     }
 

@@ -170,6 +170,13 @@ pub trait Storage {
     /// One JSON document per key; `None` when there is none.
     async fn load_state(&self, key: &str) -> HostResult<Option<Value>>;
     async fn save_state(&self, key: &str, value: Value) -> HostResult<()>;
+    /// Saves a document that can be rebuilt — from OpenViking, or by the next turn (a cache:
+    /// the profile, a turn's trace, the history index, who the user is): replaced atomically
+    /// but not synced to disk, so a crash may leave the one before it or none, never a torn
+    /// one. A host that keeps every document alike saves it as any other.
+    async fn save_cache(&self, key: &str, value: Value) -> HostResult<()> {
+        self.save_state(key, value).await
+    }
     /// The state keys starting with `prefix`.
     async fn list_state_keys(&self, prefix: &str) -> HostResult<Vec<String>>;
     /// The outbox: an ordered, durable queue per key. An append resolves only once every
@@ -207,6 +214,9 @@ macro_rules! delegate_storage_and_clock {
             }
             async fn save_state(&self, key: &str, value: serde_json::Value) -> $crate::host::HostResult<()> {
                 self.$field.save_state(key, value).await
+            }
+            async fn save_cache(&self, key: &str, value: serde_json::Value) -> $crate::host::HostResult<()> {
+                self.$field.save_cache(key, value).await
             }
             async fn list_state_keys(&self, prefix: &str) -> $crate::host::HostResult<Vec<String>> {
                 self.$field.list_state_keys(prefix).await

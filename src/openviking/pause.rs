@@ -82,7 +82,7 @@ impl<T: Transport + Clock + Storage> Pausing<T> {
     }
 
     async fn keep(&self, p: Pause) {
-        let _ = self.inner.save_state(PAUSE_KEY, json!({ "untilMs": p.until_ms, "level": p.level })).await;
+        let _ = self.inner.save_cache(PAUSE_KEY, json!({ "untilMs": p.until_ms, "level": p.level })).await;
     }
 
     /// No answer within `timeout_ms`: pause, unless a pause is already running (requests

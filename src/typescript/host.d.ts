@@ -29,6 +29,9 @@ export interface HostCallbacks {
   request(request: HttpRequest): Promise<HttpAnswer>;
   loadState(key: string): Promise<unknown | null>;
   saveState(key: string, value: unknown): Promise<unknown>;
+  /** Optional: saves a document the engine can rebuild (a cache) — replaced atomically, not
+   *  synced to disk; without it the engine saves caches with `saveState`. */
+  saveCache?(key: string, value: unknown): Promise<unknown>;
   /** The state keys starting with `prefix`. */
   listStateKeys(prefix: string): Promise<string[]>;
   /** Appends durably: resolves only once every byte is written, synced and readable back;

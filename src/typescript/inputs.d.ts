@@ -20,8 +20,12 @@ export interface RecallRequest {
   messages?: AgentMessage[];
   /** Overrides the query built from prompt + messages (explicit recall). */
   query?: string;
-  /** Both scopes' find results. */
-  search?: { user?: FindResult | null; agent?: FindResult | null };
+  /**
+   * Both scopes' find results: each the result object, or the text of OpenViking's answer to
+   * `find` as it arrived (the HTTP body, `{"status":"ok","result":{…}}`), read without a
+   * `JSON.parse` on the JS side.
+   */
+  search?: { user?: FindResult | string | null; agent?: FindResult | string | null };
   /** Full texts read for picked items, by uri. */
   contents?: Record<string, string>;
   nowMs?: number;

@@ -203,6 +203,11 @@ impl Storage for JsHost {
     async fn save_state(&self, key: &str, value: Value) -> HostResult<()> {
         self.local("saveState", &[s(key), to_js(&value)]).await.map(drop)
     }
+    /// `saveCache` is optional: a host without it keeps caches as any other document.
+    async fn save_cache(&self, key: &str, value: Value) -> HostResult<()> {
+        let op = if self.has("saveCache") { "saveCache" } else { "saveState" };
+        self.local(op, &[s(key), to_js(&value)]).await.map(drop)
+    }
     async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()> {
         self.local("outboxAppend", &[s(key), to_js(&entry)]).await.map(drop)
     }

@@ -59,6 +59,8 @@ pub struct World {
     pub tasks: HashMap<String, (u32, Value, bool)>,
     pub files: HashMap<String, Value>,
     pub state: HashMap<String, Value>,
+    /// The keys saved durably (`save_state`), in order; caches (`save_cache`) are not here.
+    pub durable_saves: Vec<String>,
     pub outbox: HashMap<String, Vec<Value>>,
     /// OpenViking is down: every OpenViking call fails with this.
     pub down: Option<HostErrorKind>,
@@ -407,6 +409,12 @@ impl Storage for FakeHost {
         Ok(self.0.borrow().state.get(key).cloned())
     }
     async fn save_state(&self, key: &str, value: Value) -> HostResult<()> {
+        let mut w = self.0.borrow_mut();
+        w.durable_saves.push(key.to_string());
+        w.state.insert(key.to_string(), value);
+        Ok(())
+    }
+    async fn save_cache(&self, key: &str, value: Value) -> HostResult<()> {
         self.0.borrow_mut().state.insert(key.to_string(), value);
         Ok(())
     }
