@@ -95,7 +95,7 @@ export default { ...real, register(api) {
       for (const k of Object.keys(engine)) {
         if (typeof engine[k] !== "function") continue;
         const f = engine[k].bind(engine);
-        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs) }); } };
+        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs), syncN: syncs.filter(([a]) => a >= s && a < e).length }); } };
       }
       return engine;
     });
@@ -180,8 +180,9 @@ async function gatewayMode(ov, fm) {
       }
       const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
       const total = sum(own), diskTotal = sum(disk);
-      turns.push({ ms: r.ms, own, disk, total, diskTotal, calls: spans.map((s) => s.span) });
-      console.log(`turn ${String(i + 1).padStart(2)}: wall ${r.ms} ms, plugin's own ${total.toFixed(2)} ms (${Object.entries(own).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}), fsync waits ${diskTotal.toFixed(2)} ms`);
+      const fsyncs = spans.reduce((n, s) => n + (s.syncN ?? 0), 0);
+      turns.push({ ms: r.ms, own, disk, total, diskTotal, fsyncs, calls: spans.map((s) => s.span) });
+      console.log(`turn ${String(i + 1).padStart(2)}: wall ${r.ms} ms, plugin's own ${total.toFixed(2)} ms (${Object.entries(own).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}), fsync waits ${diskTotal.toFixed(2)} ms (${fsyncs} fsyncs)`);
     }
   } finally {
     await gw.stop();
@@ -193,7 +194,7 @@ async function gatewayMode(ov, fm) {
   console.log(`first turn through the gateway: plugin's own time ${turns[0].total.toFixed(2)} ms`);
   console.log(`warm gateway turns (median of turns 2..${turns.length}): plugin's own time ${median(warm.map((t) => t.total)).toFixed(2)} ms (goal ≤ 3 ms)`);
   console.log(`  by method: ${keys.map((k) => `${k} ${median(warm.map((t) => t.own[k] ?? 0)).toFixed(2)}`).join(", ")} ms; wall per turn (CLI client included) median ${median(warm.map((t) => t.ms))} ms`);
-  console.log(`  waiting for fsync (durable outbox and state writes), not counted above: median ${median(warm.map((t) => t.diskTotal)).toFixed(2)} ms per turn (${keys.map((k) => `${k} ${median(warm.map((t) => t.disk[k] ?? 0)).toFixed(2)}`).join(", ")})`);
+  console.log(`  waiting for fsync (durable outbox and state writes), not counted above: median ${median(warm.map((t) => t.diskTotal)).toFixed(2)} ms and ${median(warm.map((t) => t.fsyncs))} fsyncs per turn (${keys.map((k) => `${k} ${median(warm.map((t) => t.disk[k] ?? 0)).toFixed(2)}`).join(", ")})`);
   if (cpu) {
     console.log(`the plugin's CPU time (samples whose stack passes through it, 250 µs interval): start-up ${cpu.outside.toFixed(1)} ms; per turn ${cpu.perWindow.map((x) => x.toFixed(1)).join(", ")} ms`);
     console.log(`warm gateway turn, the plugin's CPU time: median ${median(cpu.perWindow.slice(1)).toFixed(2)} ms (goal ≤ 3 ms); first turn ${cpu.perWindow[0].toFixed(2)} ms`);
@@ -304,6 +305,8 @@ try {
     t[`${s.span} calls`] = (t[`${s.span} calls`] ?? 0) + 1;
     t.total = (t.total ?? 0) + (s.span === "register" ? 0 : s.ms); // register's time is inside module load's turn
     t.ov = (t.ov ?? 0) + (s.ovMs ?? 0);
+    t.syncMs = (t.syncMs ?? 0) + (s.syncMs ?? 0);
+    t.fsyncs = (t.fsyncs ?? 0) + (s.syncN ?? 0);
     if (s.ovMs !== undefined) t[`${s.span} OpenViking`] = (t[`${s.span} OpenViking`] ?? 0) + s.ovMs;
     perTurn.set(s.pid, t);
   }
@@ -317,6 +320,7 @@ try {
   console.log(`the plugin's own time per turn, OpenViking's time excluded (median): ${median(turns.map((t) => t.total - t.ov)).toFixed(1)} ms (goal ≤ 40 ms)`);
   const own = (k) => median(turns.map((t) => (t[k] ?? 0) - (t[`${k} OpenViking`] ?? 0))).toFixed(1);
   console.log(`  by part: ${keys.map((k) => `${k} ${own(k)}`).join(", ")} ms`);
+  console.log(`fsync per turn (median): ${median(turns.map((t) => t.fsyncs))} calls, ${median(turns.map((t) => t.syncMs)).toFixed(1)} ms waiting (inside the times above)`);
   fs.rmSync(work, { recursive: true, force: true });
 } finally {
   await fm.close();
