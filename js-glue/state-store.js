@@ -309,7 +309,10 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     }
   }
 
-  /** Create lock `file` with O_EXCL; false when it exists. */
+  /** Create lock `file` with O_EXCL; false when it exists. Not fsync'd: a lock orders live
+   *  processes, which see the file as soon as it is created (O_EXCL is atomic); after a
+   *  machine crash no holder is alive, so a lock lost with it changes nothing, and one kept
+   *  is stale and broken. */
   async function createLock(file, ttlMs) {
     await ensureDir(dirname(file));
     let h;
@@ -322,7 +325,6 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     try {
       const lock = { pid: process.pid, host: hostname(), owner, expiresAtMs: Date.now() + ttlMs };
       await writeAll(h, Buffer.from(JSON.stringify(lock), "utf8"));
-      await h.sync();
     } catch (err) {
       await h.close().catch(() => {});
       h = null;
@@ -331,7 +333,6 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     } finally {
       await h?.close();
     }
-    await fsyncDir(dirname(file));
     return true;
   }
 

@@ -588,7 +588,7 @@ function countingFs(counts) {
   };
 }
 
-test("a document is saved durably (file and folder fsync'd), a cache atomically without an fsync; an empty cache file reads as none", async () => {
+test("a document is saved durably (file and folder fsync'd), a cache and a lock without an fsync; an empty cache file reads as none", async () => {
   await inTempDir(async (dir) => {
     const counts = { sync: 0 };
     const store = createStateStore(dir, { fsImpl: countingFs(counts) });
@@ -599,6 +599,11 @@ test("a document is saved durably (file and folder fsync'd), a cache atomically 
     await store.saveCache("trace/s1", { turn: 7 });
     await store.saveCache("trace/s1", { turn: 8 });
     assert.equal(counts.sync, 0, "a cache is never fsync'd");
+    // a lock orders live processes only: taking and giving it back syncs nothing
+    assert.equal(await store.tryLock(KEY, 60_000), true);
+    assert.equal(await createStateStore(dir).tryLock(KEY, 60_000), false, "another process sees it at once");
+    await store.unlock(KEY);
+    assert.equal(counts.sync, 0, "a lock is never fsync'd");
     const fresh = createStateStore(dir);
     assert.deepEqual(await fresh.loadState("ledger/s1"), { next: 3 });
     assert.deepEqual(await fresh.loadState("trace/s1"), { turn: 8 }, "replaced whole, last write wins");
