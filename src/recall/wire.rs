@@ -101,8 +101,8 @@ impl<'de> Visitor<'de> for SearchSeed {
         let mut scopes = Scopes::default();
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
-                "user" => scopes.user = map.next_value_seed(ScopeSeed)?,
-                "agent" => scopes.agent = map.next_value_seed(ScopeSeed)?,
+                "user" => scopes.user = map.next_value_seed(ScopeSeed::<true>)?,
+                "agent" => scopes.agent = map.next_value_seed(ScopeSeed::<true>)?,
                 _ => {
                     map.next_value::<Skip>()?;
                 }
@@ -112,17 +112,20 @@ impl<'de> Visitor<'de> for SearchSeed {
     }
 }
 
-/// One scope's result: `null`, a find result `{memories: [hits] | null, …}` or a list of hits.
-struct ScopeSeed;
+/// One scope's result: `null`, a find result `{memories: [hits] | null, …}` or a list of hits;
+/// where `TEXT`, also a find answer's body text (a request's scope). An answer's own `result`
+/// is read with `TEXT` false: the text of a find answer nested in one is refused, as the
+/// plain read refuses it.
+struct ScopeSeed<const TEXT: bool>;
 
-impl<'de> DeserializeSeed<'de> for ScopeSeed {
+impl<'de, const TEXT: bool> DeserializeSeed<'de> for ScopeSeed<TEXT> {
     type Value = Vec<SearchItem>;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<SearchItem>, D::Error> {
         d.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for ScopeSeed {
+impl<'de, const TEXT: bool> Visitor<'de> for ScopeSeed<TEXT> {
     type Value = Vec<SearchItem>;
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a find result")
@@ -135,6 +138,9 @@ impl<'de> Visitor<'de> for ScopeSeed {
     }
     /// A find answer's body text (see [`scope_from_text`]); one it cannot read gives up.
     fn visit_str<E: de::Error>(self, text: &str) -> Result<Vec<SearchItem>, E> {
+        if !TEXT {
+            return Err(E::invalid_type(de::Unexpected::Str(text), &self));
+        }
         read_body_text(text).ok_or_else(|| E::custom("not a find answer"))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<SearchItem>, A::Error> {
@@ -242,7 +248,7 @@ impl<'de> Visitor<'de> for BodySeed {
         let (mut memories, mut result) = (None, None);
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
-                "result" => result = Some(map.next_value_seed(ResultSeed)?),
+                "result" => result = Some(map.next_value_seed(ScopeSeed::<false>)?),
                 "memories" => memories = Some(map.next_value_seed(HitsSeed)?),
                 _ => {
                     map.next_value::<Skip>()?;
@@ -250,32 +256,6 @@ impl<'de> Visitor<'de> for BodySeed {
             }
         }
         Ok(result.or(memories).unwrap_or_default())
-    }
-}
-
-/// An answer's `result`: a find result, a list of hits or `null` (not the text of one).
-struct ResultSeed;
-
-impl<'de> DeserializeSeed<'de> for ResultSeed {
-    type Value = Vec<SearchItem>;
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Vec<SearchItem>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ResultSeed {
-    type Value = Vec<SearchItem>;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a find result")
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Vec<SearchItem>, E> {
-        Ok(Vec::new())
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Vec<SearchItem>, A::Error> {
-        HitsSeed.visit_seq(seq)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Vec<SearchItem>, A::Error> {
-        ScopeSeed.visit_map(map)
     }
 }
 

@@ -36,17 +36,11 @@ pub fn with_newest_user_messages(request: &JsValue, users: usize) -> Result<Reca
     }
     // a shallow copy of the request's own fields (guarded), with the messages taken and the
     // string scopes left out
-    let entries = super::codec::own_entries("(request)", request)?;
-    let copy = Object::new();
-    for pair in entries.iter() {
-        let key = Reflect::get_u32(&pair, 0).unwrap_or(JsValue::UNDEFINED);
-        let value = match (key.as_string().as_deref(), &taken, &texts) {
-            (Some("messages"), Some(t), _) => t.clone().into(),
-            (Some("search"), _, Some((copy, _, _))) => copy.clone().into(),
-            _ => Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED),
-        };
-        let _ = Reflect::set(&copy, &key, &value);
-    }
+    let copy = copy_replacing("(request)", request, |key| match (key, &taken, &texts) {
+        ("messages", Some(t), _) => Some(t.clone().into()),
+        ("search", _, Some((copy, _, _))) => Some(copy.clone().into()),
+        _ => None,
+    })?;
     let json = super::codec::json_text("(request)", &copy.into())?;
     Ok(match texts {
         Some((_, user, agent)) => RecallText { json, user, agent },
@@ -65,18 +59,26 @@ fn scope_texts(search: &JsValue) -> Option<(Object, Option<String>, Option<Strin
     if user.is_none() && agent.is_none() {
         return None;
     }
-    let entries = super::codec::own_entries("search", search).ok()?;
+    let copy = copy_replacing("search", search, |key| match key {
+        "user" if user.is_some() => Some(JsValue::NULL),
+        "agent" if agent.is_some() => Some(JsValue::NULL),
+        _ => None,
+    })
+    .ok()?;
+    Some((copy, user, agent))
+}
+
+/// A shallow copy of `object`'s own fields (read guarded, as `codec::own_entries`), with the
+/// value `replace` gives for a key in place of the object's own.
+fn copy_replacing(field: &str, object: &JsValue, replace: impl Fn(&str) -> Option<JsValue>) -> Result<Object, EngineError> {
+    let entries = super::codec::own_entries(field, object)?;
     let copy = Object::new();
     for pair in entries.iter() {
         let key = Reflect::get_u32(&pair, 0).unwrap_or(JsValue::UNDEFINED);
-        let value = match key.as_string().as_deref() {
-            Some("user") if user.is_some() => JsValue::NULL,
-            Some("agent") if agent.is_some() => JsValue::NULL,
-            _ => Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED),
-        };
+        let value = key.as_string().and_then(|k| replace(&k)).unwrap_or_else(|| Reflect::get_u32(&pair, 1).unwrap_or(JsValue::UNDEFINED));
         let _ = Reflect::set(&copy, &key, &value);
     }
-    Some((copy, user, agent))
+    Ok(copy)
 }
 
 fn newest_user_messages(messages: &JsValue, users: usize) -> Result<Array, EngineError> {
