@@ -205,6 +205,10 @@ fn a_turn_saves_durably_only_what_openviking_cannot_give_back() {
     for key in &durable {
         assert!(key.starts_with("turns/") || key.starts_with("session/"), "{key} saved durably: {durable:?}");
     }
+    // the ledger once; the record twice: the send's write-ahead mark (with the turn's weight in
+    // the triggers) and its clearing after the drop (with the live count the answer gave)
+    let count = |prefix: &str| durable.iter().filter(|k| k.starts_with(prefix)).count();
+    assert_eq!((count("turns/"), count("session/")), (1, 2), "{durable:?}");
     let state = host.world().state.clone();
     assert!(state.contains_key("trace/main--s1"), "the trace kept: {:?}", state.keys().collect::<Vec<_>>());
     assert!(state.keys().any(|k| k.starts_with("history/")), "the history index kept: {:?}", state.keys().collect::<Vec<_>>());

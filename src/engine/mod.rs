@@ -59,6 +59,9 @@ pub struct Engine<H: Host> {
     user_id: RefCell<Option<String>>,
     /// Records loaded in this process, by OpenViking session id.
     records: RefCell<HashMap<String, SessionRecord>>,
+    /// Records changed in memory since their last save (`update_cached`): saved with the next
+    /// `update`, or by `save_unsaved` before a turn or a replay ends.
+    unsaved: RefCell<std::collections::HashSet<String>>,
     /// Sessions whose outage was already reported (one warning per outage, not per turn).
     warned: RefCell<std::collections::HashSet<String>>,
     /// Sessions whose outbox is being replayed: one replay at a time per session (two at once
@@ -114,6 +117,7 @@ impl<H: Host> Engine<H> {
             host,
             user_id: RefCell::new(None),
             records: RefCell::new(HashMap::new()),
+            unsaved: RefCell::new(Default::default()),
             warned: RefCell::new(Default::default()),
             flushing: RefCell::new(Default::default()),
             replay_waiters: RefCell::new(HashMap::new()),

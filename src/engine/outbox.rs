@@ -92,9 +92,11 @@ impl<H: Host> Engine<H> {
             return Ok(FlushReport { queued, in_progress: true, ..Default::default() });
         }
         let out = self.replay_rounds(ov_id).await;
+        let saved = self.save_unsaved(ov_id).await;
         self.give_lock(&lease).await;
         self.replay_done(ov_id);
         let report = out?;
+        saved?;
         match &report.reason {
             Some(why) => self.warn_once(ov_id, &format!("OpenViking unavailable ({why}); {} turn(s) kept in the outbox", report.queued)),
             None => self.outage_over(ov_id),
@@ -313,11 +315,12 @@ impl<H: Host> Engine<H> {
                     }
                 }
                 drop(known);
-                self.update(ov_id, |rec| {
+                // saved with the mark's clearing after the drop, or when the replay ends (a
+                // crash before that leaves the mark, which the next replay checks)
+                self.update_cached(ov_id, |rec| {
                     rec.live_count = Some(live);
                     rec.guard.on_reachable();
-                })
-                .await?;
+                });
                 self.outage_over(ov_id);
                 Ok(())
             }

@@ -227,25 +227,46 @@ impl<H: Host> Engine<H> {
     /// same session (a background commit and the next turn's write) never overwrite each
     /// other's changes — and persists the result. `load_record` must have cached it.
     pub async fn update<R>(&self, ov_session_id: &str, f: impl FnOnce(&mut SessionRecord) -> R) -> HostResult<R> {
-        let (out, snapshot) = {
-            let mut records = self.records.borrow_mut();
-            let rec = records.entry(ov_session_id.to_string()).or_insert_with(|| SessionRecord {
-                ov_session_id: ov_session_id.to_string(),
-                ..Default::default()
-            });
-            let out = f(rec);
-            (out, rec.clone())
-        };
-        let v = serde_json::to_value(&snapshot).unwrap_or(Value::Null);
-        self.host.save_state(&state_key(ov_session_id), v).await?;
+        let out = self.update_cached(ov_session_id, f);
+        self.save_unsaved(ov_session_id).await?;
         Ok(out)
+    }
+
+    /// Changes a cached record in place like [`update`](Self::update), without saving it: for
+    /// a change a crash may lose because it is known again from elsewhere (a turn's weight in
+    /// the triggers from its outbox entry; a send's answer from the write-ahead mark's check),
+    /// and that a durable save follows before the turn or the replay ends — the same document
+    /// saved once instead of once per change.
+    pub fn update_cached<R>(&self, ov_session_id: &str, f: impl FnOnce(&mut SessionRecord) -> R) -> R {
+        let mut records = self.records.borrow_mut();
+        let rec = records.entry(ov_session_id.to_string()).or_insert_with(|| SessionRecord {
+            ov_session_id: ov_session_id.to_string(),
+            ..Default::default()
+        });
+        let out = f(rec);
+        self.unsaved.borrow_mut().insert(ov_session_id.to_string());
+        out
+    }
+
+    /// Saves a record changed since its last save (durably); nothing when it is saved already.
+    pub async fn save_unsaved(&self, ov_session_id: &str) -> HostResult<()> {
+        if !self.unsaved.borrow_mut().remove(ov_session_id) {
+            return Ok(());
+        }
+        let Some(snapshot) = self.records.borrow().get(ov_session_id).cloned() else { return Ok(()) };
+        let v = serde_json::to_value(&snapshot).unwrap_or(Value::Null);
+        let saved = self.host.save_state(&state_key(ov_session_id), v).await;
+        if saved.is_err() {
+            self.unsaved.borrow_mut().insert(ov_session_id.to_string());
+        }
+        saved
     }
 
     /// Saves a record (cache first, then durably).
     pub async fn save_record(&self, rec: &SessionRecord) -> HostResult<()> {
         self.records.borrow_mut().insert(rec.ov_session_id.clone(), rec.clone());
-        let v = serde_json::to_value(rec).unwrap_or(Value::Null);
-        self.host.save_state(&state_key(&rec.ov_session_id), v).await
+        self.unsaved.borrow_mut().insert(rec.ov_session_id.clone());
+        self.save_unsaved(&rec.ov_session_id).await
     }
 
     /// Creates the OpenViking session once: working-memory summaries on; with

@@ -227,30 +227,22 @@ impl<H: Host> Engine<H> {
             }
         };
 
-        // Durable from here on. The trigger state follows; losing it to a crash only loses
-        // the turn's weight in the triggers (the next process reads the entry back).
+        // Durable from here on. The trigger state follows, saved with the record's next save
+        // (the send's write-ahead mark) or at the end of the turn; losing it to a crash only
+        // loses the turn's weight in the triggers (the next process reads the entry back).
         self.index_turn(&ov_id, &req.session_id, indexed).await;
-        let saved = self
-            .update(&ov_id, |rec| {
-                record_turn(&mut rec.state, tokens, counts, now);
-                note_recorded(&mut rec.state, sequence);
-                push_window_turn_id(&mut rec.state, turn_id.clone());
-                if let Some(b) = req.token_budget {
-                    rec.state.token_budget = Some(b);
-                }
-                if let Some(t) = req.context_tokens {
-                    rec.state.context_tokens = t;
-                }
-                (evaluate(&rec.state, &self.config, now), rec.guard.admit(now, false))
-            })
-            .await;
-        let (trigger, admission) = match saved {
-            Ok(v) => v,
-            Err(e) => {
-                self.host.warn(&format!("turn {sequence} of {ov_id} is in the outbox, but its session state could not be saved ({e})"));
-                (None, Admission::InFlight)
+        let (trigger, admission) = self.update_cached(&ov_id, |rec| {
+            record_turn(&mut rec.state, tokens, counts, now);
+            note_recorded(&mut rec.state, sequence);
+            push_window_turn_id(&mut rec.state, turn_id.clone());
+            if let Some(b) = req.token_budget {
+                rec.state.token_budget = Some(b);
             }
-        };
+            if let Some(t) = req.context_tokens {
+                rec.state.context_tokens = t;
+            }
+            (evaluate(&rec.state, &self.config, now), rec.guard.admit(now, false))
+        });
 
         let mut queued = routing == TurnRouting::HoldUntilArchived;
         let mut outbox_len = None;
@@ -279,6 +271,9 @@ impl<H: Host> Engine<H> {
             Some(n) => n,
             None => self.host.outbox_read(&okey).await.map(|v| v.len()).unwrap_or(0),
         };
+        if let Err(e) = self.save_unsaved(&ov_id).await {
+            self.host.warn(&format!("turn {sequence} of {ov_id} is in the outbox, but its session state could not be saved ({e})"));
+        }
         // an outage's back-off ends when a turn reaches OpenViking (`CommitGuard::on_reachable`):
         // this one just did, so a due commit starts now rather than after the back-off's time
         let admission = match admission {
