@@ -48,9 +48,9 @@ impl<H: Host> Engine<H> {
             rec.guard.on_commit_requested(now, forced);
             snapshot_window(&mut rec.state);
             rec.live_count = None; // the commit archives the live messages
-            rec.unconfirmed = None;
         })
         .await?;
+        self.set_mark(ov_id, None).await?;
         self.live_known.borrow_mut().remove(ov_id);
         Ok(Some(self.host.commit(ov_id, json!({"enable_working_memory": true})).await))
     }

@@ -11,7 +11,7 @@
 //! entry sent to it.
 
 use super::confirm::Check;
-use super::record::{outbox_key, Unconfirmed};
+use super::record::{mark_key, outbox_key, Unconfirmed};
 use super::Engine;
 use crate::host::{Host, HostError, HostErrorKind, HostResult};
 use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS, WRITE_LOCK_TTL_MS};
@@ -171,6 +171,7 @@ impl<H: Host> Engine<H> {
             return Ok(report);
         }
         self.load_record(ov_id, "").await?;
+        self.adopt_mark(ov_id).await;
         let mut done = 0;
         // What OpenViking holds already, by turn id: a send whose answer was lost, an entry
         // another process sent and died before dropping, a turn queued twice.
@@ -200,9 +201,58 @@ impl<H: Host> Engine<H> {
         // a mark whose entry was dropped is done with
         let stale = self.records.borrow().get(ov_id).and_then(|r| r.unconfirmed.as_ref()).is_some_and(|u| !report.queued_sequences.contains(&u.sequence));
         if stale {
-            self.update(ov_id, |rec| rec.unconfirmed = None).await?;
+            self.set_mark(ov_id, None).await?;
         }
         Ok(report)
+    }
+
+    /// The write-ahead mark another holder of the replay lease left (a process that died or
+    /// gave up mid-send, whose mark this process's cached record never saw): taken as this
+    /// replay's, so its entry is checked before it is sent again.
+    async fn adopt_mark(&self, ov_id: &str) {
+        let Ok(Some(v)) = self.host.load_state(&mark_key(ov_id)).await else { return };
+        if let Ok(Some(u)) = serde_json::from_value::<Option<Unconfirmed>>(v) {
+            if let Some(rec) = self.records.borrow_mut().get_mut(ov_id) {
+                rec.unconfirmed = Some(u);
+            }
+        }
+    }
+
+    /// Sets (durably, before a send) or clears the write-ahead mark, in the cached record and
+    /// in its own document. A cleared mark is saved without fsync: one a crash brings back
+    /// names an entry that was dropped, and is cleared again by the next replay.
+    pub(super) async fn set_mark(&self, ov_id: &str, mark: Option<Unconfirmed>) -> HostResult<()> {
+        let v = serde_json::to_value(&mark).unwrap_or(Value::Null);
+        let durable = mark.is_some();
+        self.update_cached(ov_id, |rec| rec.unconfirmed = mark);
+        if durable {
+            self.host.save_state(&mark_key(ov_id), v).await
+        } else {
+            self.host.save_cache(&mark_key(ov_id), v).await
+        }
+    }
+
+    /// [`check_unconfirmed`](Self::check_unconfirmed), allowing for a send still on its way:
+    /// while the marked turn is not found and the send is recent (a process killed as
+    /// its request went out, or a send that timed out on a slow server — OpenViking may still
+    /// be storing it), it waits and asks again, up to [`SETTLE_INLINE_MS`]; a longer wait is
+    /// left to a later replay (`Unknown`: the entry stays queued).
+    async fn check_settled(&self, ov_id: &str, u: &Unconfirmed, messages: &[Value]) -> Check {
+        let until = u.at_ms.saturating_add(self.config.timeout_ms.saturating_add(1000).max(SETTLE_MIN_MS));
+        // (bounded in polls too: a host whose sleep returns at once must not spin)
+        let mut polls = 0;
+        loop {
+            polls += 1;
+            let check = self.check_unconfirmed(ov_id, u, messages).await;
+            let now = self.host.now_ms();
+            if !matches!(check, Check::Absent { .. }) || u.at_ms == 0 || now >= until || polls > SETTLE_INLINE_MS / SETTLE_STEP_MS {
+                return check;
+            }
+            if until - now > SETTLE_INLINE_MS {
+                return Check::Unknown(format!("the write of turn {} sent {} ms ago may still land", u.sequence, now.saturating_sub(u.at_ms)));
+            }
+            self.host.sleep((until - now).min(SETTLE_STEP_MS)).await;
+        }
     }
 
     /// The turn ids among the session's live messages on OpenViking. Asked for, unless the
@@ -225,6 +275,9 @@ impl<H: Host> Engine<H> {
         match self.host.live_messages(ov_id).await {
             Ok(live) => {
                 let turn_ids = turn_ids_of(&live);
+                // the count a send's mark starts from (another process may have written since
+                // this one's last send)
+                self.update_cached(ov_id, |rec| rec.live_count = Some(live.len() as u64));
                 self.live_known.borrow_mut().insert(ov_id.to_string(), super::LiveKnown { count: live.len() as u64, turn_ids: turn_ids.clone() });
                 Ok(turn_ids)
             }
@@ -249,25 +302,17 @@ impl<H: Host> Engine<H> {
     async fn replay_one(&self, ov_id: &str, e: &Entry) -> Result<(), String> {
         let marked = self.records.borrow().get(ov_id).and_then(|r| r.unconfirmed.clone());
         if let Some(u) = marked.filter(|u| Some(u.sequence) == e.sequence) {
-            match self.check_unconfirmed(ov_id, &u, &e.messages).await {
+            match self.check_settled(ov_id, &u, &e.messages).await {
                 Check::Stored => {
                     self.host.warn(&format!("turn {} of {ov_id} had reached OpenViking unacknowledged; not written again", u.sequence));
                     let live = u.live_before + u.message_count;
-                    self.update(ov_id, |rec| {
-                        rec.unconfirmed = None;
-                        rec.live_count = Some(live);
-                    })
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    self.update_cached(ov_id, |rec| rec.live_count = Some(live));
+                    self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
                     return Ok(());
                 }
                 Check::Absent { live } => {
-                    self.update(ov_id, |rec| {
-                        rec.unconfirmed = None;
-                        rec.live_count = Some(live);
-                    })
-                    .await
-                    .map_err(|e| e.to_string())?;
+                    self.update_cached(ov_id, |rec| rec.live_count = Some(live));
+                    self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
                 }
                 Check::Unknown(why) => return Err(format!("no answer while checking an unacknowledged write: {why}")),
             }
@@ -279,10 +324,10 @@ impl<H: Host> Engine<H> {
                 self.update(ov_id, |rec| {
                     rec.created = false;
                     rec.live_count = None;
-                    rec.unconfirmed = None;
                 })
                 .await
                 .map_err(|e| e.to_string())?;
+                self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
                 self.send_marked(ov_id, e).await.map_err(|e| e.to_string())
             }
             other => other.map_err(|e| e.to_string()),
@@ -295,8 +340,8 @@ impl<H: Host> Engine<H> {
         let live_before = self.live_count_now(ov_id).await?;
         let n = e.messages.len() as u64;
         if let Some(sequence) = e.sequence {
-            let u = Unconfirmed { sequence, live_before, message_count: n };
-            self.update(ov_id, |rec| rec.unconfirmed = Some(u)).await?;
+            let u = Unconfirmed { sequence, live_before, message_count: n, at_ms: self.host.now_ms() };
+            self.set_mark(ov_id, Some(u)).await?;
         }
         let answer = if e.messages.is_empty() { Ok(Some(live_before)) } else { self.host.add_messages(ov_id, e.messages.clone()).await };
         match answer {
@@ -329,13 +374,10 @@ impl<H: Host> Engine<H> {
                 // refused: it did not
                 let ambiguous = err.retryable();
                 self.live_known.borrow_mut().remove(ov_id);
-                self.update(ov_id, |rec| {
-                    if !ambiguous {
-                        rec.unconfirmed = None;
-                    }
-                    rec.live_count = None;
-                })
-                .await?;
+                self.update_cached(ov_id, |rec| rec.live_count = None);
+                if !ambiguous {
+                    self.set_mark(ov_id, None).await?;
+                }
                 if !ambiguous && err.kind != HostErrorKind::NotFound {
                     self.host.warn(&format!("OpenViking refused turn {} of {ov_id} ({err}); kept in the outbox", e.sequence.unwrap_or(0)));
                 }
@@ -358,6 +400,14 @@ impl<H: Host> Engine<H> {
         }
     }
 }
+
+/// How long after a send its mark is waited on while none of it has landed: the request
+/// timeout plus a second, and at least [`SETTLE_MIN_MS`] (see `check_settled`).
+const SETTLE_MIN_MS: u64 = 3000;
+/// The longest wait inside one replay for a send that may still land; polled every
+/// [`SETTLE_STEP_MS`].
+const SETTLE_INLINE_MS: u64 = 3000;
+const SETTLE_STEP_MS: u64 = 100;
 
 /// Replays of entries appended during a replay, at most, before `flush` returns.
 const MAX_REPLAY_ROUNDS: usize = 8;

@@ -47,6 +47,7 @@ pub struct SessionRecord {
     pub live_count: Option<u64>,
     /// A turn whose write failed in a way that may still have reached OpenViking (timeout,
     /// reset, 5xx, garbled answer): checked before it is sent again (see `write::flush`).
+    /// The durable copy is the mark's own document ([`mark_key`]).
     #[cfg_attr(feature = "typescript", ts(inline))]
     pub unconfirmed: Option<Unconfirmed>,
     /// OpenViking was asked whether it holds this session already (what another machine or
@@ -69,6 +70,15 @@ pub struct Unconfirmed {
     /// `live_count` before the send.
     pub live_before: u64,
     pub message_count: u64,
+    /// When the send started (the host's clock); 0 in a mark saved before this field existed.
+    pub at_ms: u64,
+}
+
+/// The write-ahead mark of the send under way ([`Unconfirmed`]), or `null`: a document of its
+/// own, written only by the holder of the session's replay lease, so the next holder (another
+/// process, whose cached record never saw the mark) reads it when it takes the lease.
+pub fn mark_key(ov_session_id: &str) -> String {
+    format!("sending/{ov_session_id}")
 }
 
 pub fn state_key(ov_session_id: &str) -> String {

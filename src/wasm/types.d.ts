@@ -642,12 +642,17 @@ export type SessionRecord = {
   /**
    * A turn whose write failed in a way that may still have reached OpenViking (timeout,
    * reset, 5xx, garbled answer): checked before it is sent again (see `write::flush`).
+   * The durable copy is the mark's own document ([`mark_key`]).
    */
   unconfirmed: { sequence: number, 
 /**
  * `live_count` before the send.
  */
-liveBefore: number, messageCount: number, } | null,
+liveBefore: number, messageCount: number, 
+/**
+ * When the send started (the host's clock); 0 in a mark saved before this field existed.
+ */
+atMs: number, } | null,
   /**
    * OpenViking was asked whether it holds this session already (what another machine or
    * an earlier state dir wrote is adopted then, see `rebuild`). A record saved before

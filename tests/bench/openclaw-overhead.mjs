@@ -58,12 +58,22 @@ export const waits = [];
 export const syncs = [];
 const realOpen = fsp.open;
 let patched = false;
+// what each fsync was of: the state document's kind (the key's first segment: session, turns,
+// …), "outbox" for an outbox file, "folder <name>" for a folder
+const kinds = new WeakMap();
+const kindOf = (p) => {
+  const parts = String(p).split("/");
+  const name = decodeURIComponent(parts.pop().replace(/\.[0-9]+\.[0-9]+\.[a-z0-9]+\.tmp$/, ""));
+  if (!/\.jsonl?$/.test(name)) return "folder " + name;
+  return parts.pop() === "outbox" ? "outbox" : name.split("/")[0];
+};
 fsp.open = async function (...a) {
   const h = await realOpen.apply(this, a);
+  kinds.set(h, kindOf(a[0]));
   if (!patched) {
     patched = true;
     const proto = Object.getPrototypeOf(h), realSync = proto.sync;
-    proto.sync = async function () { const s = performance.now(); try { return await realSync.call(this); } finally { syncs.push([s, performance.now()]); } };
+    proto.sync = async function () { const s = performance.now(); try { return await realSync.call(this); } finally { syncs.push([s, performance.now(), kinds.get(this)]); } };
   }
   return h;
 };
@@ -95,7 +105,7 @@ export default { ...real, register(api) {
       for (const k of Object.keys(engine)) {
         if (typeof engine[k] !== "function") continue;
         const f = engine[k].bind(engine);
-        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs), syncN: syncs.filter(([a]) => a >= s && a < e).length }); } };
+        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs), syncN: syncs.filter(([a]) => a >= s && a < e).length, syncOf: syncs.filter(([a]) => a >= s && a < e).map((x) => x[2]) }); } };
       }
       return engine;
     });
@@ -136,6 +146,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * lines written between its start and the moment the trace stops growing after it (the
  * gateway may finish commitTurn after the CLI client has its answer).
  */
+/** "session 4, folder state 3, …": what a turn's fsyncs were of. */
+function syncTally(spans) {
+  const n = {};
+  for (const k of spans.flatMap((s) => s.syncOf ?? [])) n[k] = (n[k] ?? 0) + 1;
+  return Object.entries(n).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+}
+
 async function gatewayMode(ov, fm) {
   const work = scratchDir("oc-bench-gw-");
   const traceFile = path.join(work, "trace.jsonl");
@@ -182,7 +199,7 @@ async function gatewayMode(ov, fm) {
       const total = sum(own), diskTotal = sum(disk);
       const fsyncs = spans.reduce((n, s) => n + (s.syncN ?? 0), 0);
       turns.push({ ms: r.ms, own, disk, total, diskTotal, fsyncs, calls: spans.map((s) => s.span) });
-      console.log(`turn ${String(i + 1).padStart(2)}: wall ${r.ms} ms, plugin's own ${total.toFixed(2)} ms (${Object.entries(own).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}), fsync waits ${diskTotal.toFixed(2)} ms (${fsyncs} fsyncs)`);
+      console.log(`turn ${String(i + 1).padStart(2)}: wall ${r.ms} ms, plugin's own ${total.toFixed(2)} ms (${Object.entries(own).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}), fsync waits ${diskTotal.toFixed(2)} ms (${fsyncs} fsyncs: ${syncTally(spans)})`);
     }
   } finally {
     await gw.stop();
@@ -321,6 +338,7 @@ try {
   const own = (k) => median(turns.map((t) => (t[k] ?? 0) - (t[`${k} OpenViking`] ?? 0))).toFixed(1);
   console.log(`  by part: ${keys.map((k) => `${k} ${own(k)}`).join(", ")} ms`);
   console.log(`fsync per turn (median): ${median(turns.map((t) => t.fsyncs))} calls, ${median(turns.map((t) => t.syncMs)).toFixed(1)} ms waiting (inside the times above)`);
+  for (const pid of perTurn.keys()) console.log(`  fsyncs of the turn in process ${pid}: ${syncTally(spans.filter((s) => s.pid === pid))}`);
   fs.rmSync(work, { recursive: true, force: true });
 } finally {
   await fm.close();

@@ -72,6 +72,12 @@ pub struct World {
     /// The next add_messages is stored by the server, but its answer is lost with this error
     /// (before any `fail_next` applies).
     pub lose_next_answer: Option<HostErrorKind>,
+    /// The next add_messages reaches the server but is stored only this many ms (of the fake
+    /// clock) later — a request still on its way when its sender died or gave up — and its
+    /// answer is lost with a timeout.
+    pub land_late_ms: Option<u64>,
+    /// Messages on their way: (when they land, session, messages).
+    pub landing: Vec<(u64, String, Vec<Value>)>,
     /// `Some(n)`: the outbox_drop after the next n fails as if the process died right before it.
     pub crash_at_drop: Option<usize>,
     pub task_polls: u32,
@@ -150,6 +156,12 @@ impl FakeHost {
     }
     fn ov(&self, what: &str) -> HostResult<()> {
         let mut w = self.0.borrow_mut();
+        let now = w.now;
+        for (_, id, messages) in w.landing.extract_if(.., |(at, _, _)| *at <= now).collect::<Vec<_>>() {
+            if let Some(s) = w.sessions.get_mut(&id) {
+                s.live.extend(messages);
+            }
+        }
         w.calls.push(what.to_string());
         if let Some(k) = w.down {
             return Err(HostError::new(k, format!("{what}: fake outage")));
@@ -190,6 +202,15 @@ impl OpenViking for FakeHost {
         Ok(())
     }
     async fn add_messages(&self, id: &str, messages: Vec<Value>) -> HostResult<Option<u64>> {
+        let late = self.0.borrow_mut().land_late_ms.take();
+        if let Some(ms) = late {
+            self.ov("add_messages")?;
+            let mut w = self.0.borrow_mut();
+            let at = w.now + ms;
+            w.landing.push((at, id.to_string(), messages));
+            w.calls.push("add_messages (answer lost, lands later)".into());
+            return Err(HostError::new(HostErrorKind::Timeout, "add_messages: on its way, answer lost"));
+        }
         let lost_answer = self.0.borrow_mut().lose_next_answer.take();
         if lost_answer.is_none() {
             self.ov("add_messages")?;
