@@ -200,6 +200,9 @@ fn a_turn_saves_durably_only_what_openviking_cannot_give_back() {
     host.world().durable_saves.clear();
     assemble(&e, "s1", "Remind me of my editor theme");
     block_on(e.write_turn(turn_write("s1", Some("k3"), turn(3, "Remind me of my editor theme")))).unwrap();
+    // the same turn again without its key (a host that calls commitTurn and afterTurn): nothing new
+    let again = block_on(e.write_turn(turn_write("s1", None, turn(3, "Remind me of my editor theme")))).unwrap();
+    assert!(again.already_stored);
     let durable = host.world().durable_saves.clone();
     assert!(!durable.is_empty());
     for key in &durable {

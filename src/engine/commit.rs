@@ -76,7 +76,7 @@ impl<H: Host> Engine<H> {
         }
         let okey = outbox_key(ov_id);
         let outbox = self.host.outbox_read(&okey).await?.len();
-        let turns = self.update(ov_id, |rec| rec.state.turns_since_commit).await?;
+        let turns = self.read_record(ov_id, |rec| rec.state.turns_since_commit);
         if turns == 0 && outbox == 0 {
             if let Some(cp) = followed {
                 return Ok(CommitOutcome { compacted: true, reason: None, checkpoint: Some(cp), task_pending: false });
@@ -149,7 +149,7 @@ impl<H: Host> Engine<H> {
                     Some(until) => self.follow_task(ov_id, until).await?,
                     None => None,
                 };
-                let pending = cp.is_none() && self.update(ov_id, |rec| rec.guard.pending_task().is_some()).await?;
+                let pending = cp.is_none() && self.read_record(ov_id, |rec| rec.guard.pending_task().is_some());
                 Ok(CommitOutcome { compacted: true, reason: None, checkpoint: cp, task_pending: pending })
             }
         }
@@ -282,7 +282,7 @@ impl<H: Host> Engine<H> {
         end: u64,
         result: Option<&Value>,
     ) -> HostResult<CompactCheckpoint> {
-        let (commit_reason, turn_ids) = self.update(ov_id, |rec| (rec.state.last_commit_reason.clone(), rec.pending_turn_ids.clone())).await?;
+        let (commit_reason, turn_ids) = self.read_record(ov_id, |rec| (rec.state.last_commit_reason.clone(), rec.pending_turn_ids.clone()));
         let archive_index = archive_index_from_uri(archive_uri).unwrap_or(0);
         let archive_id = archive_uri.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string();
         let mut extracted = Vec::new();

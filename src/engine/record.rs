@@ -242,6 +242,14 @@ impl<H: Host> Engine<H> {
         Ok(out)
     }
 
+    /// Reads the cached record (a default one when it is not loaded), saving nothing.
+    pub fn read_record<R>(&self, ov_session_id: &str, f: impl FnOnce(&SessionRecord) -> R) -> R {
+        match self.records.borrow().get(ov_session_id) {
+            Some(rec) => f(rec),
+            None => f(&SessionRecord { ov_session_id: ov_session_id.to_string(), ..Default::default() }),
+        }
+    }
+
     /// Changes a cached record in place like [`update`](Self::update), without saving it: for
     /// a change a crash may lose because it is known again from elsewhere (a turn's weight in
     /// the triggers from its outbox entry; a send's answer from the write-ahead mark's check),

@@ -191,7 +191,9 @@ impl<H: Host> Engine<H> {
             let already_stored = reserved.is_some();
             if already_stored {
                 // the trigger state may still take the host's latest budget
-                if let Some(b) = req.token_budget {
+                // (saved only when it changed: a host that calls both commitTurn and afterTurn
+                // gives the same budget twice)
+                if let Some(b) = req.token_budget.filter(|b| self.read_record(&ov_id, |rec| rec.state.token_budget != Some(*b))) {
                     self.update(&ov_id, |rec| rec.state.token_budget = Some(b)).await.map_err(host_err)?;
                 }
             }
