@@ -60,14 +60,14 @@ impl<H: Host> Engine<H> {
     /// task is followed (`None`: not at all — it is followed later).
     pub async fn run_commit(&self, ov_id: &str, forced: bool, reason: &str, wait_until_ms: Option<u64>) -> HostResult<CommitOutcome> {
         self.load_record(ov_id, "").await?;
-        let admission = self.update(ov_id, |rec| rec.guard.admit(self.host.now_ms(), forced)).await?;
+        let admission = self.read_record(ov_id, |rec| rec.guard.admit(self.host.now_ms(), forced));
         let mut followed = None;
         match admission {
             Admission::Start => {}
             Admission::InFlight if forced => {
                 let until = wait_until_ms.unwrap_or_else(|| self.host.now_ms());
                 followed = self.follow_task(ov_id, until).await?;
-                let still = self.update(ov_id, |rec| rec.guard.admit(self.host.now_ms(), true)).await?;
+                let still = self.read_record(ov_id, |rec| rec.guard.admit(self.host.now_ms(), true));
                 if still != Admission::Start {
                     return Ok(CommitOutcome { compacted: true, reason: Some("a commit is in flight".into()), checkpoint: followed, task_pending: true });
                 }
@@ -192,12 +192,10 @@ impl<H: Host> Engine<H> {
         let mut followed: Option<String> = None;
         loop {
             let out_of_time = |now: u64, left: u64| now >= until_ms || left == 0;
-            let (phase, done) = self
-                .update(ov_id, |rec| {
-                    let done = followed.as_ref().and_then(|a| rec.checkpoints.checkpoints.iter().rev().find(|c| &c.archive_uri == a).cloned());
-                    (rec.guard.phase.clone(), done)
-                })
-                .await?;
+            let (phase, done) = self.read_record(ov_id, |rec| {
+                let done = followed.as_ref().and_then(|a| rec.checkpoints.checkpoints.iter().rev().find(|c| &c.archive_uri == a).cloned());
+                (rec.guard.phase.clone(), done)
+            });
             let CommitPhase::Extracting { task_id, archive_uri, start_sequence, end_sequence, .. } = phase else {
                 return Ok(done);
             };

@@ -199,7 +199,7 @@ async function gatewayMode(ov, fm) {
       const total = sum(own), diskTotal = sum(disk);
       const fsyncs = spans.reduce((n, s) => n + (s.syncN ?? 0), 0);
       turns.push({ ms: r.ms, own, disk, total, diskTotal, fsyncs, calls: spans.map((s) => s.span) });
-      console.log(`turn ${String(i + 1).padStart(2)}: wall ${r.ms} ms, plugin's own ${total.toFixed(2)} ms (${Object.entries(own).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}), fsync waits ${diskTotal.toFixed(2)} ms (${fsyncs} fsyncs: ${syncTally(spans)})`);
+      console.log(`turn ${String(i + 1).padStart(2)}: wall ${r.ms} ms, plugin's own ${total.toFixed(2)} ms (${Object.entries(own).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}), fsync waits ${diskTotal.toFixed(2)} ms (${fsyncs} fsyncs: ${spans.filter((s) => s.syncN).map((s) => `${s.span}: ${syncTally([s])}`).join("; ")})`);
     }
   } finally {
     await gw.stop();
