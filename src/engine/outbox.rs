@@ -360,8 +360,8 @@ impl<H: Host> Engine<H> {
                     }
                 }
                 drop(known);
-                // saved with the mark's clearing after the drop, or when the replay ends (a
-                // crash before that leaves the mark, which the next replay checks)
+                // saved with the record when the replay ends (a crash before that leaves the
+                // mark, which the next replay checks)
                 self.update_cached(ov_id, |rec| {
                     rec.live_count = Some(live);
                     rec.guard.on_reachable();

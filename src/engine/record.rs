@@ -253,8 +253,8 @@ impl<H: Host> Engine<H> {
     /// Changes a cached record in place like [`update`](Self::update), without saving it: for
     /// a change a crash may lose because it is known again from elsewhere (a turn's weight in
     /// the triggers from its outbox entry; a send's answer from the write-ahead mark's check),
-    /// and that a durable save follows before the turn or the replay ends — the same document
-    /// saved once instead of once per change.
+    /// and that is saved durably when the replay or the turn ends (`save_unsaved`) — the same
+    /// document saved once instead of once per change.
     pub fn update_cached<R>(&self, ov_session_id: &str, f: impl FnOnce(&mut SessionRecord) -> R) -> R {
         let mut records = self.records.borrow_mut();
         let rec = records.entry(ov_session_id.to_string()).or_insert_with(|| SessionRecord {

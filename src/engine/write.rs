@@ -229,9 +229,9 @@ impl<H: Host> Engine<H> {
             }
         };
 
-        // Durable from here on. The trigger state follows, saved with the record's next save
-        // (the send's write-ahead mark) or at the end of the turn; losing it to a crash only
-        // loses the turn's weight in the triggers (the next process reads the entry back).
+        // Durable from here on. The trigger state follows, saved with the record when the
+        // replay or the turn ends; losing it to a crash only loses the turn's weight in the
+        // triggers (the next process reads the entry back).
         self.index_turn(&ov_id, &req.session_id, indexed).await;
         let (trigger, admission) = self.update_cached(&ov_id, |rec| {
             record_turn(&mut rec.state, tokens, counts, now);
