@@ -177,8 +177,31 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     if (problems.length) warn(`could not make the state dir private (0700 folders, 0600 files): ${problems.slice(0, 3).join("; ")}`);
   }
 
+  // the folders this instance made or found (no mkdir per write); one removed since is made
+  // again by `inDir`
+  const dirsMade = new Set();
+
   /** mkdir -p with 0700 for every folder it creates (chmod'ed: the umask may narrow mkdir's mode). */
   async function ensureDir(dir) {
+    if (dirsMade.has(dir)) return;
+    await makeDir(dir);
+    dirsMade.add(dir);
+  }
+
+  /** `fn()`, which creates a file in folder `dir`, once the folder exists; a folder removed
+   *  since this instance made it (ENOENT) is made again and `fn` tried once more. */
+  async function inDir(dir, fn) {
+    await ensureDir(dir);
+    try {
+      return await fn();
+    } catch (err) {
+      if (err.code !== "ENOENT" || !dirsMade.delete(dir)) throw err;
+      await ensureDir(dir);
+      return fn();
+    }
+  }
+
+  async function makeDir(dir) {
     let first;
     try {
       first = await fs.mkdir(dir, { recursive: true, mode: DIR_MODE });
@@ -198,12 +221,18 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     }
   }
 
+  // a file this instance created came out 0600: the umask keeps that mode, so a file it
+  // creates later ("wx") needs no fstat (an existing file opened "a+" is still checked)
+  let createdPrivate = false;
+
   /** Open for writing a file that is 0600 whatever the umask, and whatever an older version left. */
   async function openPrivate(file, flags) {
     const h = await fs.open(file, flags, FILE_MODE);
+    if (flags === "wx" && createdPrivate) return h;
     try {
       const st = await h.stat();
       if ((st.mode & 0o777) !== FILE_MODE) await h.chmod(FILE_MODE);
+      else if (flags === "wx") createdPrivate = true;
       return h;
     } catch (err) {
       await h.close();
@@ -227,10 +256,9 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
    *  folder fsync'd), else a crash may leave the previous file or an empty one. */
   async function replaceFile(file, text, { sync = true } = {}) {
     const dir = join(file, "..");
-    await ensureDir(dir);
     const tmp = `${file}.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2, 8)}.tmp`;
     try {
-      const h = await openPrivate(tmp, "wx"); // 0600 before any byte is written
+      const h = await inDir(dir, () => openPrivate(tmp, "wx")); // 0600 before any byte is written
       try {
         await h.writeFile(text);
         if (sync) await h.sync();
@@ -260,19 +288,27 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
   async function appendRecord(key, entry) {
     if (!isObject(entry)) throw new Error("an outbox entry must be a JSON object");
     const file = outboxFile(key);
-    await ensureDir(join(file, ".."));
     const { crc, line } = frameRecord(entry);
     const turnId = typeof entry.turnId === "string" ? entry.turnId : null;
-    const h = await openPrivate(file, "a+");
+    const h = await inDir(join(file, ".."), () => openPrivate(file, "a+"));
+    const mine = (r) => r.crc === crc && (turnId === null || r.record.turnId === turnId);
     let oldSize = -1;
+    let n;
     try {
       const before = await h.readFile(); // nothing read or written yet: from offset 0
-      if (turnId !== null && parseRecords(before.toString("utf8")).records.some((r) => r.record.turnId === turnId)) return "present";
+      const queued = parseRecords(before.toString("utf8")).records;
+      if (turnId !== null && queued.some((r) => r.record.turnId === turnId)) return "present";
       // a torn tail (crash or full disk mid-append) must not swallow the start of this record
       const torn = before.length > 0 && before[before.length - 1] !== 0x0a;
       oldSize = before.length;
-      await writeAll(h, Buffer.from(torn ? `\n${line}` : line, "utf8"));
+      const bytes = Buffer.from(torn ? `\n${line}` : line, "utf8");
+      await writeAll(h, bytes);
       await h.sync();
+      // acknowledged only once it reads back as a valid record: the bytes where it was
+      // appended (past what was there), read through the same handle
+      const back = Buffer.alloc(bytes.length);
+      const { bytesRead } = await h.read(back, 0, back.length, oldSize);
+      n = parseRecords(back.subarray(0, bytesRead).toString("utf8")).records.some(mine) ? queued.length + 1 : null;
     } catch (err) {
       if (oldSize >= 0) {
         // cut the partial record back off, so that no torn bytes are left behind
@@ -282,12 +318,13 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     } finally {
       await h.close();
     }
-    // acknowledged only once it reads back as a valid record
-    const { records } = await readOutbox(file);
-    if (!records.some((r) => r.crc === crc && (turnId === null || r.record.turnId === turnId))) {
-      throw new Error(`the appended record did not read back from ${file}`);
+    if (n === null) {
+      // not where it was written (another writer appended in between, without the lock):
+      // anywhere in the file will do
+      const { records } = await readOutbox(file);
+      if (!records.some(mine)) throw new Error(`the appended record did not read back from ${file}`);
+      n = records.length;
     }
-    const n = records.length;
     if (n > 0 && n % warnOutboxAt === 0) warn(`outbox ${key} holds ${n} turns waiting for OpenViking`);
     return "appended";
   }
@@ -314,10 +351,9 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
    *  machine crash no holder is alive, so a lock lost with it changes nothing, and one kept
    *  is stale and broken. */
   async function createLock(file, ttlMs) {
-    await ensureDir(dirname(file));
     let h;
     try {
-      h = await openPrivate(file, "wx");
+      h = await inDir(dirname(file), () => openPrivate(file, "wx"));
     } catch (err) {
       if (err.code === "EEXIST") return false;
       throw err;

@@ -616,3 +616,59 @@ test("a document is saved durably (file and folder fsync'd), a cache and a lock 
     await assert.rejects(fresh.loadState("ledger/s1"), isLocal("loadState"));
   });
 });
+
+test("a warm store asks the file system only what a write needs: no mkdir, no fstat of a file it creates, no re-read of the outbox", async () => {
+  await inTempDir(async (dir) => {
+    const calls = [];
+    const counting = {
+      ...fsp,
+      mkdir: (...a) => (calls.push("mkdir"), fsp.mkdir(...a)),
+      readFile: (...a) => (calls.push(`readFile ${String(a[0]).split("/").at(-2)}`), fsp.readFile(...a)),
+      open: async (path, ...rest) => {
+        const h = await fsp.open(path, ...rest);
+        return new Proxy(h, {
+          get(target, prop) {
+            if (prop === "stat") calls.push("fstat");
+            const v = Reflect.get(target, prop);
+            return typeof v === "function" ? v.bind(target) : v;
+          },
+        });
+      },
+    };
+    const store = createStateStore(dir, { fsImpl: counting });
+    // the first use of each folder makes it (and checks a created file's mode once)
+    await store.saveState("session/s1", { n: 1 });
+    await store.outboxAppend(KEY, turn("t1"));
+    assert.equal(await store.tryLock("replay/s1", 60_000), true);
+    await store.unlock("replay/s1");
+    calls.length = 0;
+    await store.saveState("session/s1", { n: 2 });
+    await store.saveCache("trace/s1", { n: 2 });
+    assert.equal(await store.outboxAppend(KEY, turn("t2")), "appended");
+    assert.equal(await store.tryLock("replay/s1", 60_000), true);
+    await store.unlock("replay/s1");
+    // the append's open of the existing outbox is still checked (an older version's 0644 file);
+    // the only read of a file is the lock's, before it is removed (whose lock it is)
+    assert.deepEqual(calls, ["fstat", "readFile locks"]);
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["t1", "t2"]);
+    assert.deepEqual(await createStateStore(dir).loadState("session/s1"), { n: 2 });
+  });
+});
+
+test("folders removed under a running store are made again by its next write, append and lock", async () => {
+  await inTempDir(async (dir) => {
+    const store = createStateStore(dir);
+    await store.saveState("session/s1", { n: 1 });
+    await store.outboxAppend(KEY, turn("t1"));
+    assert.equal(await store.tryLock("replay/s1", 60_000), true);
+    await store.unlock("replay/s1");
+    for (const f of ["state", "outbox", "locks"]) rmSync(join(dir, f), { recursive: true, force: true });
+    await store.saveState("session/s1", { n: 2 });
+    assert.equal(await store.outboxAppend(KEY, turn("t2")), "appended");
+    assert.equal(await store.tryLock("replay/s1", 60_000), true);
+    const fresh = createStateStore(dir);
+    assert.deepEqual(await fresh.loadState("session/s1"), { n: 2 });
+    assert.deepEqual(ids(await fresh.outboxRead(KEY)), ["t2"]);
+    assert.equal(await fresh.tryLock("replay/s1", 60_000), false, "the lock taken after the folder was made again holds");
+  });
+});

@@ -64,25 +64,39 @@ const kinds = new WeakMap();
 const kindOf = (p) => {
   const parts = String(p).split("/");
   const name = decodeURIComponent(parts.pop().replace(/\.[0-9]+\.[0-9]+\.[a-z0-9]+\.tmp$/, ""));
+  if (name.endsWith(".lock")) return "lock " + name.slice(0, -5);
   if (!/\.jsonl?$/.test(name)) return "folder " + name;
   return parts.pop() === "outbox" ? "outbox" : name.split("/")[0];
 };
 fsp.open = async function (...a) {
+  ops.push([performance.now(), "fs.open" + (${process.env.OV_BENCH_OPS_BY_FILE ? "true" : "false"} ? " " + kindOf(a[0]) : "")]);
   const h = await realOpen.apply(this, a);
   kinds.set(h, kindOf(a[0]));
   if (!patched) {
     patched = true;
     const proto = Object.getPrototypeOf(h), realSync = proto.sync;
+    for (const name of ["stat", "chmod", "write", "writeFile", "readFile", "truncate", "close"]) {
+      const real = proto[name];
+      proto[name] = function (...a) { ops.push([performance.now(), "handle." + name]); return real.apply(this, a); };
+    }
     proto.sync = async function () { const s = performance.now(); try { return await realSync.call(this); } finally { syncs.push([s, performance.now(), kinds.get(this)]); } };
   }
   return h;
 };
+// every call the plugin makes through fs.promises (by name) and every request to OpenViking
+// (method and path, ids as "…"), with its start time: what a turn asks of Node
+export const ops = [];
+for (const name of ["readFile", "writeFile", "mkdir", "stat", "lstat", "chmod", "rename", "rm", "unlink", "readdir"]) {
+  const real = fsp[name];
+  fsp[name] = function (...a) { ops.push([performance.now(), "fs." + name + (${process.env.OV_BENCH_OPS_BY_FILE ? "true" : "false"} ? " " + kindOf(a[0]) : "")]); return real.apply(this, a); };
+}
 const base = ${JSON.stringify(ovBaseUrl)};
 const realFetch = globalThis.fetch;
 globalThis.fetch = async function (input, init) {
   const url = typeof input === "string" ? input : input?.url ?? String(input);
   if (!url.startsWith(base)) return realFetch.call(this, input, init);
   const s = performance.now();
+  ops.push([s, (init?.method ?? "GET") + " " + url.slice(base.length).split("?")[0].replace(/[0-9a-f]{8,}[-0-9a-z_.%]*/g, "…")]);
   try { return await realFetch.call(this, input, init); } finally { waits.push([s, performance.now()]); }
 };
 export function waited(s, e, list = waits) {
@@ -93,7 +107,7 @@ export function waited(s, e, list = waits) {
 }
 `);
   fs.writeFileSync(path.join(dir, "index.js"), `import { appendFileSync } from "node:fs";
-import { t0, waited, syncs } from "./t0.js";
+import { t0, waited, syncs, ops } from "./t0.js";
 import real from "./real-index.js";
 const line = (m) => appendFileSync(${JSON.stringify(traceFile)}, JSON.stringify({ pid: process.pid, ...m }) + "\\n");
 line({ span: "module load", ms: performance.now() - t0 });
@@ -105,7 +119,7 @@ export default { ...real, register(api) {
       for (const k of Object.keys(engine)) {
         if (typeof engine[k] !== "function") continue;
         const f = engine[k].bind(engine);
-        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs), syncN: syncs.filter(([a]) => a >= s && a < e).length, syncOf: syncs.filter(([a]) => a >= s && a < e).map((x) => x[2]) }); } };
+        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs), syncN: syncs.filter(([a]) => a >= s && a < e).length, syncOf: syncs.filter(([a]) => a >= s && a < e).map((x) => x[2]), ops: ops.filter(([a]) => a >= s && a < e).map((x) => x[1]) }); } };
       }
       return engine;
     });
@@ -153,6 +167,18 @@ function syncTally(spans) {
   return Object.entries(n).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
 }
 
+/** "  commitTurn: fs.open 5, POST /sessions/…/messages 1, …" per method, from "method: op" lines. */
+function opsTally(ops) {
+  const by = new Map();
+  for (const o of ops) {
+    const [span, op] = [o.slice(0, o.indexOf(": ")), o.slice(o.indexOf(": ") + 2)];
+    const m = by.get(span) ?? new Map();
+    m.set(op, (m.get(op) ?? 0) + 1);
+    by.set(span, m);
+  }
+  return [...by].map(([span, m]) => `  ${span} (${[...m.values()].reduce((a, b) => a + b, 0)}): ${[...m].map(([k, v]) => `${k} ${v}`).join(", ")}`).join("\n") || "  none";
+}
+
 async function gatewayMode(ov, fm) {
   const work = scratchDir("oc-bench-gw-");
   const traceFile = path.join(work, "trace.jsonl");
@@ -198,7 +224,7 @@ async function gatewayMode(ov, fm) {
       const sum = (o) => Object.values(o).reduce((a, b) => a + b, 0);
       const total = sum(own), diskTotal = sum(disk);
       const fsyncs = spans.reduce((n, s) => n + (s.syncN ?? 0), 0);
-      turns.push({ ms: r.ms, own, disk, total, diskTotal, fsyncs, calls: spans.map((s) => s.span) });
+      turns.push({ ms: r.ms, own, disk, total, diskTotal, fsyncs, calls: spans.map((s) => s.span), ops: spans.flatMap((s) => (s.ops ?? []).map((o) => `${s.span}: ${o}`)) });
       console.log(`turn ${String(i + 1).padStart(2)}: wall ${r.ms} ms, plugin's own ${total.toFixed(2)} ms (${Object.entries(own).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(", ")}), fsync waits ${diskTotal.toFixed(2)} ms (${fsyncs} fsyncs: ${spans.filter((s) => s.syncN).map((s) => `${s.span}: ${syncTally([s])}`).join("; ")})`);
     }
   } finally {
@@ -207,6 +233,7 @@ async function gatewayMode(ov, fm) {
   const pluginPid = readSpans(traceFile)[0]?.pid;
   const cpu = pluginCpuPerWindow(profDir, pluginPid, "traced-plugin", windows);
   const warm = turns.slice(1);
+  console.log(`what the last warm turn asked of Node (fs.promises calls and requests to OpenViking, by engine method):\n${opsTally(turns.at(-1).ops)}`);
   const keys = [...new Set(warm.flatMap((t) => Object.keys(t.own)))];
   console.log(`first turn through the gateway: plugin's own time ${turns[0].total.toFixed(2)} ms`);
   console.log(`warm gateway turns (median of turns 2..${turns.length}): plugin's own time ${median(warm.map((t) => t.total)).toFixed(2)} ms (goal ≤ 3 ms)`);
