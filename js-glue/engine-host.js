@@ -59,6 +59,13 @@ export function createTransport({ fetch: fetchImpl = globalThis.fetch, localServ
 export function createEngineHost({ store, request = createTransport(), logger = console, now = () => Date.now() }) {
   return {
     request,
+    // documents and outbox entries cross as the engine's own JSON text: written and read as
+    // is, parsed by neither side but the engine (the object forms are for older engines)
+    loadStateText: (key) => store.loadStateText(key),
+    saveStateText: (key, text) => store.saveStateText(key, text),
+    saveCacheText: (key, text) => store.saveCacheText(key, text),
+    outboxAppendText: (key, text, turnId) => store.outboxAppendText(key, text, turnId),
+    outboxReadText: (key) => store.outboxReadText(key),
     loadState: (key) => store.loadState(key),
     saveState: (key, value) => store.saveState(key, value),
     saveCache: (key, value) => store.saveCache(key, value),

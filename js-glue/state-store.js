@@ -45,50 +45,79 @@ export function crc32(data) {
 }
 
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+/** A document's text, checked to be a string (a JSON text: the engine's, written as given). */
+const textArg = (text) => {
+  if (typeof text !== "string") throw new Error("the document must be given as its JSON text");
+  return text;
+};
 
-/** One outbox record as its line: `#<crc32 hex>:<byte length>:<JSON>\n`. */
-function frameRecord(entry) {
-  const json = JSON.stringify(entry);
+/** One outbox record as its line: `#<crc32 hex>:<byte length>:<JSON>\n`, from the entry's JSON text. */
+function frameText(json) {
   const crc = crc32(json);
   return { crc, line: `#${crc.toString(16).padStart(8, "0")}:${Buffer.byteLength(json, "utf8")}:${json}\n` };
 }
 
-/** The valid records of an outbox file's text, each with its checksum (null for a legacy
- *  plain-JSON line), and how many non-empty lines were skipped as torn or corrupt. */
+/** The object a record's JSON text holds, or null. */
+function parseObject(json) {
+  try {
+    const v = JSON.parse(json);
+    return isObject(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A valid framed record: its text, checksum and (parsed when first asked for) object. */
+function framed(json, crc) {
+  let parsed;
+  return {
+    json,
+    crc,
+    get record() {
+      return (parsed ??= parseObject(json));
+    },
+  };
+}
+
+/** The valid records of an outbox file's text, each with its JSON text, its checksum (null
+ *  for a legacy plain-JSON line) and its object (`record`, parsed on first use: a read that
+ *  hands the engine the texts parses nothing), and how many non-empty lines were skipped as
+ *  torn or corrupt. A framed line is valid when its length and checksum match and it holds a
+ *  JSON object's text; a plain line when it parses as an object. */
 function parseRecords(text) {
   const records = [];
   let skipped = 0;
   for (const line of text.split("\n")) {
     if (!line.trim()) continue;
-    let crc = null;
-    let json = line;
     if (line.startsWith("#")) {
       const m = /^#([0-9a-f]{8}):(\d+):/.exec(line);
-      json = m ? line.slice(m[0].length) : "";
+      const json = m ? line.slice(m[0].length) : "";
       const bytes = Buffer.from(json, "utf8");
-      crc = m ? parseInt(m[1], 16) : -1;
-      if (!m || bytes.length !== Number(m[2]) || crc32(bytes) !== crc) {
+      const crc = m ? parseInt(m[1], 16) : -1;
+      if (!m || bytes.length !== Number(m[2]) || crc32(bytes) !== crc || !json.startsWith("{") || !json.endsWith("}")) {
         skipped++; // torn (a crash or a full disk mid-append) or corrupt: never acknowledged
         continue;
       }
+      records.push(framed(json, crc));
+      continue;
     }
-    let record;
-    try {
-      record = JSON.parse(json);
-    } catch {
-      record = undefined;
-    }
-    if (isObject(record)) records.push({ record, crc });
+    const record = parseObject(line);
+    if (record) records.push({ json: line, crc: null, record });
     else skipped++;
   }
   return { records, skipped };
 }
 
+/** Whether record `r` is the entry with this turn id (its text is searched first: only a
+ *  record that names the id anywhere is parsed). */
+const hasTurnId = (r, turnId) => r.json.includes(JSON.stringify(turnId)) && r.record?.turnId === turnId;
+
 /** The valid records (objects, in file order) of an outbox file's text, and how many
  *  non-empty lines were skipped as torn or corrupt. */
 export function parseOutboxText(text) {
   const { records, skipped } = parseRecords(text);
-  return { records: records.map((r) => r.record), skipped };
+  const objects = records.map((r) => r.record);
+  return { records: objects.filter(Boolean), skipped: skipped + objects.filter((o) => !o).length };
 }
 
 /** Write every byte of `buf` at the handle's position (the end, for an append handle): a
@@ -283,21 +312,34 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     }
   }
 
+  /** A state document's text, or null when there is none. */
+  async function readStateText(key) {
+    await open();
+    let text;
+    try {
+      text = await fs.readFile(stateFile(key), "utf8");
+    } catch (err) {
+      if (err.code === "ENOENT") return null;
+      throw err;
+    }
+    // empty: a cache whose unsynced replace a crash cut short (saveCache) — none kept
+    return text === "" ? null : text;
+  }
+
   const readOutbox = async (file) => parseRecords((await readIfAny(file))?.toString("utf8") ?? "");
 
-  async function appendRecord(key, entry) {
-    if (!isObject(entry)) throw new Error("an outbox entry must be a JSON object");
+  /** Appends one entry, given as its JSON text (an object's) and its turn id (null: none). */
+  async function appendRecord(key, json, turnId) {
     const file = outboxFile(key);
-    const { crc, line } = frameRecord(entry);
-    const turnId = typeof entry.turnId === "string" ? entry.turnId : null;
+    const { crc, line } = frameText(json);
     const h = await inDir(join(file, ".."), () => openPrivate(file, "a+"));
-    const mine = (r) => r.crc === crc && (turnId === null || r.record.turnId === turnId);
+    const mine = (r) => r.crc === crc && r.json === json;
     let oldSize = -1;
     let n;
     try {
       const before = await h.readFile(); // nothing read or written yet: from offset 0
       const queued = parseRecords(before.toString("utf8")).records;
-      if (turnId !== null && queued.some((r) => r.record.turnId === turnId)) return "present";
+      if (turnId !== null && queued.some((r) => hasTurnId(r, turnId))) return "present";
       // a torn tail (crash or full disk mid-append) must not swallow the start of this record
       const torn = before.length > 0 && before[before.length - 1] !== 0x0a;
       oldSize = before.length;
@@ -336,13 +378,13 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     if (typeof turnIds === "number") rest = records.slice(turnIds); // the older form: a count
     else if (Array.isArray(turnIds) && turnIds.every((t) => typeof t === "string")) {
       const drop = new Set(turnIds);
-      rest = records.filter((r) => !drop.has(r.record.turnId));
+      rest = records.filter((r) => !drop.has(r.record?.turnId));
     } else throw new Error("turnIds must be an array of turn ids (or a count)");
     if (rest.length === records.length && skipped === 0) return; // nothing to drop
     if (rest.length === 0) {
       await fs.rm(file, { force: true });
     } else {
-      await replaceFile(file, rest.map((r) => frameRecord(r.record).line).join(""));
+      await replaceFile(file, rest.map((r) => frameText(r.json).line).join(""));
     }
   }
 
@@ -495,36 +537,67 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     },
     async loadState(key) {
       try {
-        await open();
-        const text = await fs.readFile(stateFile(key), "utf8");
-        // empty: a cache whose unsynced replace a crash cut short (saveCache) — none kept
-        return text === "" ? null : JSON.parse(text);
+        const text = await readStateText(key);
+        return text === null ? null : JSON.parse(text);
       } catch (err) {
-        if (err.code === "ENOENT") return null;
+        throw localError("loadState", err);
+      }
+    },
+    /** The document's JSON text as saved, or null when there is none (not parsed here). */
+    async loadStateText(key) {
+      try {
+        return await readStateText(key);
+      } catch (err) {
         throw localError("loadState", err);
       }
     },
     saveState(key, value) {
-      return chain(`s:${key}`, () => replaceFile(stateFile(key), JSON.stringify(value))).catch((err) => {
+      return this.saveStateText(key, JSON.stringify(value));
+    },
+    /** Saves the document's JSON text as given (the engine's own text: not parsed here). */
+    saveStateText(key, text) {
+      return chain(`s:${key}`, () => replaceFile(stateFile(key), textArg(text))).catch((err) => {
         throw localError("saveState", err);
       });
     },
     /** A document the engine can rebuild (a cache): replaced atomically, not fsync'd. */
     saveCache(key, value) {
-      return chain(`s:${key}`, () => replaceFile(stateFile(key), JSON.stringify(value), { sync: false })).catch((err) => {
+      return this.saveCacheText(key, JSON.stringify(value));
+    },
+    saveCacheText(key, text) {
+      return chain(`s:${key}`, () => replaceFile(stateFile(key), textArg(text), { sync: false })).catch((err) => {
         throw localError("saveCache", err);
       });
     },
     /** Append `entry`; resolves "appended" once it is durably stored, "present" (writing
      *  nothing) when a record with its turnId is already queued. */
     outboxAppend(key, entry) {
-      return chain(`o:${key}`, () => appendRecord(key, entry)).catch((err) => {
+      return chain(`o:${key}`, () => {
+        if (!isObject(entry)) throw new Error("an outbox entry must be a JSON object");
+        return appendRecord(key, JSON.stringify(entry), typeof entry.turnId === "string" ? entry.turnId : null);
+      }).catch((err) => {
+        throw localError("outboxAppend", err);
+      });
+    },
+    /** The same, for an entry given as its JSON text (an object's; not parsed here) and its
+     *  turn id beside it (null: none). */
+    outboxAppendText(key, text, turnId) {
+      return chain(`o:${key}`, () => {
+        if (typeof text !== "string" || !text.startsWith("{") || !text.endsWith("}")) throw new Error("an outbox entry must be a JSON object's text");
+        return appendRecord(key, text, typeof turnId === "string" ? turnId : null);
+      }).catch((err) => {
         throw localError("outboxAppend", err);
       });
     },
     /** The valid records, in file order. */
     outboxRead(key) {
-      return chain(`o:${key}`, async () => (await readOutbox(outboxFile(key))).records.map((r) => r.record)).catch((err) => {
+      return chain(`o:${key}`, async () => (await readOutbox(outboxFile(key))).records.map((r) => r.record).filter(Boolean)).catch((err) => {
+        throw localError("outboxRead", err);
+      });
+    },
+    /** The valid records' JSON texts, in file order (not parsed here). */
+    outboxReadText(key) {
+      return chain(`o:${key}`, async () => (await readOutbox(outboxFile(key))).records.map((r) => r.json)).catch((err) => {
         throw localError("outboxRead", err);
       });
     },

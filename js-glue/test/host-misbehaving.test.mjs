@@ -176,6 +176,29 @@ test("a storage callback that throws rejects that call with a code; the next cal
   assert.equal(out.status, "committed", "the failed attempt reserved nothing");
 });
 
+test("text callbacks that answer what is not JSON text: the call rejects with a code or the record is skipped, never a trap", async () => {
+  const h = memoryHost();
+  const texts = new Map();
+  Object.assign(h, {
+    loadStateText: async (k) => texts.get(k) ?? null,
+    saveStateText: async (k, t) => void texts.set(k, t),
+    saveCacheText: async (k, t) => void texts.set(k, t),
+  });
+  const e = new ContextEngine({ agentId: "main" }, {}, h);
+  assert.equal((await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("kept as text") })).status, "committed");
+  assert.ok([...texts.values()].every((t) => typeof t === "string" && (JSON.parse(t), true)), "saved as JSON text");
+  for (const [what, bad] of [["text that is not JSON", "{\"next\":"], ["a number", 42], ["an object", { nextSequence: 1 }]]) {
+    const fresh = new ContextEngine({ agentId: "main" }, {}, { ...h, loadStateText: async () => bad });
+    await assert.rejects(fresh.writeTurn({ sessionId: "s", advancementKey: `k-${what}`, messages: turn(`after ${what}`) }), (err) => err.code === "HOST_FAILED" && /loadStateText/.test(err.message), what);
+  }
+  // an outbox read that hands back a non-object's text skips that record, with a warning
+  const warned = [];
+  const odd = new ContextEngine({ agentId: "main" }, {}, { ...h, outboxReadText: async () => ["[1,2]", "nope"], warn: (m) => warned.push(m) });
+  const report = await odd.flush("main--s");
+  assert.equal(report.queued, 0);
+  assert.equal(warned.filter((w) => /not a JSON object/.test(w)).length, 2, warned.join("; "));
+});
+
 test("a commit that names no archive settles, and the next write works", { timeout: 20000 }, async () => {
   const h = memoryHost();
   const e = new ContextEngine({ agentId: "main", timeoutMs: 1000 }, {}, h);

@@ -672,3 +672,31 @@ test("folders removed under a running store are made again by its next write, ap
     assert.equal(await fresh.tryLock("replay/s1", 60_000), false, "the lock taken after the folder was made again holds");
   });
 });
+
+test("documents and entries given as JSON text are stored and handed back as that text; the object forms read them", async () => {
+  await inTempDir(async (dir) => {
+    const store = createStateStore(dir);
+    const doc = '{"nextSequence":4,"note":"ünïcode \\u2028 and \\"quotes\\""}';
+    await store.saveStateText("session/s1", doc);
+    assert.equal(await store.loadStateText("session/s1"), doc, "the very text");
+    assert.deepEqual(await store.loadState("session/s1"), JSON.parse(doc));
+    assert.equal(await store.loadStateText("session/none"), null);
+    await store.saveCacheText("trace/s1", '{"turn":1}');
+    assert.deepEqual(await createStateStore(dir).loadState("trace/s1"), { turn: 1 });
+    await assert.rejects(store.saveStateText("session/s1", { not: "text" }), isLocal("saveState"));
+    // entries: the text is framed as is; its turn id beside it keeps a turn queued once
+    const e1 = JSON.stringify(turn("t1", 'the turnId "t2" inside a message is not t2\'s'));
+    const e2 = JSON.stringify(turn("t2"));
+    assert.equal(await store.outboxAppendText(KEY, e1, "t1"), "appended");
+    assert.equal(await store.outboxAppendText(KEY, e2, "t2"), "appended", "a record that only mentions t2 is not t2");
+    assert.equal(await store.outboxAppendText(KEY, e2, "t2"), "present");
+    assert.deepEqual(await store.outboxReadText(KEY), [e1, e2]);
+    assert.deepEqual(ids(await store.outboxRead(KEY)), ["t1", "t2"]);
+    await store.outboxDrop(KEY, ["t1"]);
+    assert.deepEqual(await createStateStore(dir).outboxReadText(KEY), [e2]);
+    for (const bad of [42, "[1,2]", "not json"]) await assert.rejects(store.outboxAppendText(KEY, bad, null), isLocal("outboxAppend"));
+    // a plain-JSON line of an earlier version is handed over as its text too
+    appendFileSync(outboxPath(dir), `${JSON.stringify(turn("t3"))}\n`);
+    assert.deepEqual(ids((await store.outboxReadText(KEY)).map((t) => JSON.parse(t))), ["t2", "t3"]);
+  });
+});

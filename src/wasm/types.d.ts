@@ -1227,6 +1227,19 @@ export interface HostCallbacks {
   /** Optional: saves a document the engine can rebuild (a cache) — replaced atomically, not
    *  synced to disk; without it the engine saves caches with `saveState`. */
   saveCache?(key: string, value: unknown): Promise<unknown>;
+  /** Optional, used instead of loadState: the document's JSON text as saved, or null. Documents
+   *  and outbox entries then cross as the engine's own JSON text, which the host stores and
+   *  hands back as is (the plugin does; the object forms are kept for other hosts). */
+  loadStateText?(key: string): Promise<string | null>;
+  /** Optional, used instead of saveState: saves durably the document's JSON text as given. */
+  saveStateText?(key: string, text: string): Promise<unknown>;
+  /** Optional, used instead of saveCache: a cache's JSON text, replaced atomically, not synced. */
+  saveCacheText?(key: string, text: string): Promise<unknown>;
+  /** Optional, used instead of outboxAppend: one entry as its JSON text (an object's), its
+   *  `turnId` beside it for the duplicate check. */
+  outboxAppendText?(key: string, text: string, turnId: string | null): Promise<unknown>;
+  /** Optional, used instead of outboxRead: the queued entries' JSON texts, in order. */
+  outboxReadText?(key: string): Promise<string[]>;
   /** The state keys starting with `prefix`. */
   listStateKeys(prefix: string): Promise<string[]>;
   /** Appends durably: resolves only once every byte is written, synced and readable back;
