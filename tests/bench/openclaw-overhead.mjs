@@ -92,9 +92,12 @@ for (const name of ["readFile", "writeFile", "mkdir", "stat", "lstat", "chmod", 
 }
 const base = ${JSON.stringify(ovBaseUrl)};
 const realFetch = globalThis.fetch;
+export let undiciBefore = null;
 globalThis.fetch = async function (input, init) {
   const url = typeof input === "string" ? input : input?.url ?? String(input);
   if (!url.startsWith(base)) return realFetch.call(this, input, init);
+  // whether the host had loaded fetch's implementation (undici) before the plugin's first request
+  undiciBefore ??= process.moduleLoadList.some((m) => m.includes("undici"));
   const s = performance.now();
   ops.push([s, (init?.method ?? "GET") + " " + url.slice(base.length).split("?")[0].replace(/[0-9a-f]{8,}[-0-9a-z_.%]*/g, "…")]);
   try { return await realFetch.call(this, input, init); } finally { waits.push([s, performance.now()]); }
@@ -108,6 +111,7 @@ export function waited(s, e, list = waits) {
 `);
   fs.writeFileSync(path.join(dir, "index.js"), `import { appendFileSync } from "node:fs";
 import { t0, waited, syncs, ops } from "./t0.js";
+import * as t0m from "./t0.js";
 import real from "./real-index.js";
 const line = (m) => appendFileSync(${JSON.stringify(traceFile)}, JSON.stringify({ pid: process.pid, ...m }) + "\\n");
 line({ span: "module load", ms: performance.now() - t0 });
@@ -119,7 +123,7 @@ export default { ...real, register(api) {
       for (const k of Object.keys(engine)) {
         if (typeof engine[k] !== "function") continue;
         const f = engine[k].bind(engine);
-        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs), syncN: syncs.filter(([a]) => a >= s && a < e).length, syncOf: syncs.filter(([a]) => a >= s && a < e).map((x) => x[2]), ops: ops.filter(([a]) => a >= s && a < e).map((x) => x[1]) }); } };
+        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs), syncN: syncs.filter(([a]) => a >= s && a < e).length, syncOf: syncs.filter(([a]) => a >= s && a < e).map((x) => x[2]), ops: ops.filter(([a]) => a >= s && a < e).map((x) => x[1]), undiciBefore: t0m.undiciBefore }); } };
       }
       return engine;
     });
@@ -366,6 +370,9 @@ try {
   console.log(`  by part: ${keys.map((k) => `${k} ${own(k)}`).join(", ")} ms`);
   console.log(`fsync per turn (median): ${median(turns.map((t) => t.fsyncs))} calls, ${median(turns.map((t) => t.syncMs)).toFixed(1)} ms waiting (inside the times above)`);
   for (const pid of perTurn.keys()) console.log(`  fsyncs of the turn in process ${pid}: ${syncTally(spans.filter((s) => s.pid === pid))}`);
+  // fetch's implementation (undici) is loaded on a process's first fetch: who pays for it
+  const undici = [...perTurn.keys()].map((pid) => spans.find((s) => s.pid === pid && typeof s.undiciBefore === "boolean")?.undiciBefore);
+  console.log(`OpenClaw had loaded fetch's implementation (undici) before the plugin's first request in ${undici.filter((u) => u === true).length} of ${undici.length} turns`);
   fs.rmSync(work, { recursive: true, force: true });
 } finally {
   await fm.close();
