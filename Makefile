@@ -77,6 +77,8 @@ bench: setup-core build test-pkg
 	node tests/bench/experiences.mjs
 	node tests/bench/skills.mjs
 	node tests/bench/hung-server.mjs
+	node tests/bench/plugin-turn.mjs
+	node tests/bench/plugin-cold-turn.mjs
 	@if [ -n "$$LEGACY_PLUGIN_DIR" ]; then node tests/bench/recall-legacy.mjs && node tests/bench/legacy-divergence.mjs; else echo "recall-legacy, legacy-divergence: set LEGACY_PLUGIN_DIR (see tests/bench/recall-legacy.mjs) to compare with the legacy plugin"; fi
 	CRASH_TURNS=1000 CRASH_KILLS=60 CRASH_RESTARTS=6 node --test tests/integration/crash-kill.test.mjs
 	$(MAKE) fuzz

@@ -199,7 +199,13 @@ fn a_turn_saves_durably_only_what_openviking_cannot_give_back() {
     // to disk); the turn ledger, the send's mark and the session record are the durable state
     host.world().durable_saves.clear();
     assemble(&e, "s1", "Remind me of my editor theme");
+    host.world().outbox_reads = 0;
     block_on(e.write_turn(turn_write("s1", Some("k3"), turn(3, "Remind me of my editor theme")))).unwrap();
+    // the outbox is read under the write lock before the append and by the replay under its
+    // lease (once more after the drop, for turns queued meanwhile) — not once more before the
+    // lease to see whether the turn just queued is there
+    let reads = host.world().outbox_reads;
+    assert_eq!(reads, 3, "outbox reads in one turn's write");
     // the same turn again without its key (a host that calls commitTurn and afterTurn): nothing new
     let again = block_on(e.write_turn(turn_write("s1", None, turn(3, "Remind me of my editor theme")))).unwrap();
     assert!(again.already_stored);

@@ -64,14 +64,24 @@ impl<H: Host> Engine<H> {
     /// time: while one runs, another call returns at once (`inProgress`) — the running one
     /// reads the outbox again before it ends, so it also takes entries appended meanwhile.
     pub async fn flush(&self, ov_id: &str) -> HostResult<FlushReport> {
+        self.replay(ov_id, false).await
+    }
+
+    /// [`flush`](Self::flush) right after this process queued a turn: the outbox is not
+    /// empty, so it is not read first to see whether it is.
+    pub(super) async fn flush_after_append(&self, ov_id: &str) -> HostResult<FlushReport> {
+        self.replay(ov_id, true).await
+    }
+
+    async fn replay(&self, ov_id: &str, queued_known: bool) -> HostResult<FlushReport> {
         if !self.flushing.borrow_mut().insert(ov_id.to_string()) {
             let queued = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
             return Ok(FlushReport { queued, in_progress: true, ..Default::default() });
         }
         // nothing queued (most flushes: a turn's own write landed): no lease to take and give
         // back (lock files on the state dir, ~20 ms of an exiting CLI turn's dispose)
-        match self.host.outbox_read(&outbox_key(ov_id)).await {
-            Ok(queued) if queued.is_empty() => {
+        match if queued_known { Ok(None) } else { self.host.outbox_read(&outbox_key(ov_id)).await.map(Some) } {
+            Ok(Some(queued)) if queued.is_empty() => {
                 self.replay_done(ov_id);
                 self.outage_over(ov_id);
                 return Ok(FlushReport::default());

@@ -251,7 +251,10 @@ impl<H: Host> Engine<H> {
         if routing == TurnRouting::WriteNow {
             // one more pass when the first left it unacknowledged: the check may settle it
             for attempt in 0..2 {
-                match self.flush(&ov_id).await {
+                // the first pass follows this turn's append: the outbox holds it (unless
+                // another process sent it meanwhile, which the replay's own read sees)
+                let pass = if attempt == 0 { self.flush_after_append(&ov_id).await } else { self.flush(&ov_id).await };
+                match pass {
                     Ok(r) => {
                         let mine = r.in_progress || r.queued_sequences.contains(&sequence);
                         queued |= mine;

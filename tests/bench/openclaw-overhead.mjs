@@ -123,7 +123,7 @@ export default { ...real, register(api) {
       for (const k of Object.keys(engine)) {
         if (typeof engine[k] !== "function") continue;
         const f = engine[k].bind(engine);
-        engine[k] = async (...args) => { const s = performance.now(); try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs), syncN: syncs.filter(([a]) => a >= s && a < e).length, syncOf: syncs.filter(([a]) => a >= s && a < e).map((x) => x[2]), ops: ops.filter(([a]) => a >= s && a < e).map((x) => x[1]), undiciBefore: t0m.undiciBefore }); } };
+        engine[k] = async (...args) => { const s = performance.now(), o = ops.length; try { return await f(...args); } finally { const e = performance.now(); line({ span: k, ms: e - s, ovMs: waited(s, e), syncMs: waited(s, e, syncs), syncN: syncs.filter(([a]) => a >= s && a < e).length, syncOf: syncs.filter(([a]) => a >= s && a < e).map((x) => x[2]), ops: ops.slice(o).filter(([a]) => a < e).map((x) => x[1]), undiciBefore: t0m.undiciBefore }); } };
       }
       return engine;
     });
@@ -269,7 +269,9 @@ function pluginCpuPerWindow(profDir, pid, pluginDir, windows) {
   for (const n of prof.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   // OpenClaw loads the plugin from its own copy (…/plugin-captures/…/node_modules/<folder name>/),
   // so its frames are known by the folder name; the wasm runs below the package's JS glue
-  const own = (n) => n.callFrame.url.includes(`/${pluginDir}/`);
+  // the traced copy's own entry (index.js: the timing wrapper, its trace lines) is the bench's
+  // cost, not the plugin's: the real entry is real-index.js
+  const own = (n) => n.callFrame.url.includes(`/${pluginDir}/`) && !n.callFrame.url.endsWith(`/${pluginDir}/index.js`);
   const through = new Map();
   const passes = (id) => {
     if (through.has(id)) return through.get(id);

@@ -62,6 +62,8 @@ pub struct World {
     /// The keys saved durably (`save_state`), in order; caches (`save_cache`) are not here.
     pub durable_saves: Vec<String>,
     pub outbox: HashMap<String, Vec<Value>>,
+    /// How many times an outbox was read.
+    pub outbox_reads: u32,
     /// OpenViking is down: every OpenViking call fails with this.
     pub down: Option<HostErrorKind>,
     /// The next OpenViking calls fail with these, in order.
@@ -452,7 +454,9 @@ impl Storage for FakeHost {
         Ok(())
     }
     async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>> {
-        Ok(self.0.borrow().outbox.get(key).cloned().unwrap_or_default())
+        let mut w = self.0.borrow_mut();
+        w.outbox_reads += 1;
+        Ok(w.outbox.get(key).cloned().unwrap_or_default())
     }
     async fn try_lock(&self, name: &str, ttl_ms: u64) -> HostResult<bool> {
         let mut w = self.0.borrow_mut();
