@@ -191,6 +191,9 @@ test("text callbacks that answer what is not JSON text: the call rejects with a 
     const fresh = new ContextEngine({ agentId: "main" }, {}, { ...h, loadStateText: async () => bad });
     await assert.rejects(fresh.writeTurn({ sessionId: "s", advancementKey: `k-${what}`, messages: turn(`after ${what}`) }), (err) => err.code === "HOST_FAILED" && /loadStateText/.test(err.message), what);
   }
+  // a document saved as `null` (a cleared mark) is no document, as through loadState
+  const nulls = new ContextEngine({ agentId: "main" }, {}, { ...h, loadStateText: async () => "null" });
+  assert.equal((await nulls.writeTurn({ sessionId: "s2", advancementKey: "k-null", messages: turn("after null documents") })).status, "committed");
   // an outbox read that hands back a non-object's text skips that record, with a warning
   const warned = [];
   const odd = new ContextEngine({ agentId: "main" }, {}, { ...h, outboxReadText: async () => ["[1,2]", "nope"], warn: (m) => warned.push(m) });

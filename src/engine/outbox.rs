@@ -80,17 +80,18 @@ impl<H: Host> Engine<H> {
         }
         // nothing queued (most flushes: a turn's own write landed): no lease to take and give
         // back (lock files on the state dir, ~20 ms of an exiting CLI turn's dispose)
-        match if queued_known { Ok(None) } else { self.host.outbox_read(&outbox_key(ov_id)).await.map(Some) } {
-            Ok(Some(queued)) if queued.is_empty() => {
+        let probe = if queued_known { None } else { Some(self.host.outbox_read(&outbox_key(ov_id)).await) };
+        match probe {
+            Some(Ok(queued)) if queued.is_empty() => {
                 self.replay_done(ov_id);
                 self.outage_over(ov_id);
                 return Ok(FlushReport::default());
             }
-            Err(e) => {
+            Some(Err(e)) => {
                 self.replay_done(ov_id);
                 return Err(e);
             }
-            Ok(_) => {}
+            _ => {}
         }
         // one replay per session across the processes on this state dir, too
         let lease = replay_lease(ov_id);

@@ -203,7 +203,12 @@ impl Storage for JsHost {
         if self.has("loadStateText") {
             let v = self.local("loadStateText", &[s(key)]).await?;
             return match v.as_string() {
-                Some(text) => serde_json::from_str(&text).map(Some).map_err(|e| HostError::new(HostErrorKind::Local, format!("loadStateText: {key} is not JSON ({e})"))),
+                // a document saved as `null` (a cleared mark) reads as none, as through loadState
+                Some(text) => match serde_json::from_str::<Value>(&text) {
+                    Ok(Value::Null) => Ok(None),
+                    Ok(v) => Ok(Some(v)),
+                    Err(e) => Err(HostError::new(HostErrorKind::Local, format!("loadStateText: {key} is not JSON ({e})"))),
+                },
                 None if v.is_null() || v.is_undefined() => Ok(None),
                 None => Err(HostError::new(HostErrorKind::Local, "loadStateText: expected a string or null")),
             };

@@ -8,7 +8,7 @@
 //       left (appends torn mid-record). Turns are written while it is full, then it is freed.
 //   (b) read-only: `mount -o remount,ro` at the same points, turns written, then remount rw.
 //   (c) appends slower than timeoutMs (1000): a few turns' appends take 1.5–2.6 s — inside the
-//       store (a slow disk) and outside it (a host whose outboxAppend itself is slow); the
+//       store (a slow disk) and outside it (a host whose outboxAppendText itself is slow); the
 //       engine rejects HOST_TIMEOUT, the append lands later anyway, the turn is retried at
 //       once and after the delay.
 // After each: a fresh engine (a restart) flushes. Asserted: every acknowledged turn was
@@ -97,10 +97,11 @@ async function lane(name, dir, { baseUrl = h.env.baseUrl, storeOptions } = {}) {
   const ovId = `main--${name}`;
   const okey = `outbox/${ovId}`;
   const reader = createStateStore(dir);
-  const { tryLock, outboxAppend, outboxDrop } = eng.store;
+  // (the plugin's host appends through the text form: the entry's JSON text, its turn id beside it)
+  const { tryLock, outboxAppendText, outboxDrop } = eng.store;
   Object.assign(eng.store, {
     tryLock: async (n, ttl) => ((await tryLock(n, ttl)) ? (n === okey && (await fire("locked")), true) : false),
-    outboxAppend: async (k, e) => ((await outboxAppend(k, e)), await fire("appended")),
+    outboxAppendText: async (k, text, turnId) => ((await outboxAppendText(k, text, turnId)), await fire("appended")),
     outboxDrop: async (k, ids) => ((await outboxDrop(k, ids)), await fire("dropped")),
   });
   const L = { name, eng, ovId, okey, reader, next: 0, pending: [], acked: [], outs: [], rejected: {}, errors: {}, lastError: null, notDurable: [], wedged: 0 };
@@ -191,6 +192,9 @@ async function badDisk(name, rounds, breakDisk, fixDisk) {
     await L.attempt(1);
   }
   await verify(L, name, { hooksFired: fired });
+  // each round's fault struck where it was meant to (a hook on a callback the host no longer
+  // calls would leave the round testing nothing)
+  assert.deepEqual(fired, rounds.map((r) => r.point), "every round's hook fired");
 }
 
 const ROUNDS = [
@@ -212,15 +216,15 @@ test("bad disk (b): remounted read-only mid-write, then rw — none lost or doub
 
 test("bad disk (c): appends slower than timeoutMs — HOST_TIMEOUT, lands later, retried: each once, later turns sent, in order", { timeout: 120000 }, async () => {
   // turn → where its append is slow and how long it takes: "disk" inside the store (its open
-  // of the outbox, on the store's chain), "host" before it (the outboxAppend callback itself)
+  // of the outbox, on the store's chain), "host" before it (the outboxAppendText callback itself)
   const SLOW = new Map([[2, ["disk", 1500]], [5, ["disk", 2600]], [8, ["host", 1500]], [9, ["host", 2600]]]);
   const dir = await mountTmpfs("slow");
   const slow = { disk: 0, host: 0 }; // the next append's delay, taken once
   const takeDelay = (where, ms = slow[where]) => ((slow[where] = 0), sleep(ms));
   const fsImpl = { ...fsp, open: async (file, flags, mode) => (flags === "a+" && (await takeDelay("disk")), fsp.open(file, flags, mode)) };
   const L = await lane("slow", dir, { storeOptions: { fsImpl } });
-  const inStore = L.eng.store.outboxAppend;
-  L.eng.store.outboxAppend = async (k, e) => (await takeDelay("host"), inStore(k, e));
+  const inStore = L.eng.store.outboxAppendText;
+  L.eng.store.outboxAppendText = async (k, text, turnId) => (await takeDelay("host"), inStore(k, text, turnId));
   const [timeouts, landedLate, lateChecks, notSent] = [[], [], [], []];
   for (let i = 0; i < 14; i++) {
     const [where, delay = 0] = SLOW.get(i) ?? [];

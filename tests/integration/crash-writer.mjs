@@ -75,8 +75,9 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   const { engine, store } = await makeEngine(args);
   if (args.announceStore) {
     // the host calls the store's methods by name at each call: wrapping them here is seen
-    const [append, drop, tryLock] = [store.outboxAppend, store.outboxDrop, store.tryLock];
-    store.outboxAppend = (key, entry) => (line(`HOST APPEND ${key} ${entry?.turnId}`), append(key, entry));
+    // (the plugin's host appends through the text form: the entry's JSON text, its turn id beside it)
+    const [append, drop, tryLock] = [store.outboxAppendText, store.outboxDrop, store.tryLock];
+    store.outboxAppendText = (key, text, turnId) => (line(`HOST APPEND ${key} ${turnId}`), append(key, text, turnId));
     store.outboxDrop = (key, ids) => (line(`HOST DROP ${key} ${[ids].flat().join(",")}`), drop(key, ids));
     store.tryLock = async (name, ttl) => {
       line(`HOST LOCK ${name}`);

@@ -8,9 +8,11 @@ import { ctx, tagged, tagText, hostile, hostileError, deep, hugeText, marks, tex
 import { Rng } from "./prng.mjs";
 import { httpFromOps } from "../../../js-glue/test/support/ops-over-http.mjs";
 
+/** The optional text forms of the state callbacks (a good host has all or none of them). */
+export const TEXT_METHODS = ["loadStateText", "saveStateText", "saveCacheText", "outboxAppendText", "outboxReadText"];
 export const ASYNC_METHODS = ["sessionMeta", "createSession", "addMessages", "liveMessages", "commit", "task", "archive", "readJson",
   "writeJson", "find", "readContent", "writeText", "stat", "deleteUri", "userId", "listSessions", "loadState", "saveState", "listStateKeys", "outboxAppend", "outboxRead",
-  "outboxDrop", "tryLock", "unlock", "sleep"];
+  "outboxDrop", "tryLock", "unlock", "sleep", ...TEXT_METHODS];
 export const SYNC_METHODS = ["nowMs", "warn"];
 export const METHODS = [...ASYNC_METHODS, ...SYNC_METHODS];
 /** What the engine itself requires of a host object (the rest are operations behind `request`). */
@@ -256,6 +258,41 @@ export function goodHost(rng, { protocol } = {}) {
     },
   };
   h.request = httpFromOps(h);
+  // half the hosts are the plugin's kind: documents and outbox entries as the engine's JSON
+  // text (the engine then uses these, not the object forms); the rest the object forms only
+  if (salt & 1) {
+    const json = (name, t) => {
+      if (typeof t !== "string") return violation(`${name}: not text (${typeof t})`);
+      try {
+        return JSON.parse(t);
+      } catch {
+        return violation(`${name}: not JSON text`);
+      }
+    };
+    Object.assign(h, {
+      async loadStateText(key) {
+        str("loadStateText", key);
+        return state.has(key) ? JSON.stringify(state.get(key)) : null;
+      },
+      async saveStateText(key, t) {
+        str("saveStateText", key);
+        state.set(key, json("saveStateText", t));
+      },
+      async saveCacheText(key, t) {
+        str("saveCacheText", key);
+        state.set(key, json("saveCacheText", t));
+      },
+      async outboxAppendText(key, t, turnId) {
+        const entry = json("outboxAppendText", t);
+        if (typeof turnId !== "string" || turnId === "" || entry?.turnId !== turnId) violation(`outboxAppendText: turnId ${turnId} beside ${entry?.turnId}`);
+        if (!outbox.has(key)) outbox.set(key, []);
+        if (!outbox.get(key).some((e) => e.turnId === turnId)) outbox.get(key).push(entry);
+      },
+      async outboxReadText(key) {
+        return (outbox.get(key) ?? []).map((e) => JSON.stringify(e));
+      },
+    });
+  }
   return h;
 }
 
@@ -303,6 +340,10 @@ function wrongShape(rng, method) {
   if (method === "readContent" && rng.chance(0.7)) return rng.pick([5, {}, [], true, "", "   ", "\uD800", hugeText(rng), { text: "x" }, Symbol("c"), 3n]);
   if (method === "stat" && rng.chance(0.7)) return rng.pick([5, "x", [], true, { isDir: "yes" }, { uri: 5, isDir: false }, { isDir: true }, {}]);
   if (method === "deleteUri" && rng.chance(0.7)) return rng.pick([5, "x", [], { estimated_deleted_count: -1 }, { estimated_deleted_count: "1" }, {}]);
+  if (method === "loadStateText" && rng.chance(0.7)) return rng.pick(["", "{", "null", "[1,2]", "5", '"text"', "\uD800", hugeText(rng), 5, {}, [], true]);
+  if (method === "outboxReadText" && rng.chance(0.7)) {
+    return rng.pick([5, "x", {}, null, [5], [null], ["{"], ["[1]"], ['{"turnId":5}'], ['{"sequence":-1,"turnId":"t","messages":5}'], [hugeText(rng)], ["{}", "{}"]]);
+  }
   if (method === "listStateKeys" && rng.chance(0.7)) return rng.pick([5, "x", {}, [5, null, {}], ["profile/", "", "\uD800"], Array.from({ length: 2000 }, (_, i) => `k${i}`), null]);
   if (method === "userId" && rng.chance(0.7)) {
     return rng.pick(["", ".", "..", "../root", "a/b", "a\\b", "ada bob", "a%2Fb", "a?b", "a#b", "ada\n", "\u0000", "\uD800", "x".repeat(300), " ada", 5, {}, ["ada"], true, "ada"]);
@@ -387,6 +428,7 @@ export function hostileHost(rng, good, { caseId, onRunaway, plan }) {
   if (plan.find) good.strictReads = false;
   const host = {};
   for (const m of ASYNC_METHODS) {
+    if (!(m in good)) continue; // an object-form host has no text forms to misbehave
     const p = plan[m];
     if (p?.what === "notAFunction") {
       host[m] = p.value;
