@@ -426,6 +426,9 @@ export function hostileHost(rng, good, { caseId, onRunaway, plan }) {
   };
   // a find that misbehaves may name items the good store never returned: reading those is fine
   if (plan.find) good.strictReads = false;
+  // without a readJson, the stand-in serves a .json read (a commit's memory diff) through
+  // readContent: a read find never named, and the engine's due
+  if (plan.readJson?.what === "notAFunction") good.strictReads = false;
   const host = {};
   for (const m of ASYNC_METHODS) {
     if (!(m in good)) continue; // an object-form host has no text forms to misbehave
