@@ -15,7 +15,11 @@
 //
 // --plugin twice or more: the copies take turns (each its own state dir and session), and each
 // later one's own time is compared with the first's, turn by turn. --cpu-prof: each child
-// writes a V8 profile there (`node --cpu-prof`, 100 µs).
+// writes a V8 profile there (`node --cpu-prof`, 100 µs). OV_COLD_NODE_FLAGS="…": Node/V8 flags
+// for every child, e.g. `--no-wasm-lazy-compilation` (each wasm function compiled at load, not on
+// its first call) or `--liftoff-only` (no optimising tier), to see what first-run code costs.
+// OV_COLD_PROFILE_STEP=assemble (or another step) [OV_COLD_PROFILE_DIR=dir]: each child profiles
+// that step alone (V8's sampling profiler in process, 50 µs) into <dir>/<step>-<pid>.cpuprofile.
 // (`openclaw-overhead.mjs` measures the same inside real OpenClaw turns, with their noise.)
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -58,10 +62,23 @@ async function child({ plugin, stateDir, baseUrl, apiKey, sessionId, turn, histo
     return sum;
   };
   const steps = {};
+  // OV_COLD_PROFILE_STEP=<step> OV_COLD_PROFILE_DIR=<dir>: that step alone profiled in process
+  const profStep = process.env.OV_COLD_PROFILE_STEP;
+  const inspector = profStep ? new (await import("node:inspector/promises")).Session() : null;
+  if (inspector) {
+    inspector.connect();
+    await inspector.post("Profiler.enable");
+    await inspector.post("Profiler.setSamplingInterval", { interval: 50 });
+  }
   const step = async (name, fn) => {
+    if (name === profStep) await inspector.post("Profiler.start");
     const s = performance.now();
     const out = await fn();
     const e = performance.now();
+    if (name === profStep) {
+      const { profile } = await inspector.post("Profiler.stop");
+      fs.writeFileSync(path.join(process.env.OV_COLD_PROFILE_DIR ?? os.tmpdir(), `${name}-${process.pid}.cpuprofile`), JSON.stringify(profile));
+    }
     steps[name] = (steps[name] ?? 0) + e - s - waited(s, e);
     return out;
   };
@@ -115,7 +132,7 @@ async function parent() {
       if (turn % 2) order.reverse();
       for (const v of order) {
         const cfg = { plugin: plugins[v], stateDir: path.join(work, `state-${v}`), baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, sessionId: `cold-${v}-${process.pid}`, turn, history: histories[v] };
-        const flags = prof ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(prof)}`, "--cpu-prof-interval=100", `--cpu-prof-name=turn-${v}-${turn}.cpuprofile`] : [];
+        const flags = [...(process.env.OV_COLD_NODE_FLAGS ?? "").split(" ").filter(Boolean), ...(prof ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(prof)}`, "--cpu-prof-interval=100", `--cpu-prof-name=turn-${v}-${turn}.cpuprofile`] : [])];
         const line = execFileSync(process.execPath, [...flags, fileURLToPath(import.meta.url), "--child", JSON.stringify(cfg)], { encoding: "utf8", timeout: 120_000 }).trim().split("\n").pop();
         const r = JSON.parse(line);
         if (r.status !== "committed") throw new Error(`turn ${turn}: commitTurn said ${r.status}`);
