@@ -12,7 +12,7 @@
 // in rounds of `--turns` on fresh sessions; the first round warms the code up and is not
 // counted. Medians over the counted turns.
 //
-//   node tests/bench/plugin-turn.mjs [--turns 20] [--rounds 3] [--plugin DIR]... [--profile]
+//   node tests/bench/plugin-turn.mjs [--turns 20] [--rounds 3] [--plugin DIR]... [--profile] [--tool-loops N]
 //
 // --plugin: another copy of js-glue (one with a wasm build that keeps its name section, say:
 // see recall-legacy.mjs's header for the build); given twice or more, the copies run turn about
@@ -37,6 +37,9 @@ const arg = (name, dflt) => {
 };
 const TURNS = Number(arg("turns", 20));
 const ROUNDS = Number(arg("rounds", 3));
+// --tool-loops N: N more assembles per turn with the same input, as OpenClaw makes before each
+// tool-loop model call (reported apart: their CPU and calls each)
+const LOOPS = Number(arg("tool-loops", 0));
 const PLUGINS = process.argv.flatMap((a, i) => (a === "--plugin" ? [path.resolve(process.argv[i + 1])] : []));
 if (!PLUGINS.length) PLUGINS.push(path.join(ROOT, "js-glue"));
 const PROFILE = process.argv.includes("--profile");
@@ -69,6 +72,8 @@ let waiting = 0; // ms spent awaiting OpenViking's answer headers (requests do n
 const realFetch = globalThis.fetch;
 globalThis.fetch = async function (...a) {
   count("fetch");
+  // BENCH_FETCH_PATHS=1: requests counted by method and path too
+  if (process.env.BENCH_FETCH_PATHS) count(`fetch ${a[1]?.method ?? "GET"} ${new URL(String(a[0]?.url ?? a[0])).pathname}`);
   const s = performance.now();
   try {
     return await realFetch.apply(this, a);
@@ -125,13 +130,21 @@ try {
         const w0 = performance.now();
         await engine.bootstrap({ sessionId, sessionKey });
         await engine.assemble({ sessionId, sessionKey, prompt, messages: history, tokenBudget: 100_000 });
+        // OpenClaw calls assemble again before every tool-loop model call, with the same input
+        let loop = null;
+        if (LOOPS > 0) {
+          const ops0 = new Map(ops), c0 = process.cpuUsage();
+          for (let k = 0; k < LOOPS; k++) await engine.assemble({ sessionId, sessionKey, prompt, messages: history, tokenBudget: 100_000 });
+          const c = process.cpuUsage(c0);
+          loop = { cpuMs: (c.user + c.system) / 1000 / LOOPS, ops: new Map([...ops].map(([k, n]) => [k, (n - (ops0.get(k) ?? 0)) / LOOPS])) };
+        }
         const answer = { role: "assistant", content: [{ type: "text", text: `Noted: ${prompt}. Postgres 16 it is; an index on (customer_id, created_at) helps.` }], timestamp: Date.now() };
         history.push(userMsg, answer);
         const out = await engine.commitTurn({ sessionId, sessionKey, messages: [userMsg, answer], advancementKey: `${sessionId}:${t}`, tokenBudget: 100_000 });
         if (out.status !== "committed") throw new Error(`turn ${t + 1}: commitTurn said ${out.status}`);
         await engine.dispose();
         const cpu = process.cpuUsage(cpu0);
-        if (round > 0) perTurn[v].push({ cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - w0, ops: new Map(ops) });
+        if (round > 0) perTurn[v].push({ cpuMs: (cpu.user + cpu.system) / 1000, wallMs: performance.now() - w0, ops: new Map(ops), loop });
       }
     }
   }
@@ -142,6 +155,11 @@ try {
     const keys = [...new Set(turns.flatMap((t) => [...t.ops.keys()]))].sort();
     console.log(`  calls per warm turn (median): ${keys.map((k) => `${k} ${median(turns.map((t) => t.ops.get(k) ?? 0))}`).join(", ")}; file system calls in all ${median(turns.map((t) => [...t.ops].filter(([k]) => !k.startsWith("fetch")).reduce((a, [, n]) => a + n, 0)))}`);
     if (v > 0) console.log(`  CPU / [0]'s, paired per turn: median ${median(turns.map((t, i) => t.cpuMs / perTurn[0][i].cpuMs)).toFixed(3)}`);
+    if (LOOPS > 0) {
+      const lk = [...new Set(turns.flatMap((t) => [...t.loop.ops.keys()]))].sort();
+      console.log(`  each tool-loop assemble (${LOOPS} per turn, the same input; inside the turn's figures above): CPU median ${median(turns.map((t) => t.loop.cpuMs)).toFixed(2)} ms; calls ${lk.map((k) => `${k} ${median(turns.map((t) => t.loop.ops.get(k) ?? 0))}`).join(", ") || "none"}`);
+      if (v > 0) console.log(`  tool-loop assemble CPU / [0]'s, paired per turn: median ${median(turns.map((t, i) => t.loop.cpuMs / perTurn[0][i].loop.cpuMs)).toFixed(3)}`);
+    }
   }
   if (profile) {
     const file = path.join(os.tmpdir(), `plugin-turn-${process.pid}.cpuprofile`);
