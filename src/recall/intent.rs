@@ -17,6 +17,7 @@
 //! that one memory folder. When that narrowed find returns no memory, the whole user scope is
 //! searched again without the window, so a wrong guess costs one find, never the evidence.
 
+use crate::text::dates::explicit_spans;
 use crate::text::time::{civil_from_days, days_from_civil, days_in_month, iso8601, DAY_MS};
 use serde::Serialize;
 
@@ -241,6 +242,34 @@ fn window(start: u64, end: u64, phrase: &str) -> Option<TimeWindow> {
 
 /// The time window a turn names, if any (the first form found, in the order below).
 pub fn time_window(text: &str, now_ms: u64) -> Option<TimeWindow> {
+    if let Some(w) = explicit_window(text, now_ms) {
+        return Some(w);
+    }
+    relative_window(text, now_ms)
+}
+
+/// A window the turn names by the calendar ("in March 2024", "the second half of March
+/// 2024", "late 2022", "2024年3月下旬"; a month or day without a year is the latest one that
+/// has begun by `now_ms`).
+fn explicit_window(text: &str, now_ms: u64) -> Option<TimeWindow> {
+    let (y, _, _) = ymd(now_ms);
+    let first = explicit_spans(text, Some(y)).into_iter().next()?;
+    let span = if first.start_ms > now_ms {
+        // a month of this year still to come: the same month last year, when the text named no year
+        let again = explicit_spans(text, Some(y - 1)).into_iter().next()?;
+        if again.at != first.at || again.start_ms == first.start_ms {
+            return None;
+        }
+        again
+    } else {
+        first
+    };
+    let phrase = text.get(span.at.0..span.at.1).unwrap_or_default();
+    window(span.start_ms, span.end_ms, phrase)
+}
+
+/// A window the turn names relative to now ("yesterday", "last week", "3 days ago", "上周").
+fn relative_window(text: &str, now_ms: u64) -> Option<TimeWindow> {
     let ws = words(text);
     let today = day_start(now_ms);
     let (y, m, _) = ymd(now_ms);
@@ -471,6 +500,21 @@ mod tests {
         assert_eq!(analyze("这个报错之前是怎么解决的？", NOW).types, vec![MemoryType::Event, MemoryType::CasePattern]);
         assert!(analyze("Which database does billing use?", NOW).narrowed_to.is_none(), "an entity question searches everything");
         assert!(analyze("Tell me about Priya's database", NOW).types.is_empty());
+    }
+
+    #[test]
+    fn windows_with_explicit_months_and_years() {
+        let w = |t: &str| time_window(t, NOW).map(|w| (w.start_ms, w.end_ms));
+        assert_eq!(w("What did Priya do in the second half of March 2024?"), Some((day(2024, 3, 16), day(2024, 4, 1))));
+        assert_eq!(w("what happened in the last week of June 2024"), Some((day(2024, 6, 24), day(2024, 7, 1))));
+        assert_eq!(w("Where did we go in late 2022?"), Some((day(2022, 9, 1), day(2023, 1, 1))));
+        assert_eq!(w("2024年3月下旬我去了哪里？"), Some((day(2024, 3, 21), day(2024, 4, 1))));
+        assert_eq!(w("2022年秋天他搬家了吗"), Some((day(2022, 9, 1), day(2022, 12, 1))));
+        assert_eq!(w("what did I cook on March 3?"), Some((day(2026, 3, 3), day(2026, 3, 4))), "this year's March: it has begun");
+        assert_eq!(w("what did I do in September?"), Some((day(2025, 9, 1), day(2025, 10, 1))), "the latest September that has begun");
+        assert_eq!(w("what are my plans for 2027?"), None, "a year still to come is no window to search since");
+        let i = analyze("Which city did Jonas move to in the first half of 2023?", NOW);
+        assert_eq!(i.window.as_ref().map(|w| w.since()), Some("2023-01-01T00:00:00.000Z".to_string()));
     }
 
     #[test]

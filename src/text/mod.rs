@@ -1,6 +1,7 @@
 //! Small text helpers shared by the pipeline: lengths and truncation as JavaScript counts
 //! them (UTF-16 code units), whitespace collapsing, script detection.
 
+pub mod dates;
 pub mod sanitize;
 pub mod sha256;
 pub mod time;
