@@ -58,6 +58,7 @@ fn settings() -> impl Strategy<Value = RecallSettings> {
             max_content_chars: chars,
             prefer_abstract: pa,
             token_budget: budget,
+            cover: window < 0.25,
         })
 }
 

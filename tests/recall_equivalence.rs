@@ -11,7 +11,8 @@ use openviking_context_engine::context::messages::synthetic::{recall_pair, Recal
 use openviking_context_engine::recall::candidate::{Scope, SearchItem};
 use openviking_context_engine::recall::explain::{CutReason, Decision, ExplainRecord};
 use openviking_context_engine::recall::rank::{profile_query, query_tokens, token_matches, QueryProfile, RankParts};
-use openviking_context_engine::recall::{recall, recall_with, RecallOutcome, RecallSettings};
+use openviking_context_engine::recall::cover::{cover, Entry};
+use openviking_context_engine::recall::{query_words_in, recall, recall_with, relevance_words, RecallOutcome, RecallSettings};
 use openviking_context_engine::text::{collapse_whitespace, is_cjk, truncate_with_ellipsis};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -236,6 +237,22 @@ mod reference {
                 .then(candidates[b].item.score.total_cmp(&candidates[a].item.score))
                 .then(a.cmp(&b))
         });
+        // step 5b is one function (recall::cover), called here as the pipeline calls it
+        if s.cover && ranked.len() > 1 {
+            let words = relevance_words(query);
+            let lowered: Vec<String> = ranked.iter().map(|&i| candidates[i].item.summary().to_lowercase()).collect();
+            let entries: Vec<Entry> = ranked
+                .iter()
+                .zip(&lowered)
+                .map(|(&i, lower)| Entry { summary: candidates[i].item.summary(), rank: candidates[i].rank.total, words: query_words_in(&words, lower) })
+                .collect();
+            let covered = cover(&entries, &profile);
+            for (k, reason, of) in covered.cut {
+                let of = of.map(|j| candidates[ranked[j]].item.uri.clone());
+                cut(&mut records[ranked[k]], reason, of.as_deref());
+            }
+            ranked = covered.order.iter().map(|&k| ranked[k]).collect();
+        }
         let mut seen2: HashMap<String, usize> = HashMap::new();
         let mut picked = Vec::new();
         for i in ranked {
@@ -376,8 +393,8 @@ fn item() -> impl Strategy<Value = SearchItem> {
 fn settings() -> impl Strategy<Value = RecallSettings> {
     (1usize..10, prop_oneof![Just(0.15), 0.0f64..1.0], 10usize..200, any::<bool>(), prop_oneof![Just(2000usize), 100usize..600])
         .prop_flat_map(|(limit, score_threshold, max_content_chars, prefer_abstract, token_budget)| {
-            (prop_oneof![Just(1.0), Just(0.1), 0.0f64..0.5], any::<bool>(), prop_oneof![Just(0.0), Just(0.7), 0.0f64..1.0]).prop_map(
-                move |(score_window, require_query_word, near_duplicate_overlap)| RecallSettings {
+            (prop_oneof![Just(1.0), Just(0.1), 0.0f64..0.5], any::<bool>(), prop_oneof![Just(0.0), Just(0.7), 0.0f64..1.0], any::<bool>()).prop_map(
+                move |(score_window, require_query_word, near_duplicate_overlap, cover)| RecallSettings {
                     limit,
                     score_threshold,
                     score_window,
@@ -386,6 +403,7 @@ fn settings() -> impl Strategy<Value = RecallSettings> {
                     max_content_chars,
                     prefer_abstract,
                     token_budget,
+                    cover,
                 },
             )
         })

@@ -9,7 +9,7 @@ import { h, fill, num, tok } from "./dom.js";
 import { preview, textOf } from "./messages.js";
 
 const SKIP_LABEL = { empty: "empty", greeting: "greeting / ack", command: "/command", too_short: "too short", injected_only: "injected only" };
-const CUT_ORDER = ["malformed", "not_level_2", "agent_evolution", "below_threshold", "no_query_word", "far_below_best", "duplicate", "over_limit", "over_budget"];
+const CUT_ORDER = ["malformed", "not_level_2", "agent_evolution", "below_threshold", "no_query_word", "far_below_best", "duplicate", "superseded", "over_limit", "over_budget"];
 
 /** The query parts as a list (shared with the replay view). */
 export function queryParts(query) {
@@ -65,7 +65,7 @@ export function renderCandidates(recall) {
     const decision = e.decision === "kept"
       ? h("span", { class: "badge ok" }, `kept #${e.position}`)
       : h("span", { class: `badge cut-${e.reason}` }, e.reason);
-    const note = e.duplicateOf ? h("div", { class: "dup" }, "duplicate of ", e.duplicateOf) : e.detail ? h("div", { class: "dup" }, e.detail) : null;
+    const note = e.duplicateOf ? h("div", { class: "dup" }, e.reason === "superseded" ? "older than " : "duplicate of ", e.duplicateOf) : e.detail ? h("div", { class: "dup" }, e.detail) : null;
     return h("tr", { class: e.decision, dataset: { reason: e.reason ?? "kept" } },
       h("td", { class: "n" }, i + 1), h("td", {}, decision),
       h("td", { class: "n strong" }, num(r.total)), h("td", { class: "n" }, num(r.score)),

@@ -26,6 +26,9 @@ pub enum CutReason {
     /// Same uri, or the same abstract, as a candidate ranked before it, or a near-duplicate
     /// of a higher-scored one (`recallNearDuplicateOverlap`) (`duplicateOf`).
     Duplicate,
+    /// An older version of a fact a newer memory restates, when the query asks for the
+    /// present (`duplicateOf` names the newer one; `recall::cover`).
+    Superseded,
     /// Beyond `recallLimit` (or the pre-rank candidate pool).
     OverLimit,
     /// Did not fit in `recallTokenBudget`.

@@ -34,6 +34,7 @@ pub mod scopes;
 
 pub mod candidate;
 pub mod combined_find;
+pub mod cover;
 pub mod experience;
 pub mod explain;
 pub mod intent;
@@ -67,6 +68,9 @@ pub struct RecallSettings {
     pub max_content_chars: usize,
     pub prefer_abstract: bool,
     pub token_budget: usize,
+    /// Step 5b ([`cover`]): memories that cover the question's aspects, fitted to the time it
+    /// names, the newest version of a fact first.
+    pub cover: bool,
 }
 
 impl From<&Config> for RecallSettings {
@@ -80,6 +84,7 @@ impl From<&Config> for RecallSettings {
             max_content_chars: c.recall_max_content_chars,
             prefer_abstract: c.recall_prefer_abstract,
             token_budget: c.recall_token_budget,
+            cover: true,
         }
     }
 }
@@ -88,7 +93,7 @@ impl RecallSettings {
     /// The legacy rules only: no score window, no query-word requirement, no near-duplicate
     /// cut (what the 2026-03 plugin did with these settings).
     pub fn legacy(limit: usize, score_threshold: f64, max_content_chars: usize, prefer_abstract: bool, token_budget: usize) -> Self {
-        RecallSettings { limit, score_threshold, score_window: 1.0, require_query_word: false, near_duplicate_overlap: 0.0, max_content_chars, prefer_abstract, token_budget }
+        RecallSettings { limit, score_threshold, score_window: 1.0, require_query_word: false, near_duplicate_overlap: 0.0, max_content_chars, prefer_abstract, token_budget, cover: false }
     }
 
     /// How many candidates survive to the rerank.
@@ -271,7 +276,7 @@ pub fn select(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &Re
 pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s: &RecallSettings, explain: bool) -> Selection {
     // the query's words, read once: the relevance rules look for all of them, the rerank for
     // the first 8 words' worth
-    let query_words = if s.require_query_word || s.near_duplicate_overlap > 0.0 { relevance_words(query) } else { Vec::new() };
+    let query_words = if s.require_query_word || s.near_duplicate_overlap > 0.0 || s.cover { relevance_words(query) } else { Vec::new() };
     let profile = if query_words.is_empty() { profile_query(query) } else { profile_query_from(query, &query_words) };
     let mut ranker = Ranker::new(&profile);
     let mut candidates: Vec<Candidate> = Vec::with_capacity(user.len() + agent.len());
@@ -402,6 +407,28 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
             .then(candidates[b].item.score.total_cmp(&candidates[a].item.score))
             .then(a.cmp(&b))
     });
+    // 5b: cover the question's aspects, fit the time it names, the newest first
+    if s.cover && ranked.len() > 1 {
+        let mut index = query_words::QueryWordIndex::new(&query_words);
+        let mut lower = String::new();
+        let entries: Vec<cover::Entry> = ranked
+            .iter()
+            .map(|&i| {
+                let item = &candidates[i].item;
+                let bits = words.get(&i).copied().unwrap_or_else(|| {
+                    lower.clear();
+                    push_lowercase(&mut lower, item.summary());
+                    index.found_in(&lower)
+                });
+                cover::Entry { summary: item.summary(), rank: candidates[i].rank.total, words: bits }
+            })
+            .collect();
+        let covered = cover::cover(&entries, &profile);
+        for (k, reason, of) in covered.cut {
+            cut(ranked[k], reason, of.map(|j| ranked[j]));
+        }
+        ranked = covered.order.iter().map(|&k| ranked[k]).collect();
+    }
     let mut seen2: FastMap<String, usize> = fast_map(ranked.len());
     let mut picked = Vec::with_capacity(s.limit);
     for i in ranked {

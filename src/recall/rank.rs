@@ -50,6 +50,13 @@ const PREFERENCE_WORDS: &[&str] =
 const PREFERENCE_CJK: &[&str] = &["偏好", "喜欢", "爱好", "更倾向", "好み", "선호"];
 const TEMPORAL_WORDS: &[&str] =
     &["when", "date", "day", "days", "week", "month", "year", "yesterday", "today", "tomorrow", "last", "next"];
+const RECENT_WORDS: &[&str] = &["now", "currently", "current", "still", "nowadays", "recently", "latest", "anymore", "present"];
+const HISTORY_WORDS: &[&str] = &[
+    "before", "previously", "originally", "original", "first", "earlier", "used", "change", "changed", "changes", "switch",
+    "switched", "history", "past", "ago", "formerly", "initially", "old", "previous", "when",
+];
+const HISTORY_CJK: &[&str] = &["之前", "以前", "原来", "最初", "起初", "一开始", "换", "改", "变化", "什么时候", "曾经", "当初", "原先", "何时", "哪天"];
+const RECENT_CJK: &[&str] = &["现在", "目前", "最近", "如今", "仍然", "还在", "现任", "最新"];
 const TEMPORAL_CJK: &[&str] = &[
     "什么时候", "何时", "哪天", "几月", "几年", "昨天", "今天", "明天", "上周", "下周", "上个月", "下个月", "去年", "明年",
     "いつ", "언제",
@@ -64,6 +71,15 @@ pub struct QueryProfile {
     pub tokens: Vec<String>,
     pub wants_temporal: bool,
     pub wants_preference: bool,
+    /// The query asks for the present state ("now", "currently", "still", "these days",
+    /// "recently", "现在", "目前", "最近"): of two versions of a fact, only the newest is wanted.
+    pub wants_recent: bool,
+    /// The query asks about the past or a change ("before", "originally", "first", "used
+    /// to", "switched", "之前", "原来", "换"): older versions of a fact stay.
+    pub wants_history: bool,
+    /// The calendar span the query names with its year ("in March 2024", "2023年底"),
+    /// `[startMs, endMs)` in UTC days.
+    pub window: Option<(u64, u64)>,
 }
 
 /// The components of one candidate's rank, shown in explain records.
@@ -205,18 +221,24 @@ pub fn profile_query_from(query: &str, all_tokens: &[String]) -> QueryProfile {
 
 fn profile_with_tokens(query: &str, tokens: Vec<String>) -> QueryProfile {
     let lower = query.to_lowercase();
-    let (mut wants_temporal, mut wants_preference) = (false, false);
+    let (mut wants_temporal, mut wants_preference, mut wants_recent, mut wants_history) = (false, false, false, false);
     for w in ascii_words(&lower) {
+        wants_history = wants_history || HISTORY_WORDS.contains(&w);
         wants_temporal = wants_temporal || TEMPORAL_WORDS.contains(&w);
         wants_preference = wants_preference || PREFERENCE_WORDS.contains(&w);
+        wants_recent = wants_recent || RECENT_WORDS.contains(&w);
     }
     wants_temporal = wants_temporal || crate::text::contains(&lower, "what time");
+    wants_recent = wants_recent || crate::text::contains(&lower, "these days");
     // the CJK cues are not ASCII: an ASCII query holds none
     if !lower.is_ascii() {
         wants_temporal = wants_temporal || TEMPORAL_CJK.iter().any(|p| lower.contains(p));
         wants_preference = wants_preference || PREFERENCE_CJK.iter().any(|p| lower.contains(p));
+        wants_recent = wants_recent || RECENT_CJK.iter().any(|p| lower.contains(p));
+        wants_history = wants_history || HISTORY_CJK.iter().any(|p| lower.contains(p));
     }
-    QueryProfile { tokens, wants_temporal, wants_preference }
+    let window = crate::text::dates::explicit_spans(query, None).first().map(|d| (d.start_ms, d.end_ms));
+    QueryProfile { tokens, wants_temporal, wants_preference, wants_recent, wants_history, window }
 }
 
 const MAX_TOKEN_WEIGHT: f64 = 8.0;

@@ -325,6 +325,21 @@ export type QueryProfile = {
   tokens: Array<string>,
   wantsTemporal: boolean,
   wantsPreference: boolean,
+  /**
+   * The query asks for the present state ("now", "currently", "still", "these days",
+   * "recently", "现在", "目前", "最近"): of two versions of a fact, only the newest is wanted.
+   */
+  wantsRecent: boolean,
+  /**
+   * The query asks about the past or a change ("before", "originally", "first", "used
+   * to", "switched", "之前", "原来", "换"): older versions of a fact stay.
+   */
+  wantsHistory: boolean,
+  /**
+   * The calendar span the query names with its year ("in March 2024", "2023年底"),
+   * `[startMs, endMs)` in UTC days.
+   */
+  window: [number, number] | null,
 };
 
 /**
@@ -343,7 +358,7 @@ export type RankParts = {
   total: number,
 };
 
-export type CutReason = "malformed" | "not_level_2" | "below_threshold" | "agent_evolution" | "no_query_word" | "far_below_best" | "duplicate" | "over_limit" | "over_budget";
+export type CutReason = "malformed" | "not_level_2" | "below_threshold" | "agent_evolution" | "no_query_word" | "far_below_best" | "duplicate" | "superseded" | "over_limit" | "over_budget";
 
 export type ExplainRecord = {
   uri: string,

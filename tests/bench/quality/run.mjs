@@ -68,13 +68,17 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { generate, stats, DEFAULT_SEED, TYPES } from "./generate.mjs";
 import { bm25Index } from "./bm25.mjs";
+import { loadSet, setStats, SET_CATEGORIES } from "./conversations/load.mjs";
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
 const args = parseArgs(process.argv.slice(2));
 const SEED = Number(args.seed ?? DEFAULT_SEED);
+// --set personas (default): generate.mjs's personas; --set tune / heldout: a conversation set
+// (conversations/README.md). Rules are chosen on personas and tune; heldout is only measured.
+const SET = String(args.set ?? "personas");
 const CONCURRENCY = Math.max(1, Number(args.concurrency ?? 3));
-const OUT = resolve(args.out ?? join(root, "tests", "artifacts", "bench", "quality.json"));
+const OUT = resolve(args.out ?? join(root, "tests", "artifacts", "bench", SET === "personas" ? "quality.json" : `quality-${SET}.json`));
 const NOW_MS = Date.UTC(2026, 4, 1, 12, 0, 0); // the questions are asked on 1 May 2026, after every session
 const CONTEXT = Math.max(0, Number(args.context ?? 0));
 const FINDS_OUT = join(dirname(OUT), basename(OUT, ".json") + "-finds.json");
@@ -93,7 +97,8 @@ const lap = (name, since) => (timings[name] = Math.round(performance.now() - sin
 // ---------------------------------------------------------------------------------------------
 // The data, the engine
 // ---------------------------------------------------------------------------------------------
-const data = generate({ seed: SEED });
+const data = SET === "personas" ? generate({ seed: SEED }) : await loadSet(SET);
+const CATEGORIES = SET === "personas" ? TYPES : SET_CATEGORIES;
 const only = args.personas ? String(args.personas).split(",") : null;
 if (only) data.personas = data.personas.filter((p) => only.includes(p.tag));
 if (args.questions) for (const p of data.personas) p.questions = p.questions.filter((q, i, all) => all.filter((x) => x.type === q.type).indexOf(q) < Number(args.questions));
@@ -156,7 +161,12 @@ try {
 
   // 1. plant
   t = performance.now();
-  await pool(data.personas.flatMap((p) => ["entities", "preferences", "events"].map((type) => ({ p, type }))), 4, async ({ p, type }) => {
+  // a conversation set's memories are written one by one in the order they were said (the
+  // newest fact is written last, as extraction after each session would)
+  if (SET !== "personas") await pool(data.personas, 4, async (p) => {
+    for (const m of p.memories) await ov(p.key, "POST", "/api/v1/content/write", { uri: `${p.userScope}/${m.path}`, content: m.text, mode: "create", wait: true });
+  });
+  else await pool(data.personas.flatMap((p) => ["entities", "preferences", "events"].map((type) => ({ p, type }))), 4, async ({ p, type }) => {
     const mems = p.memories.filter((m) => m.type === type);
     if (!mems.length) return;
     const uri = (m) => `${p.userScope}/${m.path}`;
@@ -246,7 +256,8 @@ try {
     wasm: { path: wasmPath, sha256: wasmSha, changedDuringRun: endSha !== wasmSha },
     config: pick(config, ["recallLimit", "recallScoreThreshold", "recallMaxContentChars", "recallPreferAbstract", "recallTokenBudget", "assembleRecallWindow"]),
     searchLimit: SEARCH_LIMIT,
-    dataset: stats(data),
+    set: SET,
+    dataset: SET === "personas" ? stats(data) : setStats(data),
     timings,
   };
   mkdirSync(dirname(OUT), { recursive: true });
@@ -270,12 +281,13 @@ try {
 // One question through the finds, the engine and the baseline
 // =============================================================================================
 async function recallOne(p, q) {
-  const messages = [...contextTurns(p, q), { role: "user", content: q.text, timestamp: NOW_MS }];
+  const nowMs = q.nowMs ?? NOW_MS;
+  const messages = [...contextTurns(p, q), { role: "user", content: q.text, timestamp: nowMs }];
   const rec = { id: q.id, persona: q.persona, lang: q.lang, type: q.type, subtype: q.subtype, text: q.text, evidence: q.evidence, stale: q.stale ?? [] };
   const built = engine.buildRecallQuery({ messages });
   rec.query = built.query;
   // the intent of the question (src/recall/intent.rs); --no-intent measures the engine without it
-  const intent = args["no-intent"] ? null : engine.recallIntent({ messages, nowMs: NOW_MS });
+  const intent = args["no-intent"] ? null : engine.recallIntent({ messages, nowMs });
   rec.intent = intent;
   const memOf = memoryIndex(p);
   const evidenceIds = new Set(q.evidence.flat());
@@ -357,7 +369,7 @@ async function recallOne(p, q) {
 
   // the engine (a question it decided needs no recall was scored above: nothing injected)
   if (!skipped) {
-    const out = engine.autoRecall({ messages, search: { user: engineUser, agent: engineAgent }, nowMs: NOW_MS, explain: true });
+    const out = engine.autoRecall({ messages, search: { user: engineUser, agent: engineAgent }, nowMs, explain: true });
     const injectedUris = (out.recall?.memories ?? []).map((m) => m.uri);
     rec.engine = score(injectedUris, q, memOf);
     rec.engine.finds = findCount;
@@ -395,7 +407,7 @@ function contextTurns(p, q) {
   const out = [];
   for (let i = 0; i < CONTEXT; i++) {
     const t = small[(h + i * 7) % small.length];
-    const at = NOW_MS - (CONTEXT - i) * 120_000;
+    const at = (q.nowMs ?? NOW_MS) - (CONTEXT - i) * 120_000;
     out.push({ role: "user", content: t.user, timestamp: at }, { role: "assistant", content: [{ type: "text", text: t.assistant }], stopReason: "stop", timestamp: at + 30_000 });
   }
   return out;
@@ -417,7 +429,10 @@ function score(uris, q, memOf) {
     all: q.evidence.length ? groupsHit.every(Boolean) : null,
     dupSlots: ids.filter(Boolean).length - facts.size,
     staleInjected: ids.filter((id) => (q.stale ?? []).includes(id)).length,
-    staleFirst: q.type === "decision" ? staleAt >= 0 && (latestAt < 0 || staleAt < latestAt) : null,
+    staleFirst: q.stale?.length ? staleAt >= 0 && (latestAt < 0 || staleAt < latestAt) : null,
+    // an update question answered right: the newest fact injected, no older one before it
+    newestFirst: q.stale?.length ? latestAt >= 0 && (staleAt < 0 || latestAt < staleAt) : null,
+    newestOnly: q.stale?.length ? latestAt >= 0 && staleAt < 0 : null,
   };
 }
 
@@ -441,7 +456,7 @@ function memoryIndex(p) {
   return memIndexCache.get(p.tag);
 }
 function idOf(uri) {
-  return /\/([a-z]{2}\d-m\d{3})\.md$/.exec(uri ?? "")?.[1] ?? null;
+  return /\/([a-z0-9-]+-m[0-9a-z]+)\.md$/.exec(uri ?? "")?.[1] ?? null;
 }
 function categoryOf(uri) {
   return /\/memories\/([^/]+)\//.exec(uri ?? "")?.[1] ?? "memory";
@@ -454,7 +469,7 @@ function summarise(records) {
   const groups = {};
   for (const lang of ["en", "zh", "all"]) {
     groups[lang] = {};
-    for (const type of [...TYPES, "answerable"]) {
+    for (const type of [...CATEGORIES, "answerable"]) {
       const rs = records.filter((r) => (lang === "all" || r.lang === lang) && (type === "answerable" ? r.type !== "unrelated" : r.type === type));
       if (rs.length) groups[lang][type] = aggregate(rs);
     }
@@ -463,6 +478,10 @@ function summarise(records) {
 }
 
 function aggregate(rs) {
+  const changed = (xs) => {
+    const ys = xs.filter((x, i) => rs[i].stale.length);
+    return ys.length ? ys : null;
+  };
   const side = (key) => {
     const xs = rs.map((r) => r[key]);
     const injected = sum(xs.map((x) => x.n));
@@ -481,8 +500,11 @@ function aggregate(rs) {
       recallsWithDuplicates: mean(xs.map((x) => (x.dupSlots > 0 ? 1 : 0))),
       withInjection: withInj.length,
       findsMean: key === "engine" ? mean(xs.map((x) => x.finds ?? 2)) : undefined,
-      staleInjected: rs[0].type === "decision" ? mean(xs.map((x) => (x.staleInjected > 0 ? 1 : 0))) : undefined,
-      staleFirst: rs[0].type === "decision" ? mean(xs.map((x) => (x.staleFirst ? 1 : 0))) : undefined,
+      // over the questions with a superseded fact (decision and update questions)
+      staleInjected: changed(xs) ? mean(changed(xs).map((x) => (x.staleInjected > 0 ? 1 : 0))) : undefined,
+      staleFirst: changed(xs) ? mean(changed(xs).map((x) => (x.staleFirst ? 1 : 0))) : undefined,
+      newestFirst: changed(xs) ? mean(changed(xs).map((x) => (x.newestFirst ? 1 : 0))) : undefined,
+      newestOnly: changed(xs) ? mean(changed(xs).map((x) => (x.newestOnly ? 1 : 0))) : undefined,
     };
   };
   const hist = (key) => {
@@ -506,17 +528,17 @@ function aggregate(rs) {
 }
 
 function printTables(summary, meta) {
-  console.log(`Recall quality — OpenViking ${meta.openviking}, embedder ${meta.embedder}, seed ${meta.seed}, ${meta.context ? `each question after ${meta.context} turns of small talk` : "each question alone"}, ${args.config ? "config" : "default config"} (recallLimit ${meta.config.recallLimit}, threshold ${meta.config.recallScoreThreshold}, budget ${meta.config.recallTokenBudget}), ${meta.searchLimit} per scope`);
+  console.log(`Recall quality — set ${meta.set === "personas" ? `personas (generate.mjs, seed ${meta.seed})` : meta.set}${meta.set === "heldout" ? " (HELD OUT: never tuned on)" : " (tuning)"} — OpenViking ${meta.openviking}, embedder ${meta.embedder}, ${meta.context ? `each question after ${meta.context} turns of small talk` : "each question alone"}, ${args.config ? "config" : "default config"} (recallLimit ${meta.config.recallLimit}, threshold ${meta.config.recallScoreThreshold}, budget ${meta.config.recallTokenBudget}), ${meta.searchLimit} per scope`);
   console.log(`data: ${meta.dataset.map((d) => `${d.persona} ${d.memories} memories/${d.turns} turns/${d.questions} q`).join(", ")}; wasm ${meta.wasm.sha256.slice(0, 12)}`);
   console.log(`E = the engine (Engine.autoRecall), B = OpenViking's top ${meta.config.recallLimit} by score (level-2 items; tokens: the legacy text block)`);
   for (const lang of ["en", "zh", "all"]) {
     const g = summary[lang];
     if (!g || !Object.keys(g).length) continue;
     console.log(`\n### Auto-recall — ${lang}: what reached the model\n`);
-    const rows = [["type", "n", "evidence E", "B", "all-ev E", "B", "precision E", "B", "any inj. E", "B", "stale E", "B", "stale 1st E", "B", "in pool"]];
+    const rows = [["type", "n", "evidence E", "B", "all-ev E", "B", "precision E", "B", "any inj. E", "B", "stale E", "B", "stale 1st E", "B", "newest only E", "B", "in pool"]];
     for (const [type, a] of Object.entries(g)) {
       const e = a.engine, b = a.baseline;
-      rows.push([type, a.n, pct(e.evidenceRecall), pct(b.evidenceRecall), pct(e.allEvidence), pct(b.allEvidence), pct(e.precision), pct(b.precision), pct(e.anyInjected), pct(b.anyInjected), pct(e.staleInjected), pct(b.staleInjected), pct(e.staleFirst), pct(b.staleFirst), pct(a.evidenceInPool)]);
+      rows.push([type, a.n, pct(e.evidenceRecall), pct(b.evidenceRecall), pct(e.allEvidence), pct(b.allEvidence), pct(e.precision), pct(b.precision), pct(e.anyInjected), pct(b.anyInjected), pct(e.staleInjected), pct(b.staleInjected), pct(e.staleFirst), pct(b.staleFirst), pct(e.newestOnly), pct(b.newestOnly), pct(a.evidenceInPool)]);
     }
     console.log(table(rows));
     console.log(`\n### Auto-recall — ${lang}: what it cost\n`);
@@ -539,7 +561,7 @@ function printTables(summary, meta) {
       console.log(table(hr));
     }
   }
-  console.log(`\nevidence = ≥ 1 evidence memory injected; all-ev = every needed fact injected; precision = injected evidence / injected (pooled); any inj. = share of questions with ≥ 1 memory injected (unrelated: should be 0); stale = a superseded decision injected, stale 1st = ranked above the latest; in pool = an evidence memory among the ${meta.searchLimit}+${meta.searchLimit} candidates (the ceiling for both); tokens = what the recall adds to a request, per question (E: the opening message + tool pair, estimateMessageTokens; B: the legacy text block, estimateTokens); E as legacy block = the engine's memories costed in that block, per memory; dup slots = injected − distinct facts among them; recalls w/ dups = share of recalls with ≥ 2 variants of one fact. History: R@k = share of needed facts with a stating turn in the top k; no hits = nothing returned.`);
+  console.log(`\nevidence = ≥ 1 evidence memory injected; all-ev = every needed fact injected; precision = injected evidence / injected (pooled); any inj. = share of questions with ≥ 1 memory injected (unrelated: should be 0); stale = a superseded fact injected, stale 1st = ranked above the newest; newest only = the newest fact injected and no superseded one; in pool = an evidence memory among the ${meta.searchLimit}+${meta.searchLimit} candidates (the ceiling for both); tokens = what the recall adds to a request, per question (E: the opening message + tool pair, estimateMessageTokens; B: the legacy text block, estimateTokens); E as legacy block = the engine's memories costed in that block, per memory; dup slots = injected − distinct facts among them; recalls w/ dups = share of recalls with ≥ 2 variants of one fact. History: R@k = share of needed facts with a stating turn in the top k; no hits = nothing returned.`);
 }
 
 function table(rows) {

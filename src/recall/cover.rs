@@ -1,0 +1,198 @@
+//! Choosing memories that cover the question rather than repeat one aspect of it, and that
+//! put the newest version of a changed fact first (step 5b of the pipeline, after the rerank).
+//!
+//! Given the reranked candidates, best first:
+//!
+//! 1. **time fit** — when the query names a calendar span ("in March 2024", "2023年底"), a
+//!    memory whose own date ([`first_dated`]) falls in it gains [`TIME_FIT`], one dated
+//!    outside it loses [`TIME_MISS`]; an undated memory is left as it is;
+//! 2. **coverage** (a greedy maximal-marginal-relevance pick) — the next memory is the one
+//!    with the best `rank − DIVERSITY · similarity to the ones already picked + NEW_WORDS ·
+//!    share of the query's words it adds`; similarity is the share of the smaller memory's
+//!    content words found in the other's. Three restatements of one aspect no longer crowd
+//!    out the fact that answers another;
+//! 3. **the newest first** — two memories about the same thing (similarity ≥
+//!    [`SAME_THING`]) with different dates: the newer goes before the older, and the older is
+//!    cut as `superseded` unless the query asks about the past or a change ("before",
+//!    "originally", "when", "switched", "之前", "原来") and not about the present ("now",
+//!    "currently", "still", "these days", "recently", "现在", "目前", "最近").
+//!
+//! Every constant here was chosen on the tuning sets (the generator's personas and the
+//! `tune` conversation set of `tests/bench/quality`), never on the held-out set.
+
+use crate::recall::explain::CutReason;
+use crate::recall::rank::QueryProfile;
+use crate::recall::{content_words, ContentWords};
+use crate::text::dates::first_dated;
+
+/// Weight of the similarity to the memories already picked.
+pub const DIVERSITY: f64 = 0.15;
+/// Weight of the share of the query's words a memory adds to those already covered.
+pub const NEW_WORDS: f64 = 0.05;
+/// Similarity from which two dated memories are about the same thing.
+pub const SAME_THING: f64 = 0.5;
+/// A query word held by at least this share of the candidates does not tell them apart.
+pub const COMMON: f64 = 0.3;
+/// A dated memory inside the query's calendar span.
+pub const TIME_FIT: f64 = 0.08;
+/// A dated memory outside it.
+pub const TIME_MISS: f64 = 0.08;
+
+/// One reranked candidate, as the cover step sees it.
+pub struct Entry<'a> {
+    pub summary: &'a str,
+    /// The rerank's total.
+    pub rank: f64,
+    /// Which query words (bits, `recall::query_words_in`) its summary holds.
+    pub words: u128,
+}
+
+/// What the cover step decided: the order to take the candidates in (indices into the
+/// entries), and the ones it cut, with why.
+#[derive(Debug, Default, PartialEq)]
+pub struct Covered {
+    pub order: Vec<usize>,
+    pub cut: Vec<(usize, CutReason, Option<usize>)>,
+}
+
+struct Facts {
+    words: ContentWords,
+    date: Option<(u64, u64)>,
+}
+
+/// Share of the smaller set's content words found in the other (0 when either is empty).
+fn similarity(a: &ContentWords, b: &ContentWords) -> f64 {
+    let smaller = a.words.len().min(b.words.len());
+    if smaller == 0 {
+        return 0.0;
+    }
+    let shared = a.words.iter().filter(|w| b.words.binary_search(w).is_ok()).count();
+    shared as f64 / smaller as f64
+}
+
+/// Orders `entries` (best rank first) to cover the query; see the module doc.
+pub fn cover(entries: &[Entry], profile: &QueryProfile) -> Covered {
+    let n = entries.len();
+    let facts: Vec<Facts> = entries
+        .iter()
+        .map(|e| Facts { words: content_words(e.summary), date: first_dated(e.summary).map(|d| (d.start_ms, d.end_ms)) })
+        .collect();
+    let base: Vec<f64> = entries
+        .iter()
+        .zip(&facts)
+        .map(|(e, f)| {
+            let fit = match (profile.window, f.date) {
+                (Some((ws, we)), Some((ds, de))) if ds < we && ws < de => TIME_FIT,
+                (Some(_), Some(_)) => -TIME_MISS,
+                _ => 0.0,
+            };
+            e.rank + fit
+        })
+        .collect();
+    let query_bits = entries.iter().fold(0u128, |m, e| m | e.words);
+    let query_count = f64::from(query_bits.count_ones().max(1));
+    let mut left: Vec<usize> = (0..n).collect();
+    let mut order: Vec<usize> = Vec::with_capacity(n);
+    let mut covered = 0u128;
+    while !left.is_empty() {
+        let value = |i: usize| {
+            let redundancy = order.iter().map(|&j| similarity(&facts[i].words, &facts[j].words)).fold(0.0, f64::max);
+            let adds = f64::from((entries[i].words & !covered).count_ones()) / query_count;
+            base[i] - DIVERSITY * redundancy + NEW_WORDS * adds
+        };
+        let (at, _) = left.iter().enumerate().map(|(k, &i)| (k, value(i))).fold((0, f64::NEG_INFINITY), |best, x| if x.1 > best.1 { x } else { best });
+        let i = left.remove(at);
+        covered |= entries[i].words;
+        order.push(i);
+    }
+    // the newest first among memories about the same thing; the older cut unless the past is asked
+    // the query words that tell memories apart: held by fewer than COMMON of the candidates
+    // ("orders" in a question about the orders incident; not "decide" among decisions)
+    let telling: u128 = (0..128)
+        .filter(|b| {
+            let holders = entries.iter().filter(|e| e.words & (1u128 << b) != 0).count();
+            holders > 0 && (holders as f64) < COMMON * n as f64
+        })
+        .fold(0, |m, b| m | (1u128 << b));
+    let same_thing = |older: usize, newer: usize| match (facts[older].date, facts[newer].date) {
+        // the newer holds every telling query word the older does (two incidents of one kind
+        // on different services are not one fact), and says mostly the same
+        (Some((so, _)), Some((sn, _))) => {
+            sn > so && entries[older].words & telling & !entries[newer].words == 0 && similarity(&facts[older].words, &facts[newer].words) >= SAME_THING
+        }
+        _ => false,
+    };
+    let drop_older = profile.wants_recent || !profile.wants_history;
+    let mut cut = Vec::new();
+    let mut k = 0;
+    while k < order.len() {
+        let i = order[k];
+        // the newest of the memories about the same thing as this one
+        let newest = order.iter().enumerate().filter(|&(_, &j)| j != i && same_thing(i, j)).max_by_key(|&(_, &j)| facts[j].date.map(|d| d.0));
+        match newest {
+            Some((p, &j)) => {
+                if p > k {
+                    order.remove(p);
+                    order.insert(k, j);
+                    k += 1; // i is now at k
+                }
+                if drop_older {
+                    order.remove(k);
+                    cut.push((i, CutReason::Superseded, Some(j)));
+                    continue;
+                }
+                k += 1;
+            }
+            None => k += 1,
+        }
+    }
+    Covered { order, cut }
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
+    use super::*;
+    use crate::recall::rank::profile_query;
+    use crate::recall::{query_words_in, relevance_words};
+
+    fn entries<'a>(query: &str, items: &[(&'a str, f64)]) -> Vec<Entry<'a>> {
+        let words = relevance_words(query);
+        items.iter().map(|(s, r)| Entry { summary: s, rank: *r, words: query_words_in(&words, &s.to_lowercase()) }).collect()
+    }
+
+    #[test]
+    fn restatements_of_one_aspect_give_way_to_the_other_aspect() {
+        let q = "What do Jonas and Mira have in common?";
+        let items = [
+            ("Jonas loves hiking in the Alps every summer.", 0.80),
+            ("Jonas goes hiking in the Alps most summers.", 0.79),
+            ("Every summer Jonas hikes in the Alps.", 0.78),
+            ("Mira started rock climbing and hiking in 2023.", 0.74),
+        ];
+        let out = cover(&entries(q, &items), &profile_query(q));
+        assert_eq!(out.order[..2], [0, 3], "Mira's fact comes second: {:?}", out.order);
+    }
+
+    #[test]
+    fn the_newest_version_comes_first_and_the_older_is_cut_when_the_present_is_asked() {
+        let items = [("Priya worked as a nurse at St Mary's hospital in Leeds since March 2021.", 0.8), ("Priya works as a nurse at a hospital in York since June 2023.", 0.7)];
+        let q = "Where does Priya work as a nurse now?";
+        let out = cover(&entries(q, &items), &profile_query(q));
+        assert_eq!(out.order, [1]);
+        assert_eq!(out.cut, [(0, CutReason::Superseded, Some(1))]);
+        let q = "Where did Priya work as a nurse before?";
+        let out = cover(&entries(q, &items), &profile_query(q));
+        assert_eq!(out.order, [1, 0], "both kept, the newest first");
+        assert!(out.cut.is_empty());
+    }
+
+    #[test]
+    fn a_memory_dated_in_the_named_span_gains_one_dated_outside_loses() {
+        let q = "What did Sam bake in the second half of March 2024?";
+        let items = [("Sam baked sourdough bread on 2 February 2024.", 0.80), ("Sam baked a lemon tart on 20 March 2024.", 0.70)];
+        let out = cover(&entries(q, &items), &profile_query(q));
+        assert_eq!(out.order[0], 1);
+    }
+}
