@@ -10,7 +10,7 @@ use openviking_context_engine::context::messages::estimate_message_tokens;
 use openviking_context_engine::context::messages::synthetic::{recall_pair, RecalledMemory};
 use openviking_context_engine::recall::candidate::{Scope, SearchItem};
 use openviking_context_engine::recall::explain::{CutReason, Decision, ExplainRecord};
-use openviking_context_engine::recall::rank::{profile_query, query_tokens, token_matches, QueryProfile, RankParts};
+use openviking_context_engine::recall::rank::{one_typo_apart, profile_query, query_tokens, token_matches, QueryProfile, RankParts};
 use openviking_context_engine::recall::cover::{cover, Entry};
 use openviking_context_engine::recall::{query_words_in, recall, recall_with, relevance_words, RecallOutcome, RecallSettings};
 use openviking_context_engine::text::{collapse_whitespace, is_cjk, truncate_with_ellipsis};
@@ -100,6 +100,7 @@ mod reference {
             .filter(|t| {
                 token_matches(&lower, t)
                     || (t.len() >= 6 && t.chars().all(|c| c.is_ascii_alphabetic()) && token_matches(&lower, &t[..std::cmp::max(5, t.len() - 3)]))
+                    || lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| one_typo_apart(t.as_bytes(), w.as_bytes()))
             })
             .cloned()
             .collect()
@@ -120,8 +121,16 @@ mod reference {
             out
         };
         let (wa, wb) = (words(a), words(b));
+        let names = |s: &str, w: &BTreeSet<String>| -> BTreeSet<String> {
+            s.split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|x| x.len() >= 2 && x.starts_with(|c: char| c.is_ascii_uppercase()))
+                .map(|x| x.to_ascii_lowercase())
+                .filter(|x| w.contains(x))
+                .collect()
+        };
+        let differ = names(a, &wa).iter().any(|n| !wb.contains(n)) && names(b, &wb).iter().any(|n| !wa.contains(n));
         let smaller = wa.len().min(wb.len());
-        smaller > 0 && numbers(a) == numbers(b) && wa.intersection(&wb).count() as f64 >= overlap * smaller as f64 - 1e-9
+        smaller > 0 && numbers(a) == numbers(b) && !differ && wa.intersection(&wb).count() as f64 >= overlap * smaller as f64 - 1e-9
     }
 
     fn pair_tokens(pair: &[Value; 2]) -> usize {

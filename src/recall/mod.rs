@@ -213,7 +213,9 @@ pub fn relevance_words(query: &str) -> Vec<String> {
 
 /// Which of the `words` ([`relevance_words`]) the lowercased text holds, as bits. A word of 6
 /// or more letters also counts by its stem — its first `max(5, len − 3)` letters where a word
-/// starts — so "allergic" finds "allergy" and "restrictions" finds "restricted".
+/// starts — so "allergic" finds "allergy" and "restrictions" finds "restricted"; a word of 5
+/// or more letters also finds a word one typo from it ([`rank::one_typo_apart`]: a misspelled
+/// name in the question still finds the memory).
 pub fn query_words_in(words: &[String], lower: &str) -> u128 {
     query_words_with(words, lower, &mut WordRuns::default())
 }
@@ -224,11 +226,9 @@ pub fn query_words_in(words: &[String], lower: &str) -> u128 {
 fn query_words_with(words: &[String], lower: &str, runs: &mut WordRuns) -> u128 {
     runs.read(lower);
     let found = |t: &str| {
-        if t.len() >= 6 && t.bytes().all(|b| b.is_ascii_alphabetic()) {
-            runs.begins_with(lower, &t[..(t.len() - 3).max(5)])
-        } else {
-            runs.matches(lower, t)
-        }
+        let letters = t.len() >= 5 && t.bytes().all(|b| b.is_ascii_alphabetic());
+        let whole = if t.len() >= 6 && letters { runs.begins_with(lower, &t[..(t.len() - 3).max(5)]) } else { runs.matches(lower, t) };
+        whole || (letters && runs.iter(lower).any(|r| rank::one_typo_apart(t.as_bytes(), r)))
     };
     words.iter().take(128).enumerate().filter(|(_, t)| found(t)).fold(0, |m, (n, _)| m | (1u128 << n))
 }
@@ -240,6 +240,22 @@ fn query_words_with(words: &[String], lower: &str, runs: &mut WordRuns) -> u128 
 pub struct ContentWords {
     pub words: Vec<String>,
     pub numbers: Vec<String>,
+    /// The content words written with a capital (names of people, places, things), sorted.
+    pub names: Vec<String>,
+}
+
+/// The words of `text` written with a capital (ASCII), lowercased, that are among `words`
+/// (so not function words): the names it mentions.
+pub fn capitalised_words(text: &str, words: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = text
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .filter(|w| w.len() >= 2 && w.as_bytes()[0].is_ascii_uppercase())
+        .map(str::to_ascii_lowercase)
+        .filter(|w| words.binary_search(w).is_ok())
+        .collect();
+    crate::order::sort(&mut names);
+    names.dedup();
+    names
 }
 
 pub fn content_words(summary: &str) -> ContentWords {
@@ -249,16 +265,25 @@ pub fn content_words(summary: &str) -> ContentWords {
         summary.split(|c: char| !c.is_ascii_digit()).filter(|r| !r.is_empty()).map(str::to_string).collect();
     crate::order::sort(&mut numbers);
     numbers.dedup();
-    ContentWords { words, numbers }
+    let names = capitalised_words(summary, &words);
+    ContentWords { words, numbers, names }
 }
 
-/// Near-duplicates: the same numbers (a date, a version, a size tells two facts apart: a
+/// Each names something the other does not mention at all ("moved to Berlin" against "moved
+/// to Munich"): two facts, however many words they share.
+fn names_differ(a: &ContentWords, b: &ContentWords) -> bool {
+    let missing = |x: &ContentWords, y: &ContentWords| x.names.iter().any(|n| y.words.binary_search(n).is_err());
+    missing(a, b) && missing(b, a)
+}
+
+/// Near-duplicates: a name each has that the other lacks makes two facts
+/// ([`names_differ`]); otherwise the same numbers (a date, a version, a size tells two facts apart: a
 /// decision and the one that revised it share most words), and at least `overlap` of the
 /// smaller set of content words found in the other. Empty word sets are never
 /// near-duplicates.
 pub fn near_duplicate(a: &ContentWords, b: &ContentWords, overlap: f64) -> bool {
     let smaller = a.words.len().min(b.words.len());
-    if smaller == 0 || a.numbers != b.numbers {
+    if smaller == 0 || a.numbers != b.numbers || names_differ(a, b) {
         return false;
     }
     let shared = a.words.iter().filter(|w| b.words.binary_search(w).is_ok()).count();
@@ -639,4 +664,20 @@ pub fn recall_with(
     let mut out = finish(sel, contents, s, now_ms);
     out.needs_content = needs;
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
+    use super::*;
+
+    #[test]
+    fn facts_that_differ_in_a_name_or_a_number_are_never_near_duplicates() {
+        let near = |a: &str, b: &str| near_duplicate(&content_words(a), &content_words(b), 0.7);
+        assert!(near("Jonas moved to Berlin with his dog", "Jonas and his dog moved to Berlin"), "a restatement");
+        assert!(!near("Jonas moved to Berlin with his dog", "Jonas moved to Munich with his dog"), "another city");
+        assert!(!near("Mira lived in Spain for 3 years", "Mira lived in Spain for 5 years"), "another duration");
+        assert!(near("Ana, Priya's sister, lives in Porto", "Priya's sister Ana lives in Porto"), "the same names in another order");
+    }
 }

@@ -7,7 +7,8 @@
 //! words go into a map by the bytes they must begin or be a run with, and each run of a text
 //! looks up itself and its prefixes of 4 bytes up to the longest word: a few lookups per run
 //! instead of comparing every word with every run. Other words (CJK pairs, words of other
-//! alphabets) are searched for in the text as before.
+//! alphabets) are searched for in the text as before. A word of 5 or more letters not found
+//! so is compared with each run for one typo (`rank::one_typo_apart`).
 
 use super::rank::{token_matches, WordRuns};
 use super::{fast_map, FastMap};
@@ -21,6 +22,8 @@ pub struct QueryWordIndex<'w> {
     longest: usize,
     /// Words searched for anywhere in the text, with their bits.
     others: Vec<(u128, &'w str)>,
+    /// Words of 5 or more letters, which also find a word one typo from them.
+    typo: Vec<(u128, &'w [u8])>,
     runs: WordRuns,
 }
 
@@ -29,6 +32,7 @@ impl<'w> QueryWordIndex<'w> {
     pub fn new(words: &'w [String]) -> Self {
         let mut patterns: FastMap<&'w [u8], (u128, u128)> = fast_map(words.len().min(128));
         let mut others = Vec::new();
+        let mut typo = Vec::new();
         let mut longest = 0;
         for (n, t) in words.iter().take(128).enumerate() {
             let bit = 1u128 << n;
@@ -43,6 +47,9 @@ impl<'w> QueryWordIndex<'w> {
             } else {
                 (t.as_bytes(), t.len() >= 4)
             };
+            if t.len() >= 5 && t.bytes().all(|b| b.is_ascii_alphabetic()) {
+                typo.push((bit, t.as_bytes()));
+            }
             let entry = patterns.entry(pattern).or_default();
             if prefix {
                 entry.0 |= bit;
@@ -51,7 +58,7 @@ impl<'w> QueryWordIndex<'w> {
             }
             longest = longest.max(pattern.len());
         }
-        QueryWordIndex { patterns, longest, others, runs: WordRuns::default() }
+        QueryWordIndex { patterns, longest, others, typo, runs: WordRuns::default() }
     }
 
     /// `query_words_in(words, lower)`: the bits of the words the lowercased text holds.
@@ -67,6 +74,11 @@ impl<'w> QueryWordIndex<'w> {
                     if let Some((prefix, _)) = self.patterns.get(&run[..k]) {
                         bits |= prefix;
                     }
+                }
+            }
+            for &(bit, t) in &self.typo {
+                if bits & bit == 0 && self.runs.iter(lower).any(|r| super::rank::one_typo_apart(t, r)) {
+                    bits |= bit;
                 }
             }
         }

@@ -333,6 +333,28 @@ impl WordRuns {
     }
 }
 
+/// Two words one typo apart, as a misspelled name is ("jonass", "jnoas", "priyah" for
+/// "jonas", "priya"): both of ASCII letters, at least 5 long, the same first letter, and one
+/// letter inserted, deleted, replaced, or two neighbours swapped. Equal words are not.
+pub fn one_typo_apart(a: &[u8], b: &[u8]) -> bool {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    if short.len() < 5 || long.len() - short.len() > 1 || short[0] != long[0] || !a.iter().chain(b).all(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    let head = short.iter().zip(long).take_while(|(x, y)| x == y).count();
+    if short.len() == long.len() {
+        if head == short.len() {
+            return false;
+        }
+        // one replaced, or two neighbours swapped
+        short[head + 1..] == long[head + 1..]
+            || (head + 1 < short.len() && short[head] == long[head + 1] && short[head + 1] == long[head] && short[head + 2..] == long[head + 2..])
+    } else {
+        // one inserted into the shorter
+        short[head..] == long[head + 1..]
+    }
+}
+
 /// Whether the occurrence of `t` at byte `i` of `hay` counts (see [`token_matches`]).
 pub fn matches_at(hay: &str, i: usize, t: &str) -> bool {
     if !t.bytes().all(|b| b.is_ascii_alphanumeric()) {
@@ -473,6 +495,16 @@ mod tests {
         // the set answers as a search of the sorted list does
         for w in STOPWORDS.iter().flat_map(|w| [w.to_string(), format!("{w}s"), w[1..].to_string(), w.to_uppercase(), format!("x{w}")]) {
             assert_eq!(is_stopword(&w), STOPWORDS.binary_search(&w.as_str()).is_ok(), "{w}");
+        }
+    }
+
+    #[test]
+    fn one_typo_apart_is_a_misspelled_word_and_nothing_more() {
+        for (a, b) in [("jonass", "jonas"), ("jnoas", "jonas"), ("priyah", "priya"), ("marcos", "marcus"), ("jonas", "jona5x")] {
+            assert_eq!(one_typo_apart(a.as_bytes(), b.as_bytes()), a != "jonas", "{a} {b}");
+        }
+        for (a, b) in [("jonas", "jonas"), ("jonas", "tonas"), ("jonas", "jones1"), ("mira", "mina"), ("jonas", "jonasss"), ("abcde", "acbed")] {
+            assert!(!one_typo_apart(a.as_bytes(), b.as_bytes()), "{a} {b}");
         }
     }
 
