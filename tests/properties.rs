@@ -44,6 +44,7 @@ fn item() -> impl Strategy<Value = SearchItem> {
             overview: String::new(),
             category,
             malformed: None,
+            written_ms: (n % 2 == 0).then(|| u64::from(n) * 60_000),
         })
 }
 

@@ -253,7 +253,7 @@ mod reference {
             let entries: Vec<Entry> = ranked
                 .iter()
                 .zip(&lowered)
-                .map(|(&i, lower)| Entry { summary: candidates[i].item.summary(), rank: candidates[i].rank.total, words: query_words_in(&words, lower) })
+                .map(|(&i, lower)| Entry { summary: candidates[i].item.summary(), rank: candidates[i].rank.total, words: query_words_in(&words, lower), written: candidates[i].item.written_ms })
                 .collect();
             let covered = cover(&entries, &profile);
             for (k, reason, of) in covered.cut {
@@ -395,6 +395,7 @@ fn item() -> impl Strategy<Value = SearchItem> {
                 overview,
                 category,
                 malformed: malformed.then(|| "item has no uri".to_string()),
+                written_ms: (n % 3 != 0).then(|| n as u64 * 1000),
             }
         })
 }
@@ -480,6 +481,7 @@ fn crowded_pools_match_the_reference() {
                         overview: String::new(),
                         category: Some(["preferences", "events", "entities", "Cases"][k % 4].to_string()),
                         malformed: None,
+                        written_ms: Some(k as u64 * 1000),
                     }
                 })
                 .collect()

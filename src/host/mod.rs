@@ -162,6 +162,11 @@ pub trait OpenViking {
     /// the entries under `uri` (`[{uri, isDir, rel_path}]`; no abstracts: the map shows none),
     /// `None` when there is no such folder. Read by `map`.
     async fn tree(&self, uri: &str, level_limit: usize, node_limit: usize) -> HostResult<Option<Value>>;
+    /// `GET /api/v1/fs/ls?uri=…&output=original&sort_by=mtime&sort_order=desc&node_limit=…`:
+    /// the files of a folder and when each was last written (ms), newest first; `None` when
+    /// there is no such folder. Read by the recall read path (`engine::read`): which of two
+    /// versions of a fact the store learned last.
+    async fn written_times(&self, folder: &str, node_limit: usize) -> HostResult<Option<Vec<(String, u64)>>>;
 }
 
 /// Durable local state (the plugin's state dir): one JSON document per key, and the outbox.

@@ -343,6 +343,30 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
             Some(_) => Err(bad("GET /api/v1/fs/tree", "the result is not a list")),
         }
     }
+
+    async fn written_times(&self, folder: &str, node_limit: usize) -> HostResult<Option<Vec<(String, u64)>>> {
+        let call = Call::new(Method::Get, "/api/v1/fs/ls")
+            .query("uri", folder)
+            .query("output", "original")
+            .query("sort_by", "mtime")
+            .query("sort_order", "desc")
+            .query("node_limit", node_limit);
+        match self.call_found(call).await? {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Array(entries)) => Ok(Some(
+                entries
+                    .iter()
+                    .filter(|e| e.get("isDir").and_then(Value::as_bool) != Some(true))
+                    .filter_map(|e| {
+                        let uri = e.get("uri")?.as_str()?;
+                        let at = crate::text::time::parse_iso8601(e.get("modTime")?.as_str()?)?;
+                        Some((uri.to_string(), at))
+                    })
+                    .collect(),
+            )),
+            Some(_) => Err(bad("GET /api/v1/fs/ls", "the result is not a list")),
+        }
+    }
 }
 
 crate::host::delegate_storage_and_clock!(OpenVikingHttp, transport);

@@ -195,6 +195,7 @@ fn recall_parts(
                 overview: String::new(),
                 category: Some("profile".into()),
                 malformed: None,
+                written_ms: None,
             },
         );
     }

@@ -32,6 +32,19 @@ pub struct SearchItem {
     pub category: Option<String>,
     /// Set when the item could not be read (no `uri`): the reason, for the explain record.
     pub malformed: Option<String>,
+    /// When the memory was written (ms since the epoch): the item's `written_at` (a number of
+    /// milliseconds or an ISO 8601 time), which the engine's read path adds from the memory
+    /// folder's listing (`engine::read`); `None` when unknown.
+    pub written_ms: Option<u64>,
+}
+
+/// A time in an item: milliseconds (a finite, non-negative number) or an ISO 8601 string.
+pub fn written_from(v: Option<&Value>) -> Option<u64> {
+    match v? {
+        Value::Number(n) => n.as_f64().filter(|f| f.is_finite() && *f >= 0.0 && *f < 1e16).map(|f| f as u64),
+        Value::String(s) => crate::text::time::parse_iso8601(s),
+        _ => None,
+    }
 }
 
 impl SearchItem {
@@ -103,6 +116,7 @@ fn read_item(v: &Value) -> SearchItem {
             overview: String::new(),
             category: None,
             malformed: Some(format!("item is {}, not an object", describe(v))),
+            written_ms: None,
         };
     };
     let uri = m.get("uri").and_then(Value::as_str).unwrap_or("").trim().to_string();
@@ -114,7 +128,8 @@ fn read_item(v: &Value) -> SearchItem {
     // read only where it stands in for the abstract (overviews can be long)
     let overview = if abstract_text.is_empty() { text("overview") } else { String::new() };
     let category = infer_category(m, &uri);
-    SearchItem { uri, level, score, abstract_text, overview, category, malformed }
+    let written_ms = written_from(m.get("written_at"));
+    SearchItem { uri, level, score, abstract_text, overview, category, malformed, written_ms }
 }
 
 /// The string in `v`, trimmed by `trim`: moved out when trimming leaves it whole (absent or
@@ -137,7 +152,7 @@ fn take_trimmed(v: Option<Value>, trim: fn(&str) -> &str) -> String {
 /// strings moved out where possible.
 fn take_item(v: Value) -> SearchItem {
     let Value::Object(m) = v else { return read_item(&v) };
-    let (mut uri, mut level, mut score, mut abs, mut overview, mut category, mut tags) = (None, None, None, None, None, None, None);
+    let (mut uri, mut level, mut score, mut abs, mut overview, mut category, mut tags, mut written) = (None, None, None, None, None, None, None, None);
     for (k, v) in m {
         match k.as_str() {
             "uri" => uri = Some(v),
@@ -147,10 +162,11 @@ fn take_item(v: Value) -> SearchItem {
             "overview" => overview = Some(v),
             "category" => category = Some(v),
             "tags" => tags = Some(v),
+            "written_at" => written = Some(v),
             _ => {}
         }
     }
-    item_from_fields(uri, level, score, abs, overview, category, tags)
+    item_from_fields(uri, level, score, abs, overview, category, tags, written)
 }
 
 /// A hit from the values of the fields recall reads (absent: `None`), as [`take_item`] reads
@@ -163,6 +179,7 @@ pub(crate) fn item_from_fields(
     overview: Option<Value>,
     category: Option<Value>,
     tags: Option<Value>,
+    written: Option<Value>,
 ) -> SearchItem {
     let uri = take_trimmed(uri, str::trim);
     let category = infer_category_from(category.as_ref(), tags.as_ref(), &uri);
@@ -171,7 +188,8 @@ pub(crate) fn item_from_fields(
     let score = clamp01(score.as_ref().and_then(Value::as_f64).unwrap_or(0.0));
     let abstract_text = take_trimmed(abs, crate::text::trim_space);
     let overview = if abstract_text.is_empty() { take_trimmed(overview, crate::text::trim_space) } else { String::new() };
-    SearchItem { uri, level, score, abstract_text, overview, category, malformed }
+    let written_ms = written_from(written.as_ref());
+    SearchItem { uri, level, score, abstract_text, overview, category, malformed, written_ms }
 }
 
 /// [`read_search_result`] of an owned result (the same items and errors), moving the strings
@@ -224,5 +242,50 @@ fn search_items<'a>(path: &'a str, v: Option<&'a Value>) -> Result<Option<&'a Ve
             path,
             format!("expected a find result object or an array of items, got {}", describe(other)),
         )),
+    }
+}
+
+/// The items of a find answer (`{memories: [...]}` or a bare list), to change in place.
+fn items_mut(answer: &mut Value) -> Option<&mut Vec<Value>> {
+    match answer {
+        Value::Array(a) => Some(a),
+        Value::Object(m) => m.get_mut("memories").and_then(Value::as_array_mut),
+        _ => None,
+    }
+}
+
+/// The folders holding an answer's memories (level-2 items), the fullest first, at most
+/// `max`: where the read path asks when each memory was written.
+pub fn memory_folders(answers: &[&Value], max: usize) -> Vec<String> {
+    let mut count: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for answer in answers {
+        let items = match answer {
+            Value::Array(a) => Some(a),
+            Value::Object(m) => m.get("memories").and_then(Value::as_array),
+            _ => None,
+        };
+        for item in items.into_iter().flatten() {
+            let leaf = item.get("level").and_then(Value::as_f64) == Some(2.0);
+            if let (true, Some(uri)) = (leaf, item.get("uri").and_then(Value::as_str)) {
+                if let Some((folder, _)) = uri.rsplit_once('/') {
+                    *count.entry(folder).or_default() += 1;
+                }
+            }
+        }
+    }
+    let mut folders: Vec<(&str, usize)> = count.into_iter().collect();
+    folders.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    folders.into_iter().take(max).map(|(f, _)| f.to_string()).collect()
+}
+
+/// Adds `written_at` (ms) to each item of `answer` whose uri `times` knows (an item that has
+/// one keeps it).
+pub fn add_written_times(answer: &mut Value, times: &std::collections::HashMap<String, u64>) {
+    for item in items_mut(answer).into_iter().flatten() {
+        let Value::Object(m) = item else { continue };
+        let at = m.get("uri").and_then(Value::as_str).and_then(|u| times.get(u)).copied();
+        if let (Some(at), false) = (at, m.contains_key("written_at")) {
+            m.insert("written_at".into(), Value::from(at));
+        }
     }
 }

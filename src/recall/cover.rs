@@ -12,16 +12,20 @@
 //!    content words found in the other's. Three restatements of one aspect no longer crowd
 //!    out the fact that answers another;
 //! 3. **the newest first** — two memories about the same thing (similarity ≥
-//!    [`SAME_THING`]) with different dates: the newer goes before the older, and the older is
-//!    cut as `superseded` unless the query asks about the past or a change ("before",
-//!    "originally", "when", "switched", "之前", "原来") and not about the present ("now",
-//!    "currently", "still", "these days", "recently", "现在", "目前", "最近").
+//!    [`SAME_THING`], or [`SAME_THING_NOW`] and two shared words when the present is asked,
+//!    and the newer holds every query word about the subject the older holds)
+//!    of which one is newer — written later (`written_ms`, from the memory folder's
+//!    listing), or, where a write time is unknown, naming a later date: the newer goes before the older;
+//!    when the query asks for the present or the last decision ("now", "currently", "still",
+//!    "these days", "recently", "decided", "现在", "目前", "最近", "最后") and not about the past
+//!    or a change ("before", "originally", "when", "switched", "之前", "原来"), the older is
+//!    cut as `superseded`.
 //!
 //! Every constant here was chosen on the tuning sets (the generator's personas and the
 //! `tune` conversation set of `tests/bench/quality`), never on the held-out set.
 
 use crate::recall::explain::CutReason;
-use crate::recall::rank::QueryProfile;
+use crate::recall::rank::{is_cue_token, QueryProfile};
 use crate::recall::{content_words, ContentWords};
 use crate::text::dates::first_dated;
 
@@ -31,8 +35,10 @@ pub const DIVERSITY: f64 = 0.15;
 pub const NEW_WORDS: f64 = 0.05;
 /// Similarity from which two dated memories are about the same thing.
 pub const SAME_THING: f64 = 0.5;
-/// A query word held by at least this share of the candidates does not tell them apart.
-pub const COMMON: f64 = 0.3;
+/// When the query asks for the present: two memories sharing at least two content words and
+/// this share of the smaller one's are about the same thing ("drives a red Fiat Panda" and
+/// "replaced her Fiat Panda with a Toyota Yaris").
+pub const SAME_THING_NOW: f64 = 0.2;
 /// A dated memory inside the query's calendar span.
 pub const TIME_FIT: f64 = 0.08;
 /// A dated memory outside it.
@@ -45,6 +51,8 @@ pub struct Entry<'a> {
     pub rank: f64,
     /// Which query words (bits, `recall::query_words_in`) its summary holds.
     pub words: u128,
+    /// When it was written (`SearchItem::written_ms`).
+    pub written: Option<u64>,
 }
 
 /// What the cover step decided: the order to take the candidates in (indices into the
@@ -62,12 +70,18 @@ struct Facts {
 
 /// Share of the smaller set's content words found in the other (0 when either is empty).
 fn similarity(a: &ContentWords, b: &ContentWords) -> f64 {
+    overlap(a, b).0
+}
+
+/// [`similarity`], and how many words the two share besides numbers (a CJK pair counts ½).
+fn overlap(a: &ContentWords, b: &ContentWords) -> (f64, f64) {
     let smaller = a.words.len().min(b.words.len());
     if smaller == 0 {
-        return 0.0;
+        return (0.0, 0.0);
     }
-    let shared = a.words.iter().filter(|w| b.words.binary_search(w).is_ok()).count();
-    shared as f64 / smaller as f64
+    let common: Vec<&String> = a.words.iter().filter(|w| b.words.binary_search(w).is_ok()).collect();
+    let weight = common.iter().filter(|w| !w.bytes().all(|c| c.is_ascii_digit())).map(|w| if w.is_ascii() { 1.0 } else { 0.5 }).sum();
+    (common.len() as f64 / smaller as f64, weight)
 }
 
 /// Orders `entries` (best rank first) to cover the query; see the module doc.
@@ -106,29 +120,39 @@ pub fn cover(entries: &[Entry], profile: &QueryProfile) -> Covered {
         order.push(i);
     }
     // the newest first among memories about the same thing; the older cut unless the past is asked
-    // the query words that tell memories apart: held by fewer than COMMON of the candidates
-    // ("orders" in a question about the orders incident; not "decide" among decisions)
-    let telling: u128 = (0..128)
-        .filter(|b| {
-            let holders = entries.iter().filter(|e| e.words & (1u128 << b) != 0).count();
-            holders > 0 && (holders as f64) < COMMON * n as f64
-        })
-        .fold(0, |m, b| m | (1u128 << b));
-    let same_thing = |older: usize, newer: usize| match (facts[older].date, facts[newer].date) {
+    // the query words about the subject (not "now", "decided", "最后": the kind of answer)
+    let subject: u128 = profile.tokens.iter().enumerate().filter(|(_, t)| !is_cue_token(t)).fold(0, |m, (b, _)| m | (1u128 << b))
+        | if profile.tokens.len() < 128 { !0u128 << profile.tokens.len() } else { 0 };
+    // which of two memories is newer: the one written later (the order the store learned them
+    // in), else, when either write time is unknown, the one whose text names a later date
+    let when = |i: usize, j: usize| match (entries[i].written, entries[j].written) {
+        (Some(a), Some(b)) => Some((a, b)),
+        _ => Some((facts[i].date?.0, facts[j].date?.0)),
+    };
+    let same_thing = |older: usize, newer: usize| match when(older, newer) {
         // the newer holds every telling query word the older does (two incidents of one kind
         // on different services are not one fact), and says mostly the same
-        (Some((so, _)), Some((sn, _))) => {
-            sn > so && entries[older].words & telling & !entries[newer].words == 0 && similarity(&facts[older].words, &facts[newer].words) >= SAME_THING
+        Some((so, sn)) => {
+            // (when the present is asked, one such word may be missing: "drives a Fiat"
+            // against "replaced her Fiat with a Toyota")
+            let missing = (entries[older].words & subject & !entries[newer].words).count_ones();
+            sn > so && (missing == 0 || (profile.wants_recent && missing == 1)) && {
+                let (sim, shared) = overlap(&facts[older].words, &facts[newer].words);
+                sim >= SAME_THING || (profile.wants_recent && shared >= 2.0 && sim >= SAME_THING_NOW)
+            }
         }
-        _ => false,
+        None => false,
     };
-    let drop_older = profile.wants_recent || !profile.wants_history;
+    let drop_older = profile.wants_recent && !profile.wants_history;
     let mut cut = Vec::new();
     let mut k = 0;
     while k < order.len() {
         let i = order[k];
         // the newest of the memories about the same thing as this one
-        let newest = order.iter().enumerate().filter(|&(_, &j)| j != i && same_thing(i, j)).max_by_key(|&(_, &j)| facts[j].date.map(|d| d.0));
+        let newest = order.iter().enumerate().filter(|&(_, &j)| j != i && same_thing(i, j)).fold(None, |best: Option<(usize, &usize)>, x| match best {
+            Some(b) if !same_thing(*b.1, *x.1) => Some(b),
+            _ => Some(x),
+        });
         match newest {
             Some((p, &j)) => {
                 if p > k {
@@ -159,7 +183,7 @@ mod tests {
 
     fn entries<'a>(query: &str, items: &[(&'a str, f64)]) -> Vec<Entry<'a>> {
         let words = relevance_words(query);
-        items.iter().map(|(s, r)| Entry { summary: s, rank: *r, words: query_words_in(&words, &s.to_lowercase()) }).collect()
+        items.iter().map(|(s, r)| Entry { summary: s, rank: *r, words: query_words_in(&words, &s.to_lowercase()), written: None }).collect()
     }
 
     #[test]
@@ -186,6 +210,20 @@ mod tests {
         let out = cover(&entries(q, &items), &profile_query(q));
         assert_eq!(out.order, [1, 0], "both kept, the newest first");
         assert!(out.cut.is_empty());
+    }
+
+    #[test]
+    fn the_one_written_later_is_the_newer_whatever_its_text_says() {
+        let q = "Which team is Nadia on now?";
+        let mut es = entries(q, &[("Nadia is on the payments team.", 0.8), ("Nadia moved to the search team.", 0.7)]);
+        es[0].written = Some(2_000);
+        es[1].written = Some(1_000);
+        let out = cover(&es, &profile_query(q));
+        assert_eq!(out.order, [0], "the payments team was written last");
+        es[0].written = Some(500);
+        let out = cover(&es, &profile_query(q));
+        assert_eq!(out.order, [1]);
+        assert_eq!(out.cut, [(0, CutReason::Superseded, Some(1))]);
     }
 
     #[test]

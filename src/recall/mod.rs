@@ -445,7 +445,7 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
                     push_lowercase(&mut lower, item.summary());
                     index.found_in(&lower)
                 });
-                cover::Entry { summary: item.summary(), rank: candidates[i].rank.total, words: bits }
+                cover::Entry { summary: item.summary(), rank: candidates[i].rank.total, words: bits, written: item.written_ms }
             })
             .collect();
         let covered = cover::cover(&entries, &profile);

@@ -50,13 +50,16 @@ const PREFERENCE_WORDS: &[&str] =
 const PREFERENCE_CJK: &[&str] = &["偏好", "喜欢", "爱好", "更倾向", "好み", "선호"];
 const TEMPORAL_WORDS: &[&str] =
     &["when", "date", "day", "days", "week", "month", "year", "yesterday", "today", "tomorrow", "last", "next"];
-const RECENT_WORDS: &[&str] = &["now", "currently", "current", "still", "nowadays", "recently", "latest", "anymore", "present"];
+const RECENT_WORDS: &[&str] = &[
+    "now", "currently", "current", "still", "nowadays", "recently", "latest", "anymore", "present", "decide", "decided", "settle",
+    "settled", "final", "finally",
+];
 const HISTORY_WORDS: &[&str] = &[
     "before", "previously", "originally", "original", "first", "earlier", "used", "change", "changed", "changes", "switch",
     "switched", "history", "past", "ago", "formerly", "initially", "old", "previous", "when",
 ];
 const HISTORY_CJK: &[&str] = &["之前", "以前", "原来", "最初", "起初", "一开始", "换", "改", "变化", "什么时候", "曾经", "当初", "原先", "何时", "哪天"];
-const RECENT_CJK: &[&str] = &["现在", "目前", "最近", "如今", "仍然", "还在", "现任", "最新"];
+const RECENT_CJK: &[&str] = &["现在", "目前", "最近", "如今", "仍然", "还在", "现任", "最新", "最后", "最终", "决定"];
 const TEMPORAL_CJK: &[&str] = &[
     "什么时候", "何时", "哪天", "几月", "几年", "昨天", "今天", "明天", "上周", "下周", "上个月", "下个月", "去年", "明年",
     "いつ", "언제",
@@ -71,8 +74,9 @@ pub struct QueryProfile {
     pub tokens: Vec<String>,
     pub wants_temporal: bool,
     pub wants_preference: bool,
-    /// The query asks for the present state ("now", "currently", "still", "these days",
-    /// "recently", "现在", "目前", "最近"): of two versions of a fact, only the newest is wanted.
+    /// The query asks for the present state or the last decision ("now", "currently",
+    /// "still", "these days", "recently", "decided", "settled", "现在", "目前", "最近", "最后"):
+    /// of two versions of a fact, only the newest is wanted.
     pub wants_recent: bool,
     /// The query asks about the past or a change ("before", "originally", "first", "used
     /// to", "switched", "之前", "原来", "换"): older versions of a fact stay.
@@ -196,6 +200,16 @@ impl Tokenizer {
         }
         open
     }
+}
+
+/// A query token that says what kind of answer is wanted (the present, the past, a decision:
+/// "now", "before", "decided", "现在", "之前", and CJK pairs that share a character with such a
+/// phrase), not what it is about.
+pub fn is_cue_token(t: &str) -> bool {
+    if t.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return RECENT_WORDS.contains(&t) || HISTORY_WORDS.contains(&t) || TEMPORAL_WORDS.contains(&t);
+    }
+    t.chars().any(|c| RECENT_CJK.iter().chain(HISTORY_CJK).chain(TEMPORAL_CJK).any(|p| p.contains(c)))
 }
 
 pub fn profile_query(query: &str) -> QueryProfile {
@@ -452,6 +466,7 @@ mod tests {
             overview: String::new(),
             category: Some(cat.into()),
             malformed: None,
+            written_ms: None,
         }
     }
 

@@ -240,7 +240,7 @@ mod tests {
 
     fn outcome(budget: usize, memories: bool) -> RecallOutcome {
         let items = if memories {
-            vec![SearchItem { uri: "viking://user/alice/memories/events/a.md".into(), level: Some(2), score: 0.9, abstract_text: "The release of 2.3 shipped on Monday".into(), overview: String::new(), category: None, malformed: None }]
+            vec![SearchItem { uri: "viking://user/alice/memories/events/a.md".into(), level: Some(2), score: 0.9, abstract_text: "The release of 2.3 shipped on Monday".into(), overview: String::new(), category: None, malformed: None, written_ms: None }]
         } else {
             Vec::new()
         };

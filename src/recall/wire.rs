@@ -302,7 +302,7 @@ impl<'de> Visitor<'de> for HitSeed {
         f.write_str("a hit")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<SearchItem, A::Error> {
-        let (mut uri, mut level, mut score, mut abs, mut overview, mut category, mut tags) = (None, None, None, None, None, None, None);
+        let (mut uri, mut level, mut score, mut abs, mut overview, mut category, mut tags, mut written) = (None, None, None, None, None, None, None, None);
         while let Some(key) = map.next_key::<Key>()? {
             let slot = match key {
                 Key::Uri => &mut uri,
@@ -312,6 +312,7 @@ impl<'de> Visitor<'de> for HitSeed {
                 Key::Overview => &mut overview,
                 Key::Category => &mut category,
                 Key::Tags => &mut tags,
+                Key::WrittenAt => &mut written,
                 Key::Other => {
                     map.next_value::<Skip>()?;
                     continue;
@@ -319,7 +320,7 @@ impl<'de> Visitor<'de> for HitSeed {
             };
             *slot = Some(map.next_value::<Value>()?);
         }
-        Ok(item_from_fields(uri, level, score, abs, overview, category, tags))
+        Ok(item_from_fields(uri, level, score, abs, overview, category, tags, written))
     }
 }
 
@@ -332,6 +333,7 @@ enum Key {
     Overview,
     Category,
     Tags,
+    WrittenAt,
     Other,
 }
 
@@ -355,6 +357,7 @@ impl<'de> Visitor<'de> for KeyVisitor {
             "score" => Key::Score,
             "abstract" => Key::Abstract,
             "overview" => Key::Overview,
+            "written_at" => Key::WrittenAt,
             "category" => Key::Category,
             "tags" => Key::Tags,
             _ => Key::Other,

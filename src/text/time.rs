@@ -74,3 +74,79 @@ mod tests {
         assert_eq!(days_from_civil(2000, 2, 29), 11_016);
     }
 }
+
+/// Milliseconds since the epoch of an RFC 3339 / ISO 8601 time: `2026-12-04T23:39:49Z`,
+/// with an optional fraction and a `Z` or `±hh:mm` offset (a date alone is its midnight
+/// UTC). `None` for anything else, or a time before 1970.
+pub fn parse_iso8601(s: &str) -> Option<u64> {
+    let s = s.trim();
+    let b = s.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let part = s.get(from..from + len)?;
+        part.bytes().all(|c| c.is_ascii_digit()).then(|| part.parse().ok()).flatten()
+    };
+    if b.len() < 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let (y, mo, d) = (num(0, 4)?, num(5, 2)? as u32, num(8, 2)? as u32);
+    if !(1..=12).contains(&mo) || d == 0 || d > days_in_month(y, mo) {
+        return None;
+    }
+    let mut ms = days_from_civil(y, mo, d) * 86_400_000;
+    if b.len() > 10 {
+        if !matches!(b[10], b'T' | b't' | b' ') || b.len() < 19 || b[13] != b':' || b[16] != b':' {
+            return None;
+        }
+        let (h, mi, sec) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+        if h > 23 || mi > 59 || sec > 60 {
+            return None;
+        }
+        ms += (h * 3600 + mi * 60 + sec) * 1000;
+        let mut rest = &s[19..];
+        if let Some(frac) = rest.strip_prefix('.') {
+            let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+            if digits == 0 {
+                return None;
+            }
+            let first3: String = frac[..digits].chars().chain("000".chars()).take(3).collect();
+            ms += first3.parse::<i64>().ok()?;
+            rest = &frac[digits..];
+        }
+        match rest {
+            "" | "Z" | "z" => {}
+            _ => {
+                let sign = match rest.as_bytes()[0] {
+                    b'+' => 1,
+                    b'-' => -1,
+                    _ => return None,
+                };
+                if rest.len() != 6 || rest.as_bytes()[3] != b':' {
+                    return None;
+                }
+                let (oh, om) = (rest[1..3].parse::<i64>().ok()?, rest[4..6].parse::<i64>().ok()?);
+                ms -= sign * (oh * 3600 + om * 60) * 1000;
+            }
+        }
+    }
+    u64::try_from(ms).ok()
+}
+
+#[cfg(test)]
+mod iso_tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
+    use super::*;
+
+    #[test]
+    fn iso_times_read_back_what_iso8601_writes() {
+        for ms in [0u64, 1_764_892_789_123, 1_780_000_000_000] {
+            assert_eq!(parse_iso8601(&iso8601(ms)), Some(ms));
+        }
+        assert_eq!(parse_iso8601("2026-12-04T23:39:49Z"), Some(1_796_427_589_000));
+        assert_eq!(parse_iso8601("2026-12-05T01:39:49+02:00"), Some(1_796_427_589_000));
+        assert_eq!(parse_iso8601("2026-12-04"), Some(1_796_342_400_000));
+        for bad in ["", "2026-13-01", "2026-02-30T00:00:00Z", "yesterday", "2026-12-04T25:00:00Z", "1969-12-31T23:59:59Z", "2026-12-04T23:39:49+0200", "２０２６-12-04"] {
+            assert_eq!(parse_iso8601(bad), None, "{bad}");
+        }
+    }
+}

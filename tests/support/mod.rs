@@ -125,6 +125,11 @@ pub struct World {
     pub skill_finds: Vec<(String, usize)>,
     /// Trees made (uris asked).
     pub trees: Vec<String>,
+    /// When each planted text was written (ms), for `written_times`; a text without one is
+    /// listed without a time (left out).
+    pub written: HashMap<String, u64>,
+    /// The folders `written_times` was asked for.
+    pub listed: Vec<String>,
 }
 
 /// OpenViking 0.5.2's default `threshold_chars` of tool-output externalization.
@@ -380,6 +385,15 @@ impl OpenViking for FakeHost {
         let mut w = self.0.borrow_mut();
         w.skill_finds.push((query.to_string(), limit));
         Ok(w.skills.clone().unwrap_or_else(|| json!({ "skills": [] })))
+    }
+    async fn written_times(&self, folder: &str, _node_limit: usize) -> HostResult<Option<Vec<(String, u64)>>> {
+        self.ov("written_times")?;
+        let mut w = self.0.borrow_mut();
+        w.listed.push(folder.to_string());
+        let prefix = format!("{folder}/");
+        let mut out: Vec<(String, u64)> = w.written.iter().filter(|(k, _)| k.starts_with(&prefix) && !k[prefix.len()..].contains('/')).map(|(k, t)| (k.clone(), *t)).collect();
+        out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        Ok(if out.is_empty() && !w.texts.keys().any(|k| k.starts_with(&prefix)) { None } else { Some(out) })
     }
     /// The folders and files under `uri` from the planted texts (`rel_path` relative to it,
     /// folders first seen), `None` when nothing is under it.

@@ -369,6 +369,20 @@ async function recallOne(p, q) {
 
   // the engine (a question it decided needs no recall was scored above: nothing injected)
   if (!skipped) {
+    // when each found memory was written, as src/engine/read.rs adds it: the folders of the
+    // found memories (the fullest first, at most 4) listed newest first, each item given its
+    // `written_at` (saved for --replay)
+    let times = replay ? replay.finds[q.id]?.written ?? {} : null;
+    if (!times) {
+      times = {};
+      const folders = memoryFolders([engineUser, engineAgent], 4);
+      const listed = await Promise.all(folders.map((f) => ov(p.key, "GET", `/api/v1/fs/ls?uri=${encodeURIComponent(f)}&output=original&sort_by=mtime&sort_order=desc&node_limit=1000`).catch(() => [])));
+      for (const e of listed.flat()) if (!e.isDir && e.uri && Date.parse(e.modTime)) times[e.uri] = Date.parse(e.modTime);
+      finds[q.id].written = times;
+    }
+    const stamp = (answer) => answer && { ...answer, memories: (answer.memories ?? []).map((it) => (times[it.uri] !== undefined ? { ...it, written_at: times[it.uri] } : it)) };
+    engineUser = stamp(engineUser);
+    engineAgent = stamp(engineAgent);
     const out = engine.autoRecall({ messages, search: { user: engineUser, agent: engineAgent }, nowMs, explain: true });
     const injectedUris = (out.recall?.memories ?? []).map((m) => m.uri);
     rec.engine = score(injectedUris, q, memOf);
@@ -387,6 +401,17 @@ async function recallOne(p, q) {
   rec.baseline = score(top.map((it) => it.uri), q, memOf);
   rec.baseline.tokens = legacyBlockTokens(top.map((it) => ({ category: categoryOf(it.uri), content: it.abstract || it.overview || it.uri })));
   return rec;
+}
+
+/** The folders holding the answers' memories, the fullest first (src/recall/candidate.rs memory_folders). */
+function memoryFolders(answers, max) {
+  const count = new Map();
+  for (const a of answers) for (const it of (Array.isArray(a) ? a : a?.memories) ?? []) {
+    if (it.level !== 2 || typeof it.uri !== "string" || !it.uri.includes("/")) continue;
+    const f = it.uri.slice(0, it.uri.lastIndexOf("/"));
+    count.set(f, (count.get(f) ?? 0) + 1);
+  }
+  return [...count].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, max).map(([f]) => f);
 }
 
 /** One find over both scopes split back by uri space, each in the server's order, each cut to `limit` (src/recall/combined_find.rs: the agent's items from `memories` and `resources`, inside its own folder only). */
