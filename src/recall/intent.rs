@@ -113,7 +113,7 @@ const GENERAL_START_EN: &[&str] = &[
 /// Encyclopedic cues anywhere in a Chinese turn.
 const GENERAL_ZH: &[&str] = &[
     "的作者是谁", "是谁写的", "是谁画的", "是谁发明", "谁发明", "首都", "有多深", "有多高", "有多远", "多少度", "是哪一年", "在哪一年",
-    "为什么是", "是怎么形成", "是怎么进行", "有什么区别", "讲了什么", "讲讲", "是做什么的", "世界上最", "怎么说", 
+    "为什么是", "是怎么形成", "是怎么进行", "有什么区别", "讲了什么", "讲讲", "世界上最", "怎么说", 
     "有什么好方法", "要多久",
 ];
 
@@ -185,8 +185,36 @@ fn is_acknowledgement(text: &str, ws: &[String]) -> bool {
     true
 }
 
+/// Words that ask about someone's present state ("what does Mira do now?", "许佳宁现在是做什么的？"):
+/// no encyclopedia answers them.
+const PRESENT_EN: &[&str] = &["now", "currently", "still", "nowadays", "recently", "lately"];
+const PRESENT_ZH: &[&str] = &["现在", "目前", "最近", "如今", "还在"];
+
+/// A name that belongs to someone: a capitalised word with a possessive ("Jonas's
+/// grandmother", "Mira’s job").
+fn names_someone(text: &str) -> bool {
+    let t = text.replace('’', "'");
+    t.match_indices("'s").any(|(i, _)| {
+        let head = &t[..i];
+        let word = head.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+        word.chars().next().is_some_and(char::is_uppercase)
+            && !crate::recall::rank::is_stopword(&word.to_lowercase())
+            && !t[i + 2..].starts_with(|c: char| c.is_alphanumeric())
+    })
+}
+
+/// A why-question about something named ("Why is the garden so important to Jonas?"): a
+/// capitalised word after the first.
+fn why_about_a_name(text: &str, ws: &[String]) -> bool {
+    ws.first().is_some_and(|w| w == "why")
+        && text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase) && w != "I")
+}
+
 fn is_general_knowledge(text: &str, ws: &[String], window: bool) -> bool {
     if window || has_word(ws, PERSONAL_EN) || PERSONAL_ZH.iter().any(|p| text.contains(p)) {
+        return false;
+    }
+    if has_word(ws, PRESENT_EN) || PRESENT_ZH.iter().any(|p| text.contains(p)) || names_someone(text) || why_about_a_name(text, ws) {
         return false;
     }
     let joined = ws.join(" ");
@@ -481,6 +509,23 @@ mod tests {
         }
         for t in ["Explain how our billing service retries payments.", "Why is the build failing since yesterday?", "Who owns the orders service?", "我们的首都办公室在哪？", "What does Priya work on?"] {
             assert!(analyze(t, NOW).needs_recall, "{t}");
+        }
+    }
+
+    #[test]
+    fn questions_about_someone_are_searched() {
+        for t in [
+            "Why is the garden so important to Jonas?",
+            "Why is the allotment special to Jonas's grandmother?",
+            "What does Priya's brother do now?",
+            "许佳宁现在是做什么的？",
+            "高远和许佳宁的另一半分别是做什么的？",
+            "Who wrote Mira's favourite novel?",
+        ] {
+            assert!(analyze(t, NOW).needs_recall, "{t}");
+        }
+        for t in ["Why is the sky blue?", "Who wrote Pride and Prejudice?", "What's the capital of Australia?", "Why do cats purr?"] {
+            assert_eq!(analyze(t, NOW).reason, "general_knowledge", "{t}");
         }
     }
 
