@@ -161,6 +161,45 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     console.log(`# skills ${out.split.skills} tokens (${out.skills.length} listed), map ${map.tokens} tokens; after the commit: ${after.map.tokens} tokens: ${after.map.text.split("\n").slice(1).join(" | ")}`);
   });
 
+  test("time and change against OpenViking: the version written last wins when the present is asked, and a calendar span in the question windows the find", async () => {
+    const uid = harness.env.userId;
+    const mem = `viking://user/${uid}/memories`;
+    const c = client0();
+    const older = `${mem}/entities/priya-job-1.md`;
+    const newer = `${mem}/entities/priya-job-2.md`;
+    // the newer version is the shorter match for the question; OpenViking keeps write times to the second
+    await c.writeContent({ uri: older, content: "Priya works as a nurse at St Mary's hospital in Leeds.", mode: "replace", wait: true });
+    await new Promise((r) => setTimeout(r, 1100));
+    await c.writeContent({ uri: newer, content: "Priya now works as a nurse at York Hospital.", mode: "replace", wait: true });
+    for (const [name, content] of [["sam-bread", "On 2 February 2024 Sam baked sourdough bread for the first time."], ["sam-tart", "On 20 March 2024 Sam baked a lemon tart for the street party."]]) {
+      await c.writeContent({ uri: `${mem}/events/${name}.md`, content, mode: "replace", wait: true });
+    }
+    const listed = [];
+    const watch = (url, init) => {
+      if (String(url).includes("/api/v1/fs/ls")) listed.push(new URL(url).searchParams.get("uri"));
+      return fetch(url, init);
+    };
+    const now = Date.now();
+    const { engine } = await makeEngine({ ...base(), stateDir: stateDir("time-change"), fetch: watch, now: () => now });
+    const ask = (sessionId, prompt) => engine.assemble({ sessionId, prompt, messages: [{ role: "user", content: prompt, timestamp: now }], tokenBudget: 20000 });
+    const injected = (out) => (out.recall?.memories ?? []).map((m) => m.uri);
+
+    const job = await ask("time-a", "Where does Priya work as a nurse now?");
+    assert.ok(listed.includes(`${mem}/entities`), `the entities folder was listed for write times: ${JSON.stringify(listed)}`);
+    assert.ok(injected(job).includes(newer), JSON.stringify(injected(job)));
+    assert.ok(!injected(job).includes(older), "the older version is not injected when the present is asked");
+    // asked about the past, both versions stay, the newer first
+    const past = await ask("time-b", "Where did Priya work as a nurse before?");
+    const order = injected(past).filter((u) => u === older || u === newer);
+    assert.deepEqual(order, [newer, older], JSON.stringify(injected(past)));
+
+    const bake = await ask("time-c", "What did Sam bake in the second half of March 2024?");
+    assert.equal(bake.recallStatus.intent.window, "second half of March 2024");
+    assert.equal(bake.recallStatus.intent.since, "2024-03-16T00:00:00.000Z");
+    const baked = injected(bake).filter((u) => u.includes("/events/sam-"));
+    assert.equal(baked[0], `${mem}/events/sam-tart.md`, "the memory dated inside the span comes first");
+  });
+
   test("one find over both scopes: a turn sends one search request, recalls the user's and this agent's memories, never another agent's", async () => {
     const uid = harness.env.userId;
     const c = client0();

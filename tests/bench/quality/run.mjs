@@ -5,6 +5,7 @@
 //                                    [--personas en1,zh2] [--questions N] [--no-history] [--keep]
 //                                    [--no-intent]
 //                                    [--context N] [--config JSON] [--replay FILE]
+//                                    [--set personas|tune|heldout] [--pkg DIR]
 //
 // Data: generate.mjs (deterministic; 4 personas, en + zh, ~610 memories, ~420 turns, 320
 // questions with evidence labels). One real OpenViking 0.5.2 (tests/openviking/harness.py)
@@ -106,9 +107,12 @@ if (!data.personas.length) die(`no persona matches --personas ${args.personas}`)
 
 // the test build: the pure Engine and ContextEngine (with setUserId) on one instance
 const { loadEngine, findPkg } = await import(pathToFileURL(join(root, "tests", "support", "packages.mjs")).href);
-const wasmPath = join(findPkg("testing"), "openviking_context_engine_bg.wasm");
+// --pkg DIR: another build's test package (e.g. an earlier commit's target/pkg-test/), to
+// measure it on the same data
+const pkgDir = args.pkg ? resolve(args.pkg) : findPkg("testing");
+const wasmPath = join(pkgDir, "openviking_context_engine_bg.wasm");
 const wasmSha = sha256(readFileSync(wasmPath));
-const pkg = await loadEngine();
+const pkg = args.pkg ? await loadPkgDir(pkgDir) : await loadEngine();
 // --config '{"recallScoreThreshold": 0.7}': the recall settings to measure (default: the defaults)
 const engine = new pkg.Engine(args.config ? JSON.parse(args.config) : {}, {});
 const config = engine.config;
@@ -627,6 +631,12 @@ async function ov(key, method, path, body, timeoutMs = 120_000) {
   }
   if (!res.ok || json.status !== "ok") throw new Error(`${method} ${path}: HTTP ${res.status} ${JSON.stringify(json.error ?? json).slice(0, 300)}`);
   return json.result;
+}
+
+async function loadPkgDir(dir) {
+  const mod = await import(pathToFileURL(join(dir, "openviking_context_engine.js")).href);
+  mod.initSync({ module: readFileSync(join(dir, "openviking_context_engine_bg.wasm")) });
+  return mod;
 }
 
 async function pool(items, n, fn) {
