@@ -15,7 +15,7 @@
 //!    [`SAME_THING`], or [`SAME_THING_NOW`] and two shared words when the present is asked,
 //!    and the newer holds every query word about the subject the older holds)
 //!    of which one is newer — written later (`written_ms`, from the memory folder's
-//!    listing), or, where a write time is unknown, naming a later date: the newer goes before the older;
+//!    listing), or, where that does not tell (unknown, or the same second), naming a later date: the newer goes before the older;
 //!    when the query asks for the present or the last decision ("now", "currently", "still",
 //!    "these days", "recently", "decided", "现在", "目前", "最近", "最后") and not about the past
 //!    or a change ("before", "originally", "when", "switched", "之前", "原来"), the older is
@@ -124,9 +124,10 @@ pub fn cover(entries: &[Entry], profile: &QueryProfile) -> Covered {
     let subject: u128 = profile.tokens.iter().enumerate().filter(|(_, t)| !is_cue_token(t)).fold(0, |m, (b, _)| m | (1u128 << b))
         | if profile.tokens.len() < 128 { !0u128 << profile.tokens.len() } else { 0 };
     // which of two memories is newer: the one written later (the order the store learned them
-    // in), else, when either write time is unknown, the one whose text names a later date
+    // in), else, when either write time is unknown or both were written in the same second
+    // (one commit's extraction), the one whose text names a later date
     let when = |i: usize, j: usize| match (entries[i].written, entries[j].written) {
-        (Some(a), Some(b)) => Some((a, b)),
+        (Some(a), Some(b)) if a != b => Some((a, b)),
         _ => Some((facts[i].date?.0, facts[j].date?.0)),
     };
     let same_thing = |older: usize, newer: usize| match when(older, newer) {

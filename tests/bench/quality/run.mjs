@@ -13,8 +13,9 @@
 // one OpenViking account + user per persona. Then:
 //
 // 1. Plant: every memory as a user memory, `viking://user/<uid>/memories/<type>/<id>.md`
-//    (`POST /api/v1/content/write` for the first file of a type folder, then
-//    `POST /api/v1/content/batch-write`, both with `wait: true`: findable when they return).
+//    (`POST /api/v1/content/write`, `wait: true`: findable when it returns), one by one in
+//    the order they were said (session by session), so the store's write times say which
+//    version of a fact came last, as extraction after each session would.
 // 2. Recall, per question (the question is the current user message, nothing before it):
 //    the query as the engine builds it (`Engine.buildRecallQuery`), then the finds the
 //    engine's protocol sends (src/openviking/client.rs: `{query, target_uri, limit,
@@ -167,21 +168,10 @@ try {
   t = performance.now();
   // a conversation set's memories are written one by one in the order they were said (the
   // newest fact is written last, as extraction after each session would)
-  if (SET !== "personas") await pool(data.personas, 4, async (p) => {
-    for (const m of p.memories) await ov(p.key, "POST", "/api/v1/content/write", { uri: `${p.userScope}/${m.path}`, content: m.text, mode: "create", wait: true });
-  });
-  else await pool(data.personas.flatMap((p) => ["entities", "preferences", "events"].map((type) => ({ p, type }))), 4, async ({ p, type }) => {
-    const mems = p.memories.filter((m) => m.type === type);
-    if (!mems.length) return;
-    const uri = (m) => `${p.userScope}/${m.path}`;
-    await ov(p.key, "POST", "/api/v1/content/write", { uri: uri(mems[0]), content: mems[0].text, mode: "create", wait: true });
-    for (let i = 1; i < mems.length; i += 100) {
-      const ops = mems.slice(i, i + 100).map((m) => ({ uri: uri(m), content: m.text, mode: "create" }));
-      await ov(p.key, "POST", "/api/v1/content/batch-write", { root_uri: `${p.userScope}/${type}`, operations: ops, wait: true }, 600_000);
-    }
-    const listed = await ov(p.key, "GET", `/api/v1/fs/ls?uri=${encodeURIComponent(`${p.userScope}/${type}`)}&output=original`);
-    const files = (Array.isArray(listed) ? listed : []).filter((e) => /\.md$/.test(e.name ?? e.uri ?? "") && !/^\./.test(e.name ?? ""));
-    if (files.length < mems.length) throw new Error(`${p.tag}/${type}: ${files.length} files listed after planting ${mems.length}`);
+  // (the personas' too: by session, in the order the generator lists them)
+  const chronological = (p) => (SET === "personas" ? p.memories.map((m, i) => ({ m, i })).sort((a, b) => a.m.session - b.m.session || a.i - b.i).map(({ m }) => m) : p.memories);
+  await pool(data.personas, 4, async (p) => {
+    for (const m of chronological(p)) await ov(p.key, "POST", "/api/v1/content/write", { uri: `${p.userScope}/${m.path}`, content: m.text, mode: "create", wait: true });
   });
   lap("plantMs", t);
   const planted = data.personas.reduce((n, p) => n + p.memories.length, 0);
