@@ -12,7 +12,8 @@
 //!    content words found in the other's. Three restatements of one aspect no longer crowd
 //!    out the fact that answers another;
 //! 3. **the newest first** — two memories about the same thing (similarity ≥
-//!    [`SAME_THING`], or [`SAME_THING_NOW`] and two shared words when the present is asked,
+//!    [`SAME_THING`], or [`SAME_THING_NOW`] and two shared words when the present is asked
+//!    and the one subject word the newer may lack is not a name the query gives,
 //!    and the newer holds every query word about the subject the older holds)
 //!    of which one is newer — written later (`written_ms`, from the memory folder's
 //!    listing), or, where that does not tell (unknown, or the same second), naming a later date: the newer goes before the older;
@@ -130,14 +131,16 @@ pub fn cover(entries: &[Entry], profile: &QueryProfile) -> Covered {
         (Some(a), Some(b)) if a != b => Some((a, b)),
         _ => Some((facts[i].date?.0, facts[j].date?.0)),
     };
+    // the query words that name someone or something: never the one word a newer version may lack
+    let names: u128 = profile.tokens.iter().enumerate().filter(|(_, t)| profile.names.binary_search(t).is_ok()).fold(0, |m, (b, _)| m | (1u128 << b));
     let same_thing = |older: usize, newer: usize| match when(older, newer) {
         // the newer holds every telling query word the older does (two incidents of one kind
         // on different services are not one fact), and says mostly the same
         Some((so, sn)) => {
             // (when the present is asked, one such word may be missing: "drives a Fiat"
             // against "replaced her Fiat with a Toyota")
-            let missing = (entries[older].words & subject & !entries[newer].words).count_ones();
-            sn > so && (missing == 0 || (profile.wants_recent && missing == 1)) && {
+            let missing = entries[older].words & subject & !entries[newer].words;
+            sn > so && (missing == 0 || (profile.wants_recent && missing.count_ones() == 1 && missing & names == 0)) && {
                 let (sim, shared) = overlap(&facts[older].words, &facts[newer].words);
                 sim >= SAME_THING || (profile.wants_recent && shared >= 2.0 && sim >= SAME_THING_NOW)
             }
@@ -190,6 +193,7 @@ mod tests {
     #[test]
     fn restatements_of_one_aspect_give_way_to_the_other_aspect() {
         let q = "What do Jonas and Mira have in common?";
+        assert_eq!(profile_query(q).names, ["jonas", "mira"]);
         let items = [
             ("Jonas loves hiking in the Alps every summer.", 0.80),
             ("Jonas goes hiking in the Alps most summers.", 0.79),
@@ -225,6 +229,17 @@ mod tests {
         let out = cover(&es, &profile_query(q));
         assert_eq!(out.order, [1]);
         assert_eq!(out.cut, [(0, CutReason::Superseded, Some(1))]);
+    }
+
+    #[test]
+    fn another_person_s_fact_is_not_a_newer_version_of_this_one() {
+        let q = "What do Owen's wife and Nadia's current boyfriend have in common professionally?";
+        let mut es = entries(q, &[("Ruth, who is married to Owen, works as a nurse at the hospital.", 0.8), ("Nadia's boyfriend Ravi works as a nurse at the hospital.", 0.7)]);
+        es[0].written = Some(1_000);
+        es[1].written = Some(2_000);
+        let out = cover(&es, &profile_query(q));
+        assert!(out.cut.is_empty(), "{:?}", out.cut);
+        assert_eq!(out.order.len(), 2);
     }
 
     #[test]

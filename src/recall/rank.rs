@@ -81,6 +81,8 @@ pub struct QueryProfile {
     /// The query asks about the past or a change ("before", "originally", "first", "used
     /// to", "switched", "之前", "原来", "换"): older versions of a fact stay.
     pub wants_history: bool,
+    /// The query's words written with a capital (lowercased): the names it mentions.
+    pub names: Vec<String>,
     /// The calendar span the query names with its year ("in March 2024", "2023年底"),
     /// `[startMs, endMs)` in UTC days.
     pub window: Option<(u64, u64)>,
@@ -252,7 +254,10 @@ fn profile_with_tokens(query: &str, tokens: Vec<String>) -> QueryProfile {
         wants_history = wants_history || HISTORY_CJK.iter().any(|p| lower.contains(p));
     }
     let window = crate::text::dates::explicit_spans(query, None).first().map(|d| (d.start_ms, d.end_ms));
-    QueryProfile { tokens, wants_temporal, wants_preference, wants_recent, wants_history, window }
+    let mut sorted = tokens.clone();
+    crate::order::sort(&mut sorted);
+    let names = crate::recall::capitalised_words(query, &sorted);
+    QueryProfile { tokens, wants_temporal, wants_preference, wants_recent, wants_history, names, window }
 }
 
 const MAX_TOKEN_WEIGHT: f64 = 8.0;

@@ -319,7 +319,7 @@ async function recallOne(p, q) {
     const target = intent?.narrowedTo ? `${p.userScope}/${intent.narrowedTo}` : p.userScope;
     if (intent?.window) {
       const extra = { since: new Date(intent.window.startMs).toISOString(), time_field: "created_at" };
-      if (replay) engineUser = replay.finds[q.id]?.narrowed ?? null;
+      if (replay) engineUser = replay.finds[q.id]?.narrowed ?? (args.pkg ? ((rec.replayApprox = true), user) : null);
       else {
         engineUser = await find(target, extra).catch((err) => (/NOT_FOUND/.test(err.message) ? null : Promise.reject(err)));
         finds[q.id].narrowed = engineUser;
@@ -331,6 +331,12 @@ async function recallOne(p, q) {
       let combined;
       if (replay) {
         combined = replay.finds[q.id]?.combined;
+        // another build (--pkg) may search a question this one did not, or whole where this
+        // one narrowed: it gets both scopes' whole finds (the baseline's), marked approximate
+        if (combined === undefined && args.pkg) {
+          combined = { memories: [...(user?.memories ?? []), ...(agent?.memories ?? [])] };
+          rec.replayApprox = true;
+        }
         if (combined === undefined) die(`--replay: no saved combined find for ${q.id} (made before the one-find read path)`);
       } else {
         combined = await find([target, AGENT_SCOPE], { limit: 2 * SEARCH_LIMIT }).catch(notFound);
