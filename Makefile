@@ -74,6 +74,8 @@ bench: setup-core build test-pkg
 	node tests/bench/scale.mjs --png chromium
 	node tests/bench/wasm-size.mjs
 	node tests/bench/quality/run.mjs
+	node tests/bench/quality/run.mjs --set tune
+	node tests/bench/quality/run.mjs --set heldout
 	node tests/bench/experiences.mjs
 	node tests/bench/skills.mjs
 	node tests/bench/hung-server.mjs

@@ -326,8 +326,9 @@ export type QueryProfile = {
   wantsTemporal: boolean,
   wantsPreference: boolean,
   /**
-   * The query asks for the present state ("now", "currently", "still", "these days",
-   * "recently", "现在", "目前", "最近"): of two versions of a fact, only the newest is wanted.
+   * The query asks for the present state or the last decision ("now", "currently",
+   * "still", "these days", "recently", "decided", "settled", "现在", "目前", "最近", "最后"):
+   * of two versions of a fact, only the newest is wanted.
    */
   wantsRecent: boolean,
   /**
@@ -335,6 +336,10 @@ export type QueryProfile = {
    * to", "switched", "之前", "原来", "换"): older versions of a fact stay.
    */
   wantsHistory: boolean,
+  /**
+   * The query's words written with a capital (lowercased): the names it mentions.
+   */
+  names: Array<string>,
   /**
    * The calendar span the query names with its year ("in March 2024", "2023年底"),
    * `[startMs, endMs)` in UTC days.
