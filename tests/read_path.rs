@@ -61,8 +61,14 @@ fn assemble_searches_both_scopes_and_injects_the_pair() {
     let mut scopes: Vec<&str> = finds.iter().map(|f| f.0.as_str()).collect();
     scopes.sort();
     assert_eq!(scopes, [AGENT, USER]);
-    assert_eq!(host.world().combined_finds, [vec![USER.to_string(), AGENT.to_string()]], "both scopes in one request");
-    assert!(finds.iter().all(|f| f.2 == 48), "twice the pool size max(6*4, 20), the two scopes sharing one limit: {finds:?}");
+    assert_eq!(
+        host.world().combined_finds,
+        [vec![USER.to_string(), AGENT.to_string(), "viking://user/alice/skills".to_string(), "viking://agent/skills".to_string()]],
+        "both scopes and the skill roots in one request: one query embedding per turn"
+    );
+    assert!(finds.iter().all(|f| f.2 == 48 + 6), "twice the pool size max(6*4, 20), the two scopes sharing one limit, and two hits per listed skill (3): {finds:?}");
+    assert_eq!(host.world().skill_finds.len(), 1, "the skills came with the memories");
+    assert!(!host.world().calls.iter().any(|c| c == "find_skills"), "no skills find of their own");
     assert!(recalled_uris(&out).contains(&format!("{USER}/preferences/theme.md")));
     assert!(out.result.composition.recall_included);
     let calls: Vec<&Value> = out.result.composition.messages.iter().filter(|m| m["role"] == "assistant").collect();
@@ -689,4 +695,29 @@ fn both_scopes_go_in_one_find_unless_the_server_or_the_window_needs_two() {
     let w = host.world();
     assert!(w.combined_finds.is_empty(), "{:?}", w.combined_finds);
     assert!(w.find_filters.iter().any(Option::is_some) && w.find_filters.iter().any(Option::is_none));
+}
+#[test]
+fn skills_get_their_own_find_only_when_the_memories_go_as_two() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    // a window narrows the user scope with `since`: two finds, and the skills' own
+    assemble(&e, "s1", "Which editor theme did I pick last week?");
+    let w = host.world();
+    assert!(w.combined_finds.is_empty(), "{:?}", w.combined_finds);
+    assert_eq!(w.calls.iter().filter(|c| *c == "find_skills").count(), 1, "{:?}", w.calls);
+    drop(w);
+    // no window: one find for the memories and the skills
+    assemble(&e, "s2", "Which editor theme do I prefer?");
+    let w = host.world();
+    assert_eq!(w.combined_finds.len(), 1);
+    assert_eq!(w.calls.iter().filter(|c| *c == "find_skills").count(), 1, "no second skills find");
+}
+
+#[test]
+fn with_skill_recall_off_the_find_holds_only_the_memory_scopes() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({ "skillRecall": false }));
+    assemble(&e, "s1", "Which editor theme do I prefer?");
+    assert_eq!(host.world().combined_finds, [vec![USER.to_string(), AGENT.to_string()]]);
+    assert!(host.world().finds.iter().all(|f| f.2 == 48));
 }

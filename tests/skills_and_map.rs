@@ -90,7 +90,9 @@ fn the_skills_found_for_a_turn_are_listed_after_the_memories_own_scopes_only() {
     assert_eq!(lines[at + 2], "- deploy-staging — Deploy to staging with kubectl (viking://agent/skills/deploy-staging)");
     assert_eq!(lines.len(), at + 3, "bob's and another agent's skills are never listed: {text}");
     let finds = h.world().skill_finds.clone();
-    assert!(finds.len() == 1 && finds[0].0.contains("release notes for 2.4") && finds[0].1 == 3, "{finds:?}");
+    assert!(finds.len() == 1 && finds[0].0.contains("release notes for 2.4"), "{finds:?}");
+    let combined = h.world().combined_finds.clone();
+    assert!(combined.len() == 1 && combined[0].contains(&"viking://agent/skills".to_string()), "the skills came in the memories' one find: {combined:?}");
     // the cost is shown apart, and the parts add up
     let split = &out.result.split;
     assert!(split.skills > 0 && split.recall > 0);
@@ -137,7 +139,9 @@ fn skills_off_or_the_search_failing_lists_none_and_the_memories_still_come() {
     let h = host();
     h.fail("find_skills", openviking_context_engine::host::HostErrorKind::ServerError);
     let e = engine(&h, json!({}));
-    let out = assemble(&e, "s2", "Write the release notes for 2.4", 20_000);
+    // a window sends the memories as two finds, so the skills have their own find, which fails
+    let out = assemble(&e, "s2", "Write the release notes for 2.4 like the ones from last week", 20_000);
+    assert!(h.world().combined_finds.is_empty());
     assert!(pair_text(&out).contains("- The release notes of 2.3"));
     assert!(!pair_text(&out).contains(SKILLS_HEADER));
     assert!(h.world().warnings.iter().any(|w| w.contains("skill search failed")));

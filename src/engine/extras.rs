@@ -1,6 +1,7 @@
 //! What a turn gets beside its memories, read through the host: the skills found for its
-//! query (`recall::skills`: one `skills/find`, side by side with the memory finds, reused for
-//! [`SEARCH_REUSE_MS`] like them) and the map of the user's and this agent's folders (`map`).
+//! query (`recall::skills`: the skill roots searched in the memories' one find, or, when the
+//! memories go as two finds, one `skills/find` beside them; reused for [`SEARCH_REUSE_MS`]
+//! like them) and the map of the user's and this agent's folders (`map`).
 //!
 //! The map is a cache in the state dir (`map/<agentId>`: the roots' entries, the user id and
 //! when they were read), rebuildable from OpenViking at any time. It is rebuilt at the next
@@ -57,6 +58,15 @@ impl<H: Host> Engine<H> {
                 Vec::new()
             }
         }
+    }
+
+    /// The skills of a find answer that searched the skill roots with the memories (kept for
+    /// reuse as [`Self::skills_for`]'s are).
+    pub fn skills_from(&self, query: &str, answer: &Value, user_id: Option<&str>) -> Vec<SkillEntry> {
+        self.outage_over("skills");
+        let skills = read_skills(answer, user_id, self.config.skill_limit);
+        *self.last_skills.borrow_mut() = Some((query.to_string(), self.host.now_ms(), skills.clone()));
+        skills
     }
 
     /// Marks the kept map stale: the next turn lists the folders again.

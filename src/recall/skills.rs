@@ -7,9 +7,11 @@
 //!   has (`viking://agent` is shared by the account's agents; there is no per-agent skill
 //!   folder). Those are the caller's own skill scopes; a skill uri anywhere else (another
 //!   user's, `viking://agent/<other>/…`) is never listed nor read ([`is_own_skill_uri`]).
-//! - The search is one `POST /api/v1/skills/find` per turn (the memory finds target memory
-//!   folders and so answer no skills), side by side with them; the server merges both roots
-//!   by score. At most `skillLimit` skills are listed.
+//! - The search: the skill roots join the memories' one find (`engine::read`; its answer's
+//!   `skills`, a skill's name and description read from the front matter of its `SKILL.md`
+//!   abstract, [`front_matter`]), or, when the memories go as two finds, one `POST
+//!   /api/v1/skills/find` beside them (the server merges both roots by score). At most
+//!   `skillLimit` skills are listed.
 //! - Relevance: with `recallRequireQueryWord` (the default) a skill is listed only when its
 //!   name or description shares a word with the query, as for memories (the server's skill
 //!   search ranks every skill, however unrelated).
@@ -86,27 +88,72 @@ fn root_of(uri: &str) -> String {
 /// once, at most `limit`.
 pub fn read_skills(answer: &Value, user_id: Option<&str>, limit: usize) -> Vec<SkillEntry> {
     let items = answer.get("skills").and_then(Value::as_array).or(answer.as_array());
-    let mut out: Vec<SkillEntry> = Vec::new();
+    let mut out: Vec<Found> = Vec::new();
+    // a skill's fields from a `skills/find` hit, or from the front matter its `SKILL.md`
+    // abstract carries in a plain find's answer ("SKILL.md: --- name: … description: … ---")
+    let field = |item: &Value, key: &str| -> Option<String> {
+        let own = item.get(key).and_then(Value::as_str).filter(|v| !v.trim().is_empty());
+        own.map(str::to_string).or_else(|| front_matter(item.get("abstract").and_then(Value::as_str)?, key))
+    };
     for item in items.into_iter().flatten() {
         let hit = item.get("root_uri").or_else(|| item.get("uri")).and_then(Value::as_str).unwrap_or("");
         let uri = root_of(hit);
-        if !is_own_skill_uri(&uri, user_id) || out.iter().any(|s| s.uri == uri) {
+        if !is_own_skill_uri(&uri, user_id) {
             continue;
         }
-        let fallback_name = uri.rsplit('/').next().unwrap_or("");
-        let name = item.get("name").and_then(Value::as_str).filter(|n| !n.trim().is_empty()).unwrap_or(fallback_name);
-        let description = item.get("description").and_then(Value::as_str).filter(|d| !d.trim().is_empty()).or_else(|| item.get("abstract").and_then(Value::as_str)).unwrap_or("");
-        out.push(SkillEntry {
-            name: truncate_with_ellipsis(&collapse_whitespace(name), NAME_MAX),
-            description: truncate_with_ellipsis(&collapse_whitespace(description), DESCRIPTION_MAX),
+        if let Some(seen) = out.iter_mut().find(|s| s.uri == uri) {
+            // a later hit of the same skill (its SKILL.md after its folder's overview) may name it
+            if let (true, Some(d)) = (seen.from_abstract, field(item, "description")) {
+                seen.description = truncate_with_ellipsis(&collapse_whitespace(&d), DESCRIPTION_MAX);
+                if let Some(n) = field(item, "name") {
+                    seen.name = truncate_with_ellipsis(&collapse_whitespace(&n), NAME_MAX);
+                }
+                seen.from_abstract = false;
+            }
+            continue;
+        }
+        let fallback_name = uri.rsplit('/').next().unwrap_or("").to_string();
+        let name = field(item, "name").unwrap_or(fallback_name);
+        let described = field(item, "description");
+        let from_abstract = described.is_none();
+        let description = described.or_else(|| item.get("abstract").and_then(Value::as_str).map(str::to_string)).unwrap_or_default();
+        out.push(Found {
+            name: truncate_with_ellipsis(&collapse_whitespace(&name), NAME_MAX),
+            description: truncate_with_ellipsis(&collapse_whitespace(&description), DESCRIPTION_MAX),
             uri,
             score: (item.get("score").and_then(Value::as_f64).unwrap_or(0.0) * 100.0).round() / 100.0,
-            tokens: 0,
+            from_abstract,
         });
     }
+    let mut out: Vec<SkillEntry> =
+        out.into_iter().map(|f| SkillEntry { name: f.name, description: f.description, uri: f.uri, score: f.score, tokens: 0 }).collect();
     crate::order::sort_by(&mut out, |a, b| b.score.total_cmp(&a.score));
     out.truncate(limit);
     out
+}
+
+/// A skill as read so far: whether its description is only an abstract (not its own).
+struct Found {
+    name: String,
+    description: String,
+    uri: String,
+    score: f64,
+    from_abstract: bool,
+}
+
+/// The value of `key` in the front matter a skill's abstract carries (`--- name: x
+/// description: y ---`, on one line or several), `None` without one.
+fn front_matter(text: &str, key: &str) -> Option<String> {
+    let start = text.find("---")? + 3;
+    let body = &text[start..];
+    let body = &body[..body.find("---").unwrap_or(body.len())];
+    let keys = ["name:", "description:", "license:", "version:", "tags:", "allowed-tools:", "metadata:"];
+    let at = body.match_indices(&format!("{key}:")).map(|(i, _)| i).find(|&i| i == 0 || body[..i].ends_with([' ', '\n']))?;
+    let value = &body[at + key.len() + 1..];
+    // up to the next key of the front matter
+    let end = keys.iter().filter_map(|k| value.find(&format!(" {k}")).or_else(|| value.find(&format!("\n{k}")))).min().unwrap_or(value.len());
+    let v = value[..end].trim().trim_matches(['"', '\'']).trim();
+    (!v.is_empty()).then(|| v.to_string())
 }
 
 /// Does the skill's name or description hold a word of the query (the memories' rule,
@@ -286,5 +333,30 @@ mod tests {
         let pair = tight.messages.clone();
         assert!(add_skills(&mut tight, read_skills(&answer(), Some("alice"), 3), false, 1).is_empty());
         assert_eq!(tight.messages, pair);
+    }
+}
+
+#[cfg(test)]
+mod find_answer_tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn skills_read_from_a_plain_find_answer_take_their_name_and_description_from_the_front_matter() {
+        let answer = json!({"skills": [
+            {"uri": "viking://user/alice/skills/release-notes/.overview.md", "level": 1, "score": 0.84, "abstract": "# Release notes\nRun git log between the tags."},
+            {"uri": "viking://user/alice/skills/release-notes/SKILL.md", "level": 2, "score": 0.87, "abstract": "SKILL.md: --- name: release-notes description: Draft release notes from the git log between two tags --- # Release notes"},
+            {"uri": "viking://user/alice/skills/.overview.md", "level": 1, "score": 0.5, "abstract": "skills"},
+            {"uri": "viking://user/bob/skills/secret/SKILL.md", "level": 2, "score": 0.9, "abstract": "--- name: secret ---"},
+        ]});
+        let skills = read_skills(&answer, Some("alice"), 5);
+        assert_eq!(skills.len(), 1, "{skills:?}");
+        assert_eq!(skills[0].uri, "viking://user/alice/skills/release-notes");
+        assert_eq!(skills[0].name, "release-notes");
+        assert_eq!(skills[0].description, "Draft release notes from the git log between two tags");
+        assert_eq!(front_matter("---\nname: x\ndescription: does y\n---\nbody", "description").as_deref(), Some("does y"));
+        assert_eq!(front_matter("no front matter here", "name"), None);
     }
 }

@@ -200,7 +200,7 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     assert.equal(baked[0], `${mem}/events/sam-tart.md`, "the memory dated inside the span comes first");
   });
 
-  test("one find over both scopes: a turn sends one search request, recalls the user's and this agent's memories, never another agent's", async () => {
+  test("one find over both scopes and the skills: a turn sends one search request, recalls the user's and this agent's memories, never another agent's", async () => {
     const uid = harness.env.userId;
     const c = client0();
     await c.writeContent({ uri: `viking://user/${uid}/memories/entities/kestrel-service.md`, content: "The kestrel service is owned by the payments team and runs on port 7443.", mode: "replace", wait: true });
@@ -217,7 +217,11 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     const injected = (out.recall?.memories ?? []).map((m) => m.uri);
     assert.equal(out.recallStatus.state, "searched", JSON.stringify(out.recallStatus));
     assert.equal(out.recallStatus.intent?.narrowedTo ?? null, null, "a question naming no folder searches the whole user scope");
-    assert.deepEqual(finds, [[`viking://user/${uid}/memories`, "viking://agent/main/memories"]], "one find, over both scopes: the user's and this agent's own folder");
+    assert.deepEqual(
+      finds,
+      [[`viking://user/${uid}/memories`, "viking://agent/main/memories", `viking://user/${uid}/skills`, "viking://agent/skills"]],
+      "one find, one query embedding: the user's memories, this agent's own folder, and the skill roots",
+    );
     assert.ok(injected.includes(`viking://user/${uid}/memories/entities/kestrel-service.md`), JSON.stringify(injected));
     assert.ok(injected.includes("viking://agent/main/memories/cases/kestrel-restart.md"), JSON.stringify(injected));
     assert.ok(injected.every((u) => !u.includes("other-agent")), JSON.stringify(injected));

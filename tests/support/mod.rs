@@ -335,7 +335,13 @@ impl OpenViking for FakeHost {
         if w.refuse_list_target {
             return Err(HostError::new(HostErrorKind::Rejected, "HTTP 422: target_uri: Input should be a valid string"));
         }
-        for t in target_uris {
+        // skill roots searched with the memories count as a skill search; their hits come
+        // back in the answer's `skills` (the planted skills answer's list)
+        let skill_roots = target_uris.iter().filter(|t| t.ends_with("/skills")).count();
+        if skill_roots > 0 {
+            w.skill_finds.push((query.to_string(), limit));
+        }
+        for t in target_uris.iter().filter(|t| !t.ends_with("/skills")) {
             w.finds.push((t.to_string(), query.to_string(), limit));
             w.find_filters.push(None);
         }
@@ -348,7 +354,8 @@ impl OpenViking for FakeHost {
             s(b).partial_cmp(&s(a)).unwrap_or(std::cmp::Ordering::Equal)
         });
         items.truncate(limit);
-        Ok(json!({ "memories": items }))
+        let skills = if skill_roots > 0 { w.skills.as_ref().and_then(|v| v.get("skills").cloned()).unwrap_or(json!([])) } else { json!([]) };
+        Ok(json!({ "memories": items, "skills": skills }))
     }
     async fn read_content(&self, uri: &str) -> HostResult<Option<String>> {
         self.ov("read_content")?;
