@@ -208,7 +208,9 @@ export type ConfigProblem = {
    */
   severity: "error" | "warning",
   /**
-   * The value as given (`null` for `apiKey`, whose value is never shown).
+   * The value as given, without secrets: `null` for `apiKey`; `"***"` for a field that may
+   * hold one (a misspelled key field, `headers`), in an object at any depth too; a URL's
+   * user info as `***`; the configured key, wherever it appears, as `[redacted]`.
    */
   value: unknown,
   /**
