@@ -478,15 +478,9 @@ fn secrets_of(map: &Map<String, Value>, api_key: Option<&str>, base_url: Option<
     found
 }
 
-/// `p` with none of `hidden` in it, nor any URL's user info.
-fn without_secrets(p: ConfigProblem, hidden: &[&str]) -> ConfigProblem {
-    ConfigProblem {
-        key: secrets::scrub(&p.key, hidden),
-        value: secrets::scrub_value(&p.value, hidden),
-        message: secrets::scrub(&p.message, hidden),
-        fix: secrets::scrub(&p.fix, hidden),
-        ..p
-    }
+/// `p` with no secret in it ([`secrets::Scrubber`]).
+fn without_secrets(p: ConfigProblem, scrub: &secrets::Scrubber) -> ConfigProblem {
+    ConfigProblem { key: scrub.text(&p.key), value: scrub.value(&p.value), message: scrub.text(&p.message), fix: scrub.text(&p.fix), ..p }
 }
 
 fn agent_id_ok(id: &str) -> bool {
@@ -729,8 +723,8 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
     };
     let failed = failed || r.problems.iter().any(ConfigProblem::is_error) || api_key.is_none() || agent_id.is_none() || target_uri.is_none() || state_dir.is_none();
     let hidden = secrets_of(map, api_key.as_deref(), given_url.as_deref().or_else(|| r.get("baseUrl").and_then(Value::as_str)));
-    let hidden: Vec<&str> = hidden.iter().map(String::as_str).collect();
-    let problems = r.problems.into_iter().map(|p| without_secrets(p, &hidden)).collect();
+    let scrub = secrets::Scrubber::new(&hidden.iter().map(String::as_str).collect::<Vec<_>>());
+    let problems = r.problems.into_iter().map(|p| without_secrets(p, &scrub)).collect();
     ConfigCheck { config: (!failed).then_some(config), problems }
 }
 

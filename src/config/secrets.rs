@@ -5,7 +5,7 @@
 //! user info of a URL (`http://user:KEY@host` reads `http://***@host`); and every string found
 //! in those places or configured as the key, wherever else it appears (`[redacted]`).
 
-use crate::openviking::server::redact_all;
+use crate::openviking::server::{redact_forms, secret_forms};
 use serde_json::Value;
 
 /// What a field that may hold a secret shows instead of its value.
@@ -22,7 +22,28 @@ const SECRET_NAMES: &[&str] = &["apikey", "key", "token", "secret", "password"];
 /// Whether the value of a field named `name` may be a secret.
 pub fn may_hold_secret(name: &str) -> bool {
     let plain: String = name.chars().filter(|c| c.is_alphanumeric()).flat_map(char::to_lowercase).collect();
-    SECRET_PARTS.iter().any(|part| plain.contains(part)) || SECRET_NAMES.iter().any(|n| super::distance(&plain, n) <= 2)
+    SECRET_PARTS.iter().any(|part| plain.contains(part)) || SECRET_NAMES.iter().any(|n| within_two_edits(plain.as_bytes(), n.as_bytes()))
+}
+
+/// Whether `a` becomes `b` in two edits or fewer (insert, delete, substitute a byte); `b` is
+/// one of [`SECRET_NAMES`] (8 bytes at most), so no allocation: a config may have many keys.
+fn within_two_edits(a: &[u8], b: &[u8]) -> bool {
+    if a.len().abs_diff(b.len()) > 2 || b.len() > 15 {
+        return false;
+    }
+    let mut prev = [0usize; 16];
+    let mut cur = [0usize; 16];
+    for (j, p) in prev.iter_mut().enumerate().take(b.len() + 1) {
+        *p = j;
+    }
+    for (i, ca) in a.iter().enumerate() {
+        cur[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        std::mem::swap(&mut prev, &mut cur);
+    }
+    prev[b.len()] <= 2
 }
 
 /// `value` of the field `name` as a problem may show it: [`HIDDEN`] when the field may hold
@@ -51,11 +72,17 @@ pub fn without_secrets_inside(value: &Value) -> Value {
 pub fn secret_strings(name: &str, value: &Value, out: &mut Vec<String>) {
     if may_hold_secret(name) {
         strings_in(value, out);
-        return;
+    } else {
+        secrets_inside(value, out);
     }
+}
+
+/// [`secret_strings`] for what is inside a field that is not itself secret (each name is
+/// judged once: a long array is walked, not judged item by item).
+fn secrets_inside(value: &Value, out: &mut Vec<String>) {
     match value {
         Value::String(s) if s.contains("://") => out.extend(userinfo_secret(s).map(str::to_string)),
-        Value::Array(items) => items.iter().for_each(|v| secret_strings(name, v, out)),
+        Value::Array(items) => items.iter().for_each(|v| secrets_inside(v, out)),
         Value::Object(m) => m.iter().for_each(|(k, v)| secret_strings(k, v, out)),
         _ => {}
     }
@@ -130,18 +157,31 @@ pub fn shown_url(url: &str) -> String {
     }
 }
 
-/// `text` without any of `secrets` (`[redacted]`) and without URL user info.
-pub fn scrub(text: &str, secrets: &[&str]) -> String {
-    redact_userinfo(&redact_all(text, secrets))
+/// Takes secrets out of text and JSON values: the given strings (and their percent-encoded
+/// forms) as `[redacted]`, and the user info of every URL ([`redact_userinfo`]).
+pub struct Scrubber {
+    forms: Vec<String>,
 }
 
-/// [`scrub`] for every string of a JSON value, keys included.
-pub fn scrub_value(value: &Value, secrets: &[&str]) -> Value {
-    match value {
-        Value::String(s) => Value::String(scrub(s, secrets)),
-        Value::Array(items) => Value::Array(items.iter().map(|v| scrub_value(v, secrets)).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (scrub(k, secrets), scrub_value(v, secrets))).collect()),
-        other => other.clone(),
+impl Scrubber {
+    /// Looks for `secrets` (those under 4 characters are not searched for).
+    pub fn new(secrets: &[&str]) -> Scrubber {
+        Scrubber { forms: secret_forms(secrets) }
+    }
+
+    pub fn text(&self, text: &str) -> String {
+        let out = redact_forms(text, &self.forms);
+        if out.contains("://") { redact_userinfo(&out) } else { out }
+    }
+
+    /// [`text`](Self::text) for every string of a JSON value, keys included.
+    pub fn value(&self, value: &Value) -> Value {
+        match value {
+            Value::String(s) => Value::String(self.text(s)),
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.value(v)).collect()),
+            Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (self.text(k), self.value(v))).collect()),
+            other => other.clone(),
+        }
     }
 }
 
