@@ -187,6 +187,8 @@ impl Scrubber {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
     use super::*;
     use serde_json::json;
 

@@ -57,6 +57,8 @@ impl Moment {
 
 #[cfg(test)]
 mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
     use super::*;
     use std::cell::Cell;
 
