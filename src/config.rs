@@ -10,7 +10,8 @@
 //!   a number outside its bounds is clamped to the nearest bound; a number, boolean or
 //!   `captureMode` of the wrong type or outside its set reads as the default; an unknown key
 //!   is ignored (with the known key it most likely meant); `ingestReplyAssist*` keys are
-//!   ignored; `baseUrl` is ignored in local mode;
+//!   ignored; `baseUrl` is ignored in local mode; a user name or password in `baseUrl` is
+//!   dropped (the key goes in `apiKey`);
 //! - an **error**: the engine does not run until it is fixed, because no value can stand in
 //!   for it without sending turns or the key somewhere the user did not say — `mode`,
 //!   `baseUrl` (remote mode), `port`, `agentId`, `targetUri`, a `${VAR}` that is not set, a
