@@ -55,8 +55,14 @@ export function createTransport({ fetch: fetchImpl = globalThis.fetch, localServ
   };
 }
 
-/** @param {{store: object, request?: Function, logger?: {warn: Function}, now?: () => number}} deps */
-export function createEngineHost({ store, request = createTransport(), logger = console, now = () => Date.now() }) {
+/** `now` is the wall clock (`Date.now()`); `monotonic` a clock its jumps do not move
+ *  (`performance.now()`), which the engine measures its waits on — a send that may still land,
+ *  a pause of a silent server, a lock. A host given a `now` of its own (a test's virtual time)
+ *  and no `monotonic` has none: its waits are measured on that `now`.
+ * @param {{store: object, request?: Function, logger?: {warn: Function}, now?: () => number, monotonic?: () => number}} deps */
+export function createEngineHost({ store, request = createTransport(), logger = console, now, monotonic }) {
+  const wall = now ?? (() => Date.now());
+  const steady = monotonic ?? (now ? null : () => performance.now());
   return {
     request,
     // documents and outbox entries cross as the engine's own JSON text: written and read as
@@ -76,7 +82,8 @@ export function createEngineHost({ store, request = createTransport(), logger = 
     tryLock: (name, ttlMs) => store.tryLock(name, ttlMs),
     unlock: (name) => store.unlock(name),
     sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
-    nowMs: () => now(),
+    nowMs: () => wall(),
+    ...(steady ? { monotonicMs: () => steady() } : {}),
     warn: (message) => logger.warn(`[openviking] ${message}`),
   };
 }

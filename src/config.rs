@@ -10,7 +10,8 @@
 //!   a number outside its bounds is clamped to the nearest bound; a number, boolean or
 //!   `captureMode` of the wrong type or outside its set reads as the default; an unknown key
 //!   is ignored (with the known key it most likely meant); `ingestReplyAssist*` keys are
-//!   ignored; `baseUrl` is ignored in local mode;
+//!   ignored; `baseUrl` is ignored in local mode; a user name or password in `baseUrl` is
+//!   dropped (the key goes in `apiKey`);
 //! - an **error**: the engine does not run until it is fixed, because no value can stand in
 //!   for it without sending turns or the key somewhere the user did not say — `mode`,
 //!   `baseUrl` (remote mode), `port`, `agentId`, `targetUri`, a `${VAR}` that is not set, a
@@ -21,7 +22,12 @@
 //! handed in (an unset variable is an error naming the key and the variable, never a value);
 //! `~` in paths is expanded from `HOME` when known.
 //!
-//! `apiKey` never appears in `Debug` output, problems, warnings or errors.
+//! No secret appears in `Debug` output, problems, warnings or errors ([`secrets`]): not
+//! `apiKey`, not the value of a misspelled key field (`api_key`, `token`, anything in
+//! `headers`), not the user info of `baseUrl` (which is dropped, with a warning: the key goes
+//! in `apiKey`), and not the configured key wherever else it was written.
+
+pub mod secrets;
 
 use crate::error::{EngineError, Result};
 use crate::decode::fields::describe;
@@ -127,7 +133,9 @@ pub struct ConfigProblem {
     /// the message names.
     #[cfg_attr(feature = "typescript", ts(type = r#""error" | "warning""#))]
     pub severity: &'static str,
-    /// The value as given (`null` for `apiKey`, whose value is never shown).
+    /// The value as given, without secrets: `null` for `apiKey`; `"***"` for a field that may
+    /// hold one (a misspelled key field, `headers`), in an object at any depth too; a URL's
+    /// user info as `***`; the configured key, wherever it appears, as `[redacted]`.
     #[cfg_attr(feature = "typescript", ts(type = "unknown"))]
     pub value: Value,
     /// What is wrong and what the engine does instead, e.g. `recallLimit=500 is above the
@@ -310,7 +318,7 @@ impl<'a> Reader<'a> {
     }
 
     fn problem(&mut self, severity: &'static str, key: &str, message: String, fix: String) {
-        let value = if key == "apiKey" { Value::Null } else { self.map.get(key).cloned().unwrap_or(Value::Null) };
+        let value = self.map.get(key).map_or(Value::Null, |v| shown_value(key, v));
         self.problems.push(ConfigProblem { key: key.to_string(), severity, value, message, fix });
     }
 
@@ -445,6 +453,37 @@ impl<'a> Reader<'a> {
     }
 }
 
+/// A key's value as a problem carries it: never `apiKey`'s; `baseUrl`'s without its user info
+/// (with or without a scheme); another known key's with the user info of its URLs hidden; an
+/// unknown key's without any field that may hold a secret ([`secrets`]).
+fn shown_value(key: &str, v: &Value) -> Value {
+    match (key, v) {
+        ("apiKey", _) => Value::Null,
+        ("baseUrl", Value::String(url)) => Value::String(secrets::shown_url(url)),
+        _ if KEYS.contains(&key) => secrets::without_secrets_inside(v),
+        _ => secrets::without_secret_fields(key, v),
+    }
+}
+
+/// What no problem may show: the key in use, and every string from a field that may hold a
+/// secret or from a URL's user info (a `${VAR}` reference is the variable's name, not a
+/// secret, and is left out).
+fn secrets_of(map: &Map<String, Value>, api_key: Option<&str>, base_url: Option<&str>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (k, v) in map {
+        secrets::secret_strings(k, v, &mut found);
+    }
+    found.retain(|s| !s.contains("${"));
+    found.extend(api_key.map(str::to_string));
+    found.extend(base_url.and_then(secrets::userinfo_secret).map(str::to_string));
+    found
+}
+
+/// `p` with no secret in it ([`secrets::Scrubber`]).
+fn without_secrets(p: ConfigProblem, scrub: &secrets::Scrubber) -> ConfigProblem {
+    ConfigProblem { key: scrub.text(&p.key), value: scrub.value(&p.value), message: scrub.text(&p.message), fix: scrub.text(&p.fix), ..p }
+}
+
 fn agent_id_ok(id: &str) -> bool {
     !id.is_empty() && id.len() <= 128 && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
@@ -568,6 +607,8 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
             PORT_DEFAULT
         }
     };
+    // the server URL as given (from the config or the environment): its user info is secret
+    let mut given_url: Option<String> = None;
     let config_path = r.path("configPath", "set configPath to the path of the local server's ov.conf");
     let config_path = config_path.unwrap_or_else(|| r.expand_home("~/.openviking/ov.conf".to_string()));
     let base_url = match mode {
@@ -591,18 +632,28 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
                     failed = true;
                     None
                 }
-                Some((url, from)) => match base_url_problem(&url) {
-                    None => Some(url.trim().trim_end_matches('/').to_string()),
-                    Some((why, fix)) => {
-                        let what = match from {
-                            Some(var) => format!("baseUrl (from ${var}) {:?}", url.trim()),
-                            None => format!("baseUrl {:?}", url.trim()),
-                        };
-                        r.error("baseUrl", format!("{what} {why}: OpenViking cannot be reached at it"), fix);
-                        failed = true;
-                        None
+                Some((url, from)) => {
+                    given_url = Some(url.clone());
+                    let what = match from {
+                        Some(var) => format!("baseUrl (from ${var}) {:?}", secrets::shown_url(url.trim())),
+                        None => format!("baseUrl {:?}", secrets::shown_url(url.trim())),
+                    };
+                    let (bare, had_userinfo) = secrets::without_userinfo(url.trim());
+                    match base_url_problem(&bare) {
+                        None => {
+                            let bare = bare.trim_end_matches('/').to_string();
+                            if had_userinfo {
+                                r.warn("baseUrl", format!("{what} has a user name or password in it; it is not sent (OpenViking reads the key from apiKey, and fetch refuses a URL that carries one); using {bare:?}"), "remove the user info from baseUrl, and set apiKey to the user key".into());
+                            }
+                            Some(bare)
+                        }
+                        Some((why, fix)) => {
+                            r.error("baseUrl", format!("{what} {why}: OpenViking cannot be reached at it"), fix);
+                            failed = true;
+                            None
+                        }
                     }
-                },
+                }
             }
         }
     };
@@ -672,7 +723,10 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
         state_dir: state_dir.clone().flatten(),
     };
     let failed = failed || r.problems.iter().any(ConfigProblem::is_error) || api_key.is_none() || agent_id.is_none() || target_uri.is_none() || state_dir.is_none();
-    ConfigCheck { config: (!failed).then_some(config), problems: r.problems }
+    let hidden = secrets_of(map, api_key.as_deref(), given_url.as_deref().or_else(|| r.get("baseUrl").and_then(Value::as_str)));
+    let scrub = secrets::Scrubber::new(&hidden.iter().map(String::as_str).collect::<Vec<_>>());
+    let problems = r.problems.into_iter().map(|p| without_secrets(p, &scrub)).collect();
+    ConfigCheck { config: (!failed).then_some(config), problems }
 }
 
 /// The error a configuration with error problems is refused with: `INVALID_CONFIG`, the

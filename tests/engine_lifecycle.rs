@@ -400,6 +400,90 @@ fn a_send_that_never_lands_is_sent_again_once_its_wait_is_over() {
     assert_eq!(user_texts(&host), ["first turn", "second turn, lost"]);
 }
 
+const DAY_MS: u64 = 86_400_000;
+
+/// Turn 1's send gets no answer while the wall clock reads `during` (nor does the turn's
+/// own check of it); then the clock reads `after`. The outbox holds turn 1, marked.
+fn send_lost_while_the_clock_reads(host: &FakeHost, e: &Engine<FakeHost>, during: u64, after: u64) {
+    write(e, "s1", Some("a0"), turn(0, "first turn"));
+    host.world().now = during;
+    host.fail("add_messages", HostErrorKind::Timeout); // lost on the way
+    host.fail("live_messages", HostErrorKind::Unreachable);
+    let out = write(e, "s1", Some("a1"), turn(1, "second turn, sent as the clock jumped"));
+    assert_eq!(out.outbox_len, 1, "{out:?}");
+    host.world().now = after;
+}
+
+#[test]
+fn a_send_stamped_while_the_clock_was_a_day_ahead_does_not_wedge_the_outbox() {
+    // no monotonic clock: the stamp is wall-clock time, from the future once the clock is back
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    let real = host.world().now;
+    send_lost_while_the_clock_reads(&host, &e, real + DAY_MS, real + 1_000);
+    let report = block_on(e.flush(OV)).unwrap();
+    assert_eq!((report.written, report.queued, report.reason.clone()), (1, 0, None), "{report:?}");
+    write(&e, "s1", Some("a2"), turn(2, "third turn"));
+    assert_eq!(user_texts(&host), ["first turn", "second turn, sent as the clock jumped", "third turn"]);
+}
+
+#[test]
+fn the_next_process_does_not_wait_on_a_mark_stamped_in_the_future() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    let real = host.world().now;
+    send_lost_while_the_clock_reads(&host, &e, real + 3 * 365 * DAY_MS, real);
+    host.die();
+    let next = engine(&host.second_process(), json!({}));
+    let report = block_on(next.flush(OV)).unwrap();
+    assert_eq!((report.written, report.queued, report.reason.clone()), (1, 0, None), "{report:?}");
+    assert_eq!(user_texts(&host), ["first turn", "second turn, sent as the clock jumped"]);
+}
+
+#[test]
+fn a_clock_that_answers_nonsense_never_keeps_a_turn_queued() {
+    // 1e300 from the host reads as u64::MAX; flushed while it still does, and after
+    for back in [false, true] {
+        let host = FakeHost::new();
+        let e = engine(&host, json!({}));
+        let real = host.world().now;
+        send_lost_while_the_clock_reads(&host, &e, u64::MAX, if back { real } else { u64::MAX });
+        let report = block_on(e.flush(OV)).unwrap();
+        assert_eq!((report.written, report.queued, report.reason.clone()), (1, 0, None), "clock back: {back}: {report:?}");
+        assert_eq!(user_texts(&host), ["first turn", "second turn, sent as the clock jumped"]);
+        let next = engine(&host.second_process(), json!({}));
+        assert_eq!(block_on(next.flush(OV)).unwrap(), Default::default(), "nothing left for the next process");
+    }
+}
+
+fn advance_monotonic(host: &FakeHost, ms: u64) {
+    let mut w = host.world();
+    w.mono = w.mono.map(|m| m + ms);
+}
+
+#[test]
+fn with_a_monotonic_clock_the_wait_for_a_send_is_its_real_length_whatever_the_wall_clock_does() {
+    let host = FakeHost::new();
+    host.world().mono = Some(5_000);
+    let e = engine(&host, json!({}));
+    let real = host.world().now;
+    // the wall clock jumps a day ahead as the send goes out, then back
+    send_lost_while_the_clock_reads(&host, &e, real + DAY_MS, real - 60_000);
+    let report = block_on(e.flush(OV)).unwrap();
+    let why = report.reason.clone().unwrap_or_default();
+    assert!(why.contains("may still land") && report.queued == 1, "a send of a moment ago is waited for: {report:?}");
+    // a day ahead of the stamp on the wall clock, 5 s after it on the monotonic one: still waited for
+    host.world().now = real + 2 * DAY_MS;
+    advance_monotonic(&host, 5_000);
+    let report = block_on(e.flush(OV)).unwrap();
+    assert!(report.reason.as_deref().unwrap_or("").contains("may still land"), "{report:?}");
+    // the request timeout and a second after it went out, by the monotonic clock: sent again
+    advance_monotonic(&host, 11_000);
+    let report = block_on(e.flush(OV)).unwrap();
+    assert_eq!((report.written, report.queued), (1, 0), "{report:?}");
+    assert_eq!(user_texts(&host), ["first turn", "second turn, sent as the clock jumped"], "stored once");
+}
+
 #[test]
 fn after_a_commit_the_count_is_unknown_and_a_queued_turn_is_simply_sent() {
     let host = FakeHost::new();

@@ -373,18 +373,29 @@ mod hung {
     use std::collections::BTreeMap;
     use std::rc::Rc;
 
+    /// When the virtual clock starts (a plausible wall-clock time: 2025-11-24).
+    pub const START_MS: u64 = 1_764_000_000_000;
+
     /// A transport on a virtual clock: a request that gets no answer takes its whole timeout;
     /// the state dir is a map that two "processes" can share.
     pub struct Hung {
         pub answers: RefCell<VecDeque<Result<HttpResponse, TransportFailure>>>,
         pub sent: RefCell<Vec<HttpRequest>>,
+        /// The wall clock (a test may jump it).
         pub now: Cell<u64>,
+        /// The monotonic clock, `None`: none (time passing moves it with `now`).
+        pub mono: Cell<Option<u64>>,
         pub state: Rc<RefCell<BTreeMap<String, Value>>>,
     }
 
     impl Hung {
         pub fn new(state: Rc<RefCell<BTreeMap<String, Value>>>) -> Self {
-            Hung { answers: RefCell::default(), sent: RefCell::default(), now: Cell::new(1_000_000), state }
+            Hung { answers: RefCell::default(), sent: RefCell::default(), now: Cell::new(START_MS), mono: Cell::new(None), state }
+        }
+        /// Time passes (both clocks move).
+        pub fn pass(&self, ms: u64) {
+            self.now.set(self.now.get().saturating_add(ms));
+            self.mono.set(self.mono.get().map(|m| m + ms));
         }
     }
 
@@ -394,7 +405,7 @@ mod hung {
             self.sent.borrow_mut().push(request);
             let answer = self.answers.borrow_mut().pop_front().unwrap_or(Err(TransportFailure::Timeout));
             if answer == Err(TransportFailure::Timeout) {
-                self.now.set(self.now.get() + timeout);
+                self.pass(timeout);
             }
             answer
         }
@@ -404,8 +415,11 @@ mod hung {
         fn now_ms(&self) -> u64 {
             self.now.get()
         }
+        fn monotonic_ms(&self) -> Option<u64> {
+            self.mono.get()
+        }
         async fn sleep(&self, ms: u64) {
-            self.now.set(self.now.get() + ms);
+            self.pass(ms);
         }
         fn warn(&self, _message: &str) {}
     }
@@ -464,7 +478,7 @@ fn find(c: &Paused) -> Result<Value, openviking_context_engine::host::HostError>
 }
 
 fn advance(c: &Paused, ms: u64) {
-    hung(c).now.set(hung(c).now.get() + ms);
+    hung(c).pass(ms);
 }
 
 #[test]
@@ -545,7 +559,7 @@ fn a_silence_long_after_the_last_pause_starts_again_at_one_timeout() {
     let state: Rc<RefCell<std::collections::BTreeMap<String, Value>>> = Rc::default();
     let c = paused_client(&state);
     // a pause at level 3 (24 s) that ended with no request since: an idle gateway
-    let t = 1_000_000;
+    let t = hung::START_MS;
     hung(&c).now.set(t);
     state.borrow_mut().insert(PAUSE_KEY.into(), json!({ "untilMs": t - 1, "level": 3 }));
     // a silence within two minutes of its end doubles it again
@@ -559,6 +573,47 @@ fn a_silence_long_after_the_last_pause_starts_again_at_one_timeout() {
     script(&c, vec![Err(TransportFailure::Timeout)]);
     assert!(find(&c).is_err());
     assert_eq!(state.borrow()[PAUSE_KEY], json!({ "untilMs": hung(&c).now.get() + 3_000, "level": 0 }), "one timeout (3 s) from the silence");
+}
+
+const DAY_MS: u64 = 86_400_000;
+
+#[test]
+fn a_pause_begun_while_the_clock_was_ahead_or_answering_nonsense_does_not_outlast_the_clock_coming_back() {
+    // a day ahead, three years ahead, 1e300 (u64::MAX): no monotonic clock, wall-clock stamps
+    for ahead in [DAY_MS, 3 * 365 * DAY_MS, u64::MAX] {
+        let state: Rc<RefCell<std::collections::BTreeMap<String, Value>>> = Rc::default();
+        let c = paused_client(&state);
+        let real = hung(&c).now.get();
+        hung(&c).now.set(real.saturating_add(ahead));
+        script(&c, vec![Err(TransportFailure::Timeout)]);
+        assert!(find(&c).is_err());
+        // the clock is back; the next process reads the kept pause, this one its own
+        hung(&c).now.set(real + 3_500);
+        let next = paused_client(&state);
+        hung(&next).now.set(real + 3_500);
+        script(&next, vec![ok(json!({ "memories": [] }))]);
+        assert!(find(&next).is_ok(), "{ahead} ms ahead: the next process asks at once");
+        script(&c, vec![ok(json!({ "memories": [] }))]);
+        assert!(find(&c).is_ok(), "{ahead} ms ahead: this process asks at once");
+    }
+}
+
+#[test]
+fn with_a_monotonic_clock_a_pause_lasts_its_length_whatever_the_wall_clock_does() {
+    let state = Rc::default();
+    let c = paused_client(&state);
+    hung(&c).mono.set(Some(77));
+    script(&c, vec![Err(TransportFailure::Timeout)]);
+    assert!(find(&c).is_err());
+    let real = hung(&c).now.get();
+    for jump in [real + DAY_MS, real - DAY_MS] {
+        hung(&c).now.set(jump);
+        let e = find(&c).unwrap_err();
+        assert!(e.message.contains("asked again in 3 s"), "the wall clock jumped to {jump}: {}", e.message);
+    }
+    hung(&c).mono.set(hung(&c).mono.get().map(|m| m + 3_000));
+    script(&c, vec![ok(json!({ "memories": [] }))]);
+    assert!(find(&c).is_ok(), "3 s later on the monotonic clock: asked again");
 }
 
 #[test]

@@ -698,6 +698,64 @@ test("a config the engine refuses keeps the plugin and its commands loaded: the 
   }
 });
 
+test("no secret in the plugin config is printed: a key under a misspelled field or in headers, in baseUrl's user info, or repeated under another key — not in the log, nor in doctor or status, text or JSON", async () => {
+  const SECRET = "sk-misplaced-4c1d9e7a2b";
+  const dir = mkdtempSync(join(tmpdir(), "ov-cmd-secrets-"));
+  const configs = {
+    // warnings only: the engine runs (its baseUrl without the user info)
+    running: {
+      mode: "remote", baseUrl: `http://ov:${SECRET}@127.0.0.1:1`, timeoutMs: 1000, stateDir: join(dir, "running"),
+      api_key: SECRET, apikey: SECRET, APIKey: SECRET, key: SECRET, headers: { "X-API-Key": SECRET, Authorization: `Bearer ${SECRET}` },
+    },
+    // errors: the engine is off, every command names them
+    refused: { mode: "remote", baseUrl: `ov:${SECRET}@127.0.0.1:1`, apiKey: SECRET, targetUri: SECRET, token: SECRET, stateDir: join(dir, "refused") },
+  };
+  try {
+    for (const [name, pluginConfig] of Object.entries(configs)) {
+      const logs = [];
+      const log = (m) => logs.push(String(m));
+      const api = { ...fakeApi(), registrationMode: "full", pluginConfig, logger: { warn: log, error: log, info: log }, registerContextEngine() {}, registerTool() {}, on() {}, registerService() {} };
+      plugin.register(api);
+      const program = new FakeCommand("openclaw");
+      api.clis[0].registrar({ program, config: HOST_CONFIG, parentPath: [], logger: console });
+      const root = program.subs.find((c) => c.name === "openviking");
+      const printed = [];
+      for (const sub of ["doctor", "status"]) {
+        for (const json of [false, true]) {
+          let out = "";
+          const write = process.stdout.write;
+          const code0 = process.exitCode;
+          process.stdout.write = (chunk, ...rest) => (typeof chunk === "string" ? ((out += chunk), true) : write.call(process.stdout, chunk, ...rest));
+          try {
+            await root.subs.find((c) => c.name === sub).fn({ json });
+          } finally {
+            process.stdout.write = write;
+            process.exitCode = code0;
+          }
+          printed.push(out);
+        }
+        const handler = api.commands[0].handler;
+        for (const args of [sub, `${sub} json`]) printed.push((await handler({ args, commandBody: `/openviking ${args}`, channel: "test", isAuthorizedSender: true, config: HOST_CONFIG })).text);
+      }
+      for (const text of [...logs, ...printed]) {
+        assert.ok(!text.includes(SECRET) && !text.includes("4c1d9e7a2b"), `${name}: a secret is printed:\n${text.slice(0, 600)}`);
+      }
+      const doctor = JSON.parse(printed[1]);
+      const values = Object.fromEntries(doctor.config.problems.map((p) => [p.key, p.value]));
+      if (name === "running") {
+        assert.ok(logs.some((l) => /api_key is not a key of this plugin \(did you mean apiKey\?\); it is ignored/.test(l)), logs.join("\n"));
+        assert.deepEqual([values.api_key, values.apikey, values.APIKey, values.key, values.headers, values.baseUrl], ["***", "***", "***", "***", "***", "http://***@127.0.0.1:1"]);
+        assert.equal(JSON.parse(printed[5]).openviking.baseUrl, "http://127.0.0.1:1", "status shows the baseUrl in use: no user info");
+      } else {
+        assert.ok(logs.some((l) => /INVALID_CONFIG: .*baseUrl "\*\*\*@127\.0\.0\.1:1" has no http:\/\/ or https:\/\/ in front/.test(l)), logs.join("\n"));
+        assert.deepEqual([values.baseUrl, values.targetUri, values.token], ["***@127.0.0.1:1", "[redacted]", "***"]);
+      }
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test("an unusable state dir is an error naming stateDir, at load (never a turn acknowledged without its outbox)", async () => {
   const dir = mkdtempSync(join(tmpdir(), "ov-cmd-statefile-"));
   try {

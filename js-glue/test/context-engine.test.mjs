@@ -242,3 +242,15 @@ test("two replays of one session at once (bootstrap and a turn) send each queued
   assert.deepEqual(texts, ["queued turn 0 with details", "queued turn 1 with details"]);
   t.done();
 });
+
+test("the plugin's host offers a monotonic clock beside the wall clock; one given a clock of its own is measured on it", () => {
+  const store = {};
+  const real = createEngineHost({ store });
+  assert.equal(typeof real.monotonicMs, "function");
+  const a = real.monotonicMs();
+  assert.ok(Number.isFinite(a) && a >= 0 && real.monotonicMs() >= a);
+  const virtual = createEngineHost({ store, now: () => 1_764_000_000_000 });
+  assert.equal(virtual.nowMs(), 1_764_000_000_000);
+  assert.equal(virtual.monotonicMs, undefined, "a test's virtual time alone");
+  assert.equal(createEngineHost({ store, now: () => 1, monotonic: () => 7 }).monotonicMs(), 7);
+});

@@ -163,6 +163,41 @@ test("nowMs and warn that throw cannot break a call", async () => {
   assert.equal((await e.record("main--s")).sessionId, "s");
 });
 
+test("a wall clock that jumps a day ahead (or answers 1e300) while a send gets no answer, then comes back, keeps no turn queued", async () => {
+  const DAY = 86_400_000;
+  for (const [what, jump] of [["a day ahead", (t) => t + DAY], ["1e300", () => 1e300]]) {
+    for (const monotonic of [false, true]) {
+      const h = memoryHost();
+      // virtual time: sleeps move both clocks; a jump moves only the wall clock
+      let wall = Date.now();
+      let mono = 1_000;
+      let jumped = null;
+      h.nowMs = () => jumped ?? wall;
+      if (monotonic) h.monotonicMs = () => mono;
+      h.sleep = async (ms) => {
+        wall += ms;
+        mono += ms;
+      };
+      const e = new ContextEngine({ agentId: "main", timeoutMs: 1000 }, {}, h);
+      await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("first turn") });
+      const good = h.addMessages;
+      h.addMessages = () => Promise.reject(Object.assign(new Error("no answer"), { kind: "timeout" }));
+      jumped = jump(wall);
+      const out = await e.writeTurn({ sessionId: "s", advancementKey: "k1", messages: turn("second turn, no answer") });
+      assert.equal(out.queued, true, `${what}, monotonic ${monotonic}`);
+      h.addMessages = good;
+      // the clock is back; five seconds pass (the pause and the wait for the send are over)
+      jumped = null;
+      wall += 5_000;
+      mono += 5_000;
+      const report = await e.flush("main--s");
+      assert.deepEqual([report.written, report.queued, report.reason], [1, 0, null], `${what}, monotonic ${monotonic}: ${JSON.stringify(report)}`);
+      const users = h.sessions.get("main--s").filter((m) => m.role === "user").map((m) => m.parts[0].text);
+      assert.deepEqual(users, ["first turn", "second turn, no answer"]);
+    }
+  }
+});
+
 test("a storage callback that throws rejects that call with a code; the next call works", async () => {
   const h = memoryHost();
   const e = new ContextEngine({ agentId: "main" }, {}, h);

@@ -6,9 +6,11 @@
 //!   OpenViking, drops what landed and starts a commit — held across network calls.
 //!
 //! The host takes a lock without waiting (`Storage::try_lock`); a holder that died or
-//! outlived its time loses it. The engine polls with a growing pause, within a bound.
+//! outlived its time loses it. The engine polls with a growing pause, within a bound
+//! measured on the host's monotonic clock where it has one (`host::clock::Moment`).
 
 use super::Engine;
+use crate::host::clock::Moment;
 use crate::host::{Host, HostResult};
 
 /// How long a write lock may be held before another process takes it (a hung holder).
@@ -31,7 +33,7 @@ impl<H: Host> Engine<H> {
     /// kept it that long. A failed try is followed by an unlock (a try that timed out may
     /// still take the lock later; the host orders the unlock after it).
     pub(super) async fn take_lock(&self, name: &str, ttl_ms: u64, wait_ms: u64) -> HostResult<bool> {
-        let start = self.host.now_ms();
+        let mut start = Moment::now(&self.host);
         let mut pause = 5;
         // bounded in tries too: a host whose sleep returns at once (or whose clock stands
         // still) must not turn the wait into a loop that never yields to its timers
@@ -44,8 +46,12 @@ impl<H: Host> Engine<H> {
                     return Err(e);
                 }
             }
-            if self.host.now_ms().saturating_sub(start) >= wait_ms {
-                return Ok(false);
+            match start.elapsed_ms(&self.host) {
+                Some(waited) if waited >= wait_ms => return Ok(false),
+                Some(_) => {}
+                // the clock went back or answers nonsense: the wait starts again (the tries
+                // still bound it)
+                None => start = Moment::now(&self.host),
             }
             self.host.sleep(pause).await;
             pause = (pause * 2).min(100);

@@ -13,6 +13,7 @@
 use super::confirm::Check;
 use super::record::{mark_key, outbox_key, Unconfirmed};
 use super::Engine;
+use crate::host::clock::Moment;
 use crate::host::{Host, HostError, HostErrorKind, HostResult};
 use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS, WRITE_LOCK_TTL_MS};
 use serde::Serialize;
@@ -219,12 +220,14 @@ impl<H: Host> Engine<H> {
 
     /// The write-ahead mark another holder of the replay lease left (a process that died or
     /// gave up mid-send, whose mark this process's cached record never saw): taken as this
-    /// replay's, so its entry is checked before it is sent again.
+    /// replay's, so its entry is checked before it is sent again. This process's own mark
+    /// read back keeps its monotonic stamp.
     async fn adopt_mark(&self, ov_id: &str) {
         let Ok(Some(v)) = self.host.load_state(&mark_key(ov_id)).await else { return };
         if let Ok(Some(u)) = serde_json::from_value::<Option<Unconfirmed>>(v) {
             if let Some(rec) = self.records.borrow_mut().get_mut(ov_id) {
-                rec.unconfirmed = Some(u);
+                let mono = rec.unconfirmed.as_ref().filter(|mine| mine.same_send(&u)).and_then(|mine| mine.sent_mono_ms);
+                rec.unconfirmed = Some(Unconfirmed { sent_mono_ms: mono, ..u });
             }
         }
     }
@@ -247,23 +250,37 @@ impl<H: Host> Engine<H> {
     /// while the marked turn is not found and the send is recent (a process killed as
     /// its request went out, or a send that timed out on a slow server — OpenViking may still
     /// be storing it), it waits and asks again, up to [`SETTLE_INLINE_MS`]; a longer wait is
-    /// left to a later replay (`Unknown`: the entry stays queued).
+    /// left to a later replay (`Unknown`: the entry stays queued). How recent is
+    /// [`settle_left`](Self::settle_left): never longer than the wait itself, whatever the
+    /// clock says.
     async fn check_settled(&self, ov_id: &str, u: &Unconfirmed, messages: &[Value]) -> Check {
-        let until = u.at_ms.saturating_add(self.config.timeout_ms.saturating_add(1000).max(SETTLE_MIN_MS));
         // (bounded in polls too: a host whose sleep returns at once must not spin)
         let mut polls = 0;
         loop {
             polls += 1;
             let check = self.check_unconfirmed(ov_id, u, messages).await;
-            let now = self.host.now_ms();
-            if !matches!(check, Check::Absent { .. }) || u.at_ms == 0 || now >= until || polls > SETTLE_INLINE_MS / SETTLE_STEP_MS {
+            if !matches!(check, Check::Absent { .. }) || polls > SETTLE_INLINE_MS / SETTLE_STEP_MS {
                 return check;
             }
-            if until - now > SETTLE_INLINE_MS {
-                return Check::Unknown(format!("the write of turn {} sent {} ms ago may still land", u.sequence, now.saturating_sub(u.at_ms)));
+            let Some((elapsed, left)) = self.settle_left(u) else { return check };
+            if left > SETTLE_INLINE_MS {
+                return Check::Unknown(format!("the write of turn {} sent {elapsed} ms ago may still land", u.sequence));
             }
-            self.host.sleep((until - now).min(SETTLE_STEP_MS)).await;
+            self.host.sleep(left.min(SETTLE_STEP_MS)).await;
         }
+    }
+
+    /// How long ago the marked send went out and how much of its wait (the request timeout
+    /// plus a second, at least [`SETTLE_MIN_MS`]) is left; `None` once the wait is over or
+    /// when how long ago cannot be told. Measured on this process's monotonic clock for its
+    /// own sends; a mark from another process (or one without a monotonic stamp) on the wall
+    /// clock, only when its stamp is plausible and not later than now (a stamp taken while
+    /// the clock was a day or years ahead, or by a clock answering nonsense, is over).
+    fn settle_left(&self, u: &Unconfirmed) -> Option<(u64, u64)> {
+        let wait = self.config.timeout_ms.saturating_add(1000).max(SETTLE_MIN_MS);
+        let sent = Moment { wall_ms: u.at_ms, mono_ms: u.sent_mono_ms };
+        let elapsed = sent.elapsed_ms(&self.host)?;
+        Some((elapsed, wait.checked_sub(elapsed).filter(|left| *left > 0)?))
     }
 
     /// The turn ids among the session's live messages on OpenViking. Asked for, unless the
@@ -351,7 +368,8 @@ impl<H: Host> Engine<H> {
         let live_before = self.live_count_now(ov_id).await?;
         let n = e.messages.len() as u64;
         if let Some(sequence) = e.sequence {
-            let u = Unconfirmed { sequence, live_before, message_count: n, at_ms: self.host.now_ms() };
+            let at = Moment::now(&self.host);
+            let u = Unconfirmed { sequence, live_before, message_count: n, at_ms: at.wall_ms, sent_mono_ms: at.mono_ms };
             self.set_mark(ov_id, Some(u)).await?;
         }
         let answer = if e.messages.is_empty() { Ok(Some(live_before)) } else { self.host.add_messages(ov_id, e.messages.clone()).await };
@@ -413,7 +431,7 @@ impl<H: Host> Engine<H> {
 }
 
 /// How long after a send its mark is waited on while none of it has landed: the request
-/// timeout plus a second, and at least [`SETTLE_MIN_MS`] (see `check_settled`).
+/// timeout plus a second, and at least [`SETTLE_MIN_MS`] (see `settle_left`).
 const SETTLE_MIN_MS: u64 = 3000;
 /// The longest wait inside one replay for a send that may still land; polled every
 /// [`SETTLE_STEP_MS`].

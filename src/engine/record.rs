@@ -70,8 +70,20 @@ pub struct Unconfirmed {
     /// `live_count` before the send.
     pub live_before: u64,
     pub message_count: u64,
-    /// When the send started (the host's clock); 0 in a mark saved before this field existed.
+    /// When the send started (the host's wall clock); 0 in a mark saved before this field
+    /// existed. Read only as far as it is plausible (`host::clock::wall_elapsed_ms`).
     pub at_ms: u64,
+    /// When the send started on this process's monotonic clock (`Clock::monotonic_ms`): never
+    /// saved (it means nothing to another process), `None` in a mark read back.
+    #[serde(skip)]
+    pub sent_mono_ms: Option<u64>,
+}
+
+impl Unconfirmed {
+    /// The same send as `other`, whatever either knows of the monotonic clock.
+    pub fn same_send(&self, other: &Unconfirmed) -> bool {
+        (self.sequence, self.live_before, self.message_count, self.at_ms) == (other.sequence, other.live_before, other.message_count, other.at_ms)
+    }
 }
 
 /// The write-ahead mark of the send under way ([`Unconfirmed`]), or `null`: a document of its

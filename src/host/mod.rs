@@ -3,6 +3,7 @@
 //! files in the state dir) behind imported async callbacks (`wasm::js_host`); in native tests
 //! an in-memory fake. Futures are not `Send` (JS promises are not).
 
+pub mod clock;
 pub mod join;
 
 use serde::{Deserialize, Serialize};
@@ -202,7 +203,15 @@ pub trait Storage {
 /// Time, waiting and the log (the core reads no clock of its own).
 #[allow(async_fn_in_trait)]
 pub trait Clock {
+    /// The wall clock, ms since the epoch. It may jump either way or answer nonsense: a wait
+    /// is measured with [`clock::Moment`], a kept stamp read with [`clock::wall_elapsed_ms`].
     fn now_ms(&self) -> u64;
+    /// A clock that never goes back and ignores changes to the wall clock (`performance.now()`),
+    /// in ms from an origin of this process's own — only the difference of two readings in one
+    /// process means anything; `None` when the host has none.
+    fn monotonic_ms(&self) -> Option<u64> {
+        None
+    }
     /// The host's timer: resolves after `ms`.
     async fn sleep(&self, ms: u64);
     fn warn(&self, message: &str);
@@ -246,6 +255,9 @@ macro_rules! delegate_storage_and_clock {
         impl<T: $crate::host::Clock> $crate::host::Clock for $wrapper<T> {
             fn now_ms(&self) -> u64 {
                 self.$field.now_ms()
+            }
+            fn monotonic_ms(&self) -> Option<u64> {
+                self.$field.monotonic_ms()
             }
             async fn sleep(&self, ms: u64) {
                 self.$field.sleep(ms).await

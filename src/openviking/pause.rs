@@ -6,6 +6,11 @@
 //! (even an error status) ends the pause and the doubling. A pause is kept in the state dir (`openviking/paused`, a cache: losing it only
 //! costs one more timeout), so the next process of a one-process-per-turn host pauses too.
 //!
+//! A pause never outlasts its length, whatever the wall clock does: the process that paused
+//! measures it on the host's monotonic clock (`host::clock::Moment`), and a kept pause that
+//! ends later than the longest pause from now — set while the clock was ahead, or by a clock
+//! answering nonsense — is over.
+//!
 //! Without it a hung server (it accepts connections and never answers) costs every turn each
 //! of its sequential requests' timeouts: with the default 15 s, ~45 s before the model call
 //! and 15 s more to write the turn. With it the first turn costs one timeout and the turns in
@@ -14,6 +19,7 @@
 //! `GET /health` is never paused (an operator's explicit check), and its answer ends a pause.
 
 use super::transport::{HttpRequest, HttpResponse, Method, Transport, TransportFailure};
+use crate::host::clock::{plausible_wall_ms, Moment};
 use crate::host::{Clock, Storage};
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
@@ -25,10 +31,36 @@ pub const MAX_PAUSE_MS: u64 = 120_000;
 
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 struct Pause {
-    /// Requests fail at once before this time.
+    /// Requests fail at once before this time (the wall clock; what is kept).
     until_ms: u64,
     /// How many pauses in a row ended in no answer again (the next pause is 2^level timeouts).
     level: u32,
+    /// When this process started the pause, and its length; `None` for a pause read back.
+    started: Option<(Moment, u64)>,
+}
+
+impl Pause {
+    /// How long requests still fail at once; `None` when the pause is over. A pause this
+    /// process started is measured from its start; a kept one by the wall clock, and is over
+    /// when its end cannot be told or lies more than `longest_ms` ahead.
+    fn left_ms(&self, clock: &impl Clock, longest_ms: u64) -> Option<u64> {
+        let left = match self.started {
+            Some((at, length)) => length.checked_sub(at.elapsed_ms(clock)?)?,
+            None => {
+                let now = clock.now_ms();
+                if !plausible_wall_ms(now) || !plausible_wall_ms(self.until_ms) {
+                    return None;
+                }
+                self.until_ms.checked_sub(now).filter(|left| *left <= longest_ms)?
+            }
+        };
+        (left > 0).then_some(left)
+    }
+}
+
+/// The longest pause a request with this timeout can be given.
+fn longest(timeout_ms: u64) -> u64 {
+    MAX_PAUSE_MS.max(timeout_ms)
 }
 
 /// Whether a silence at `now` follows the last pause closely enough to double it: within
@@ -58,7 +90,7 @@ fn exempt(request: &HttpRequest) -> bool {
 fn read_pause(doc: &Value) -> Option<Pause> {
     let until_ms = doc.get("untilMs")?.as_u64()?;
     let level = doc.get("level").and_then(Value::as_u64).map_or(0, |l| l.min(16) as u32);
-    Some(Pause { until_ms, level })
+    Some(Pause { until_ms, level, started: None })
 }
 
 impl<T: Transport + Clock + Storage> Pausing<T> {
@@ -74,7 +106,7 @@ impl<T: Transport + Clock + Storage> Pausing<T> {
             if let Some(p) = read_pause(&doc) {
                 let mut mine = self.pause.borrow_mut();
                 // a pause this process set meanwhile (a request already failed) stands
-                if p.until_ms > mine.until_ms {
+                if mine.started.is_none() && p.until_ms > mine.until_ms {
                     *mine = p;
                 }
             }
@@ -88,15 +120,15 @@ impl<T: Transport + Clock + Storage> Pausing<T> {
     /// No answer within `timeout_ms`: pause, unless a pause is already running (requests
     /// sent side by side fail together and count once).
     async fn no_answer(&self, timeout_ms: u64) {
-        let now = self.inner.now_ms();
+        let at = Moment::now(&self.inner);
         let next = {
             let mut p = self.pause.borrow_mut();
-            if now < p.until_ms {
+            if p.left_ms(&self.inner, longest(timeout_ms)).is_some() {
                 return;
             }
-            let level = if follows(&p, now) { (p.level + 1).min(16) } else { 0 };
-            let ms = timeout_ms.max(1).saturating_mul(1 << level).min(MAX_PAUSE_MS.max(timeout_ms));
-            *p = Pause { until_ms: now.saturating_add(ms), level };
+            let level = if follows(&p, at.wall_ms) { (p.level + 1).min(16) } else { 0 };
+            let ms = timeout_ms.max(1).saturating_mul(1 << level).min(longest(timeout_ms));
+            *p = Pause { until_ms: at.wall_ms.saturating_add(ms), level, started: Some((at, ms)) };
             *p
         };
         self.keep(next).await;
@@ -116,10 +148,9 @@ impl<T: Transport + Clock + Storage> Transport for Pausing<T> {
         let timeout_ms = request.timeout_ms;
         if !exempt(&request) {
             self.load_once().await;
-            let until = self.pause.borrow().until_ms;
-            let now = self.inner.now_ms();
-            if now < until {
-                return Err(TransportFailure::Paused { retry_in_ms: until - now });
+            let left = self.pause.borrow().left_ms(&self.inner, longest(timeout_ms));
+            if let Some(retry_in_ms) = left {
+                return Err(TransportFailure::Paused { retry_in_ms });
             }
         }
         let outcome = self.inner.send(request).await;

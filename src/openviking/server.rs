@@ -93,6 +93,12 @@ pub fn redact(text: &str, api_key: Option<&str>) -> String {
 /// [`redact`] for several secrets (the user key, the root key), longest first so a key that
 /// contains another is removed whole.
 pub fn redact_all(text: &str, secrets: &[&str]) -> String {
+    redact_forms(text, &secret_forms(secrets))
+}
+
+/// What [`redact_all`] looks for: each secret of 4 characters or more and its
+/// percent-encoded form, longest first.
+pub fn secret_forms(secrets: &[&str]) -> Vec<String> {
     let mut forms: Vec<String> = Vec::new();
     for s in secrets.iter().filter(|s| s.len() >= 4) {
         forms.push(s.to_string());
@@ -102,5 +108,10 @@ pub fn redact_all(text: &str, secrets: &[&str]) -> String {
         }
     }
     crate::order::sort_by_key(&mut forms, |f| std::cmp::Reverse(f.len()));
-    forms.iter().fold(text.to_string(), |out, f| out.replace(f.as_str(), "[redacted]"))
+    forms
+}
+
+/// `text` with each of `forms` ([`secret_forms`]) replaced by `[redacted]`.
+pub fn redact_forms(text: &str, forms: &[String]) -> String {
+    forms.iter().fold(text.to_string(), |out, f| if out.contains(f.as_str()) { out.replace(f.as_str(), "[redacted]") } else { out })
 }

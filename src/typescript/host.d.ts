@@ -61,7 +61,13 @@ export interface HostCallbacks {
   /** Gives back this host's own lock `name`. */
   unlock?(name: string): Promise<unknown>;
   sleep(ms: number): Promise<unknown>;
+  /** The wall clock, ms since the epoch. It may jump: the engine measures its waits on
+   *  `monotonicMs` when there is one, and a wait stamped later than `nowMs` (or at no
+   *  plausible time) is over. */
   nowMs(): number;
+  /** Optional: a clock that never goes back and ignores changes to the wall clock, in ms
+   *  (`performance.now()`); without it the engine's waits are measured on `nowMs`. */
+  monotonicMs?(): number;
   warn(message: string): void;
 }
 

@@ -8,7 +8,8 @@
 //! method, a synchronous throw, a rejection with anything (not only an `Error`), a hostile
 //! thenable, a wrong shape, or no answer at all — each becomes a typed `HostError`
 //! (`Timeout` after the engine's `timeoutMs`), never an exception through the wasm, never a
-//! promise of the engine that does not settle. `nowMs` and `warn` cannot break a call either.
+//! promise of the engine that does not settle. `nowMs`, `monotonicMs` and `warn` cannot break
+//! a call either.
 
 use crate::host::{Clock, HostError, HostErrorKind, HostResult, Storage};
 use crate::openviking::{HttpRequest, HttpResponse, Transport, TransportFailure};
@@ -293,6 +294,13 @@ impl Clock for JsHost {
             // a clock that throws or answers nonsense: the platform's
             _ => js_sys::Date::now() as u64,
         }
+    }
+    /// The optional `monotonicMs` callback (the plugin's: `performance.now()`); one that is
+    /// missing, throws or answers anything but a finite number from 0 up is no monotonic clock.
+    fn monotonic_ms(&self) -> Option<u64> {
+        let f = Reflect::get(&self.callbacks, &"monotonicMs".into()).ok().and_then(|f| f.dyn_into::<Function>().ok())?;
+        let t = f.call0(&self.callbacks).ok()?.as_f64()?;
+        (t.is_finite() && t >= 0.0 && t < u64::MAX as f64).then_some(t as u64)
     }
     async fn sleep(&self, ms: u64) {
         let _ = self.call("sleep", &[JsValue::from_f64(ms as f64)], ms.saturating_add(self.timeout_ms)).await;

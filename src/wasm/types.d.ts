@@ -208,7 +208,9 @@ export type ConfigProblem = {
    */
   severity: "error" | "warning",
   /**
-   * The value as given (`null` for `apiKey`, whose value is never shown).
+   * The value as given, without secrets: `null` for `apiKey`; `"***"` for a field that may
+   * hold one (a misspelled key field, `headers`), in an object at any depth too; a URL's
+   * user info as `***`; the configured key, wherever it appears, as `[redacted]`.
    */
   value: unknown,
   /**
@@ -670,7 +672,8 @@ export type SessionRecord = {
  */
 liveBefore: number, messageCount: number, 
 /**
- * When the send started (the host's clock); 0 in a mark saved before this field existed.
+ * When the send started (the host's wall clock); 0 in a mark saved before this field
+ * existed. Read only as far as it is plausible (`host::clock::wall_elapsed_ms`).
  */
 atMs: number, } | null,
   /**
@@ -1276,7 +1279,13 @@ export interface HostCallbacks {
   /** Gives back this host's own lock `name`. */
   unlock?(name: string): Promise<unknown>;
   sleep(ms: number): Promise<unknown>;
+  /** The wall clock, ms since the epoch. It may jump: the engine measures its waits on
+   *  `monotonicMs` when there is one, and a wait stamped later than `nowMs` (or at no
+   *  plausible time) is over. */
   nowMs(): number;
+  /** Optional: a clock that never goes back and ignores changes to the wall clock, in ms
+   *  (`performance.now()`); without it the engine's waits are measured on `nowMs`. */
+  monotonicMs?(): number;
   warn(message: string): void;
 }
 

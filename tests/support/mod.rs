@@ -53,7 +53,11 @@ pub struct FakeSession {
 
 #[derive(Default)]
 pub struct World {
+    /// The wall clock (`Clock::now_ms`): a test may jump it either way.
     pub now: u64,
+    /// The monotonic clock (`Clock::monotonic_ms`), `None`: the host has none. Sleeps advance
+    /// it with `now`; a jump of `now` leaves it alone.
+    pub mono: Option<u64>,
     pub sessions: BTreeMap<String, FakeSession>,
     /// task id → (polls before completion, result, fails)
     pub tasks: HashMap<String, (u32, Value, bool)>,
@@ -487,7 +491,7 @@ impl Storage for FakeHost {
             Some((holder, expires)) => *expires <= now || w.dead_holders.contains(holder),
         };
         if free {
-            w.locks.insert(name.to_string(), (self.1, now + ttl_ms));
+            w.locks.insert(name.to_string(), (self.1, now.saturating_add(ttl_ms)));
         }
         Ok(free)
     }
@@ -520,10 +524,14 @@ impl Clock for FakeHost {
     fn now_ms(&self) -> u64 {
         self.0.borrow().now
     }
+    fn monotonic_ms(&self) -> Option<u64> {
+        self.0.borrow().mono
+    }
     async fn sleep(&self, ms: u64) {
         {
             let mut w = self.0.borrow_mut();
-            w.now += ms;
+            w.now = w.now.saturating_add(ms);
+            w.mono = w.mono.map(|m| m + ms);
             w.sleeps += 1;
         }
         yield_once().await;
