@@ -32,6 +32,12 @@ pub fn fits(user: &str, agent: &str) -> bool {
     (user.starts_with(USER_SPACE) || user.starts_with(HOME_ALIAS)) && agent.starts_with(AGENT_SPACE)
 }
 
+/// In the user's space and not in its skills (`viking://user/<uid>/skills/…`, searched in the
+/// same find for the turn's skills: a hit there is never a memory, whichever list it comes in).
+fn is_user_memory_space(uri: &str) -> bool {
+    uri.strip_prefix(USER_SPACE).is_some_and(|rest| rest.split('/').nth(1) != Some("skills"))
+}
+
 /// A combined answer split into the user scope's and the agent scope's answers
 /// (`{memories: [...]}` each, server order kept, at most `limit` each); `None` when the answer
 /// holds no list of memories. User items are the `memories` in the user's space; agent items
@@ -42,7 +48,7 @@ pub fn split(answer: &Value, agent_scope: &str, limit: usize) -> Option<(Value, 
         Value::Array(a) => a,
         _ => return None,
     };
-    let user: Vec<Value> = memories.iter().filter(|i| uri_of(i).is_some_and(|u| u.starts_with(USER_SPACE))).take(limit).cloned().collect();
+    let user: Vec<Value> = memories.iter().filter(|i| uri_of(i).is_some_and(is_user_memory_space)).take(limit).cloned().collect();
     Some((json!({ "memories": user }), agent_answer(answer, agent_scope, limit)))
 }
 
@@ -98,6 +104,7 @@ mod tests {
         let m = |uri: &str, score: f64| json!({ "uri": uri, "level": 2, "score": score });
         let answer = json!({ "memories": [
             m("viking://user/alice/memories/a.md", 0.9),
+            m("viking://user/alice/skills/release-notes/SKILL.md", 0.85),
             m("viking://agent/main/memories/cases/c.md", 0.8),
             m("viking://user/alice/memories/b.md", 0.7),
             m("viking://resources/elsewhere.md", 0.65),
