@@ -192,7 +192,13 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
   async function tightenExisting() {
     const problems = [];
     const note = (p) => p && problems.push(p);
-    note(await tighten(fs, stateDir, DIR_MODE, true));
+    // the state dir itself may be a folder someone made and shares: it keeps its mode (the
+    // plugin's own folders inside it are 0700) and one that others can open is warned about
+    const top = await fs.lstat(stateDir).catch(() => null);
+    if (top?.isDirectory() && !top.isSymbolicLink() && (top.mode & 0o077) !== 0) {
+      const m = (top.mode & 0o777).toString(8).padStart(4, "0");
+      warn(`the state dir ${stateDir} can be opened by other users (mode ${m}); its mode is left as it is and the plugin's own folders in it are 0700 — fix: chmod 700 ${stateDir} if no one else needs it`);
+    }
     for (const dir of [stateDirPath, outboxDirPath, locksDirPath]) {
       note(await tighten(fs, dir, DIR_MODE, true));
       let names = [];

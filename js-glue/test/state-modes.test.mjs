@@ -23,8 +23,10 @@ function walk(root, out = []) {
   return out;
 }
 
-function assertPrivate(root) {
-  for (const e of walk(root)) assert.equal(oct(e.mode), e.dir ? "0700" : "0600", `${e.path} is ${oct(e.mode)}`);
+/** Every file under `root` 0600 and every folder 0700 — `root` itself too unless `rootMode`
+ *  says what it must have kept. */
+function assertPrivate(root, rootMode = "0700") {
+  for (const e of walk(root)) assert.equal(oct(e.mode), e.path === root ? rootMode : e.dir ? "0700" : "0600", `${e.path} is ${oct(e.mode)}`);
 }
 
 /** Run `fn` with process umask `u`, restoring it after. */
@@ -116,10 +118,41 @@ test("a state dir from an older version (0755 folders, 0644 files) is tightened 
       chmodSync(join(stateDir, "outbox", "old.jsonl.1.2.tmp"), 0o666);
     });
     assert.equal(oct(mode(join(stateDir, "state", "session%2Fold.json"))), "0644"); // precondition
-    // a read-only use (what an assemble does first) is enough to tighten everything
-    const store = createStateStore(stateDir);
+    // a read-only use (what an assemble does first) is enough to tighten everything the
+    // plugin owns; the state dir itself may be someone's shared folder: it keeps its mode,
+    // with a warning that it is open
+    const warnings = [];
+    const store = createStateStore(stateDir, { warn: (m) => warnings.push(m) });
     assert.deepEqual(await store.loadState("session/old"), { note: TURN.text });
-    assertPrivate(stateDir);
+    assertPrivate(stateDir, "0755");
+    assert.ok(warnings.some((w) => w.includes(`the state dir ${stateDir} can be opened by other users (mode 0755)`) && w.includes(`chmod 700 ${stateDir}`)), JSON.stringify(warnings));
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+});
+
+test("an existing state dir keeps its mode (0750, shared with a group) and one already private gives no warning", async () => {
+  const base = mkdtempSync(join(tmpdir(), "ov-modes-"));
+  try {
+    const shared = join(base, "shared");
+    mkdirSync(shared, { mode: 0o750 });
+    chmodSync(shared, 0o750);
+    const warnings = [];
+    const store = createStateStore(shared, { warn: (m) => warnings.push(m) });
+    await store.saveState("session/a", { n: 1 });
+    assert.equal(oct(mode(shared)), "0750", "the folder the user made keeps its mode");
+    assertPrivate(shared, "0750");
+    assert.equal(warnings.filter((w) => w.includes("can be opened by other users")).length, 1);
+    const own = join(base, "own");
+    mkdirSync(own, { mode: 0o700 });
+    chmodSync(own, 0o700);
+    const quiet = [];
+    await createStateStore(own, { warn: (m) => quiet.push(m) }).saveState("session/a", { n: 1 });
+    assert.deepEqual(quiet, []);
+    // a state dir the store creates itself is 0700
+    const made = join(base, "made", "sd");
+    await withUmask(0o022, () => createStateStore(made).saveState("session/a", { n: 1 }));
+    assertPrivate(join(base, "made"));
   } finally {
     rmSync(base, { recursive: true, force: true });
   }
@@ -135,8 +168,8 @@ test("the first outbox read or key listing also tightens an older state dir", as
         writeFileSync(join(stateDir, "state", "session%2Fold.json"), "{}", { mode: 0o644 });
         writeFileSync(join(stateDir, "outbox", "old.jsonl"), `${JSON.stringify(TURN)}\n`, { mode: 0o644 });
       });
-      await op(createStateStore(stateDir));
-      assertPrivate(stateDir);
+      await op(createStateStore(stateDir, { warn: () => {} }));
+      assertPrivate(stateDir, "0755"); // made here before the store: not the plugin's to change
     } finally {
       rmSync(base, { recursive: true, force: true });
     }
@@ -171,6 +204,7 @@ test("a folder it cannot tighten is a warning, not a failure", async () => {
     };
     try {
       chmodSync(join(stateDir, "state"), 0o755);
+      chmodSync(stateDir, 0o700); // (a state dir open to others would be a warning of its own)
       const store = createStateStore(stateDir, { warn: (m) => warnings.push(m) });
       assert.equal(await store.loadState("nothing"), null);
     } finally {
