@@ -559,3 +559,23 @@ fn after_an_outage_the_first_turn_that_reaches_openviking_lets_the_due_commit_st
     assert!(done.compacted, "{done:?}");
     assert_eq!(host.world().sessions[OV].archives[0].iter().filter(|m| m["role"] == "user").count(), 4);
 }
+
+#[test]
+fn a_lock_wait_under_a_clock_that_answers_nonsense_lasts_its_pauses_not_its_tries() {
+    // another live process holds the outbox's write lock for ever while the host's clock
+    // reads no plausible time: the wait ends once its pauses add up to the timeout, in tens
+    // of tries, not at the tries' bound (thousands of host calls)
+    let host = FakeHost::new();
+    let e = engine(&host, json!({ "timeoutMs": 1000 }));
+    {
+        let mut w = host.world();
+        w.locks.insert(format!("outbox/{OV}"), (999, u64::MAX));
+        w.now = u64::MAX / 2; // no plausible time (the lock's expiry is later still)
+        w.sleeps = 0;
+    }
+    // (the write lock not taken, the turn is refused with a retryable error: the host keeps it)
+    let out = block_on(e.write_turn(turn_write("s1", Some("a0"), turn(0, "first turn"))));
+    assert!(out.is_err(), "{out:?}");
+    let sleeps = host.world().sleeps;
+    assert!(sleeps > 0 && sleeps < 40, "{sleeps} pauses");
+}

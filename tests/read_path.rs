@@ -721,3 +721,13 @@ fn with_skill_recall_off_the_find_holds_only_the_memory_scopes() {
     assert_eq!(host.world().combined_finds, [vec![USER.to_string(), AGENT.to_string()]]);
     assert!(host.world().finds.iter().all(|f| f.2 == 48));
 }
+
+#[test]
+fn write_times_are_asked_for_only_when_the_present_is_asked() {
+    let host = host_with_memories();
+    let e = engine(&host, json!({}));
+    assemble(&e, "s1", "Which editor theme do I prefer?");
+    assert!(host.world().listed.is_empty(), "{:?}", host.world().listed);
+    assemble(&e, "s2", "Which editor theme do I prefer now?");
+    assert!(!host.world().listed.is_empty(), "the found memories' folders are listed");
+}

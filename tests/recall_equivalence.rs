@@ -10,7 +10,7 @@ use openviking_context_engine::context::messages::estimate_message_tokens;
 use openviking_context_engine::context::messages::synthetic::{recall_pair, RecalledMemory};
 use openviking_context_engine::recall::candidate::{Scope, SearchItem};
 use openviking_context_engine::recall::explain::{CutReason, Decision, ExplainRecord};
-use openviking_context_engine::recall::rank::{one_typo_apart, profile_query, query_tokens, token_matches, QueryProfile, RankParts};
+use openviking_context_engine::recall::rank::{one_typo_apart, TYPO_RUNS, profile_query, query_tokens, token_matches, QueryProfile, RankParts};
 use openviking_context_engine::recall::cover::{cover, Entry};
 use openviking_context_engine::recall::{query_words_in, recall, recall_with, relevance_words, RecallOutcome, RecallSettings};
 use openviking_context_engine::text::{collapse_whitespace, is_cjk, truncate_with_ellipsis};
@@ -100,7 +100,7 @@ mod reference {
             .filter(|t| {
                 token_matches(&lower, t)
                     || (t.len() >= 6 && t.chars().all(|c| c.is_ascii_alphabetic()) && token_matches(&lower, &t[..std::cmp::max(5, t.len() - 3)]))
-                    || lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| one_typo_apart(t.as_bytes(), w.as_bytes()))
+                    || lower.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).take(TYPO_RUNS).any(|w| one_typo_apart(t.as_bytes(), w.as_bytes()))
             })
             .cloned()
             .collect()

@@ -34,6 +34,9 @@ impl<H: Host> Engine<H> {
     /// still take the lock later; the host orders the unlock after it).
     pub(super) async fn take_lock(&self, name: &str, ttl_ms: u64, wait_ms: u64) -> HostResult<bool> {
         let mut start = Moment::now(&self.host);
+        // the pauses asked for so far: the least the wait has lasted, whatever the clock says
+        // (a clock that answers nonsense cannot stretch the wait to the tries' bound)
+        let mut slept = 0u64;
         let mut pause = 5;
         // bounded in tries too: a host whose sleep returns at once (or whose clock stands
         // still) must not turn the wait into a loop that never yields to its timers
@@ -47,13 +50,14 @@ impl<H: Host> Engine<H> {
                 }
             }
             match start.elapsed_ms(&self.host) {
-                Some(waited) if waited >= wait_ms => return Ok(false),
+                Some(waited) if waited.max(slept) >= wait_ms => return Ok(false),
                 Some(_) => {}
-                // the clock went back or answers nonsense: the wait starts again (the tries
-                // still bound it)
+                // the clock went back or answers nonsense: the pauses alone measure the wait
+                None if slept >= wait_ms => return Ok(false),
                 None => start = Moment::now(&self.host),
             }
             self.host.sleep(pause).await;
+            slept = slept.saturating_add(pause);
             pause = (pause * 2).min(100);
         }
         Ok(false)

@@ -386,7 +386,10 @@ impl<H: Host> Engine<H> {
                 }
             }
         }
-        self.add_written_times(&mut search).await;
+        // write times matter only where an older version is cut: a question about the present
+        if crate::recall::rank::profile_query(query).wants_recent {
+            self.add_written_times(&mut search).await;
+        }
         // one warning per outage and cause (a key refused, then a server down, warns twice)
         const CAUSES: [&str; 4] = ["key_refused", "server_starting", "unreachable", "server_error"];
         match (&search.problem, search.failed.len()) {
@@ -403,7 +406,8 @@ impl<H: Host> Engine<H> {
         search
     }
 
-    /// When each found memory was written: the folders holding them listed (newest first, at
+    /// When each found memory was written (asked only when the question is about the present,
+    /// where an older version is cut): the folders holding them listed (newest first, at
     /// most [`WRITTEN_FOLDERS`] folders of [`WRITTEN_NODES`] files each, in parallel) and each
     /// item given its `written_at`, so that recall puts the newest version of a fact first
     /// (`recall::cover`). A listing that fails leaves its items without a time.

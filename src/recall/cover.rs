@@ -30,6 +30,8 @@ use crate::recall::rank::{is_cue_token, QueryProfile};
 use crate::recall::{content_words, ContentWords};
 use crate::text::dates::first_dated;
 
+/// How much of each memory's text (UTF-16 units) the cover step reads.
+pub const TEXT_READ: usize = 2000;
 /// Weight of the similarity to the memories already picked.
 pub const DIVERSITY: f64 = 0.15;
 /// Weight of the share of the query's words a memory adds to those already covered.
@@ -69,12 +71,8 @@ struct Facts {
     date: Option<(u64, u64)>,
 }
 
-/// Share of the smaller set's content words found in the other (0 when either is empty).
-fn similarity(a: &ContentWords, b: &ContentWords) -> f64 {
-    overlap(a, b).0
-}
-
-/// [`similarity`], and how many words the two share besides numbers (a CJK pair counts ½).
+/// The share of the smaller set's content words found in the other (0 when either is
+/// empty), and how many words the two share besides numbers (a CJK pair counts ½).
 fn overlap(a: &ContentWords, b: &ContentWords) -> (f64, f64) {
     let smaller = a.words.len().min(b.words.len());
     if smaller == 0 {
@@ -85,12 +83,28 @@ fn overlap(a: &ContentWords, b: &ContentWords) -> (f64, f64) {
     (common.len() as f64 / smaller as f64, weight)
 }
 
+/// The most candidates the cover step orders (the best by rank; the rest follow in rank
+/// order): its work grows with the square of their number.
+pub const COVER_MAX: usize = 48;
+
 /// Orders `entries` (best rank first) to cover the query; see the module doc.
 pub fn cover(entries: &[Entry], profile: &QueryProfile) -> Covered {
+    let n = entries.len().min(COVER_MAX);
+    let mut out = cover_first(&entries[..n], profile);
+    out.order.extend(n..entries.len());
+    out
+}
+
+fn cover_first(entries: &[Entry], profile: &QueryProfile) -> Covered {
     let n = entries.len();
     let facts: Vec<Facts> = entries
         .iter()
-        .map(|e| Facts { words: content_words(e.summary), date: first_dated(e.summary).map(|d| (d.start_ms, d.end_ms)) })
+        .map(|e| {
+            // a memory's opening says what it is about and when (an abstract is short; a
+            // hostile one of megabytes must not cost the turn more than its first lines)
+            let head = crate::text::prefix_utf16(e.summary, TEXT_READ);
+            Facts { words: content_words(head), date: first_dated(head).map(|d| (d.start_ms, d.end_ms)) }
+        })
         .collect();
     let base: Vec<f64> = entries
         .iter()
@@ -104,6 +118,16 @@ pub fn cover(entries: &[Entry], profile: &QueryProfile) -> Covered {
             e.rank + fit
         })
         .collect();
+    // every pair's overlap, once (share of the smaller one's words, shared words' weight)
+    let mut pairs = vec![(0.0, 0.0); n * n];
+    for i in 0..n {
+        for j in i + 1..n {
+            let o = overlap(&facts[i].words, &facts[j].words);
+            pairs[i * n + j] = o;
+            pairs[j * n + i] = o;
+        }
+    }
+    let pair = |i: usize, j: usize| pairs[i * n + j];
     let query_bits = entries.iter().fold(0u128, |m, e| m | e.words);
     let query_count = f64::from(query_bits.count_ones().max(1));
     let mut left: Vec<usize> = (0..n).collect();
@@ -111,7 +135,7 @@ pub fn cover(entries: &[Entry], profile: &QueryProfile) -> Covered {
     let mut covered = 0u128;
     while !left.is_empty() {
         let value = |i: usize| {
-            let redundancy = order.iter().map(|&j| similarity(&facts[i].words, &facts[j].words)).fold(0.0, f64::max);
+            let redundancy = order.iter().map(|&j| pair(i, j).0).fold(0.0, f64::max);
             let adds = f64::from((entries[i].words & !covered).count_ones()) / query_count;
             base[i] - DIVERSITY * redundancy + NEW_WORDS * adds
         };
@@ -127,7 +151,9 @@ pub fn cover(entries: &[Entry], profile: &QueryProfile) -> Covered {
     // which of two memories is newer: the one written later (the order the store learned them
     // in), else, when either write time is unknown or both were written in the same second
     // (one commit's extraction), the one whose text names a later date
-    let when = |i: usize, j: usize| match (entries[i].written, entries[j].written) {
+    // (write times are asked for, and used, only when the present is asked)
+    let written = |i: usize| entries[i].written.filter(|_| profile.wants_recent);
+    let when = |i: usize, j: usize| match (written(i), written(j)) {
         (Some(a), Some(b)) if a != b => Some((a, b)),
         _ => Some((facts[i].date?.0, facts[j].date?.0)),
     };
@@ -141,7 +167,7 @@ pub fn cover(entries: &[Entry], profile: &QueryProfile) -> Covered {
             // against "replaced her Fiat with a Toyota")
             let missing = entries[older].words & subject & !entries[newer].words;
             sn > so && (missing == 0 || (profile.wants_recent && missing.count_ones() == 1 && missing & names == 0)) && {
-                let (sim, shared) = overlap(&facts[older].words, &facts[newer].words);
+                let (sim, shared) = pair(older, newer);
                 sim >= SAME_THING || (profile.wants_recent && shared >= 2.0 && sim >= SAME_THING_NOW)
             }
         }

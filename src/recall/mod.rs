@@ -228,7 +228,7 @@ fn query_words_with(words: &[String], lower: &str, runs: &mut WordRuns) -> u128 
     let found = |t: &str| {
         let letters = t.len() >= 5 && t.bytes().all(|b| b.is_ascii_alphabetic());
         let whole = if t.len() >= 6 && letters { runs.begins_with(lower, &t[..(t.len() - 3).max(5)]) } else { runs.matches(lower, t) };
-        whole || (letters && runs.iter(lower).any(|r| rank::one_typo_apart(t.as_bytes(), r)))
+        whole || (letters && runs.iter(lower).take(rank::TYPO_RUNS).any(|r| rank::one_typo_apart(t.as_bytes(), r)))
     };
     words.iter().take(128).enumerate().filter(|(_, t)| found(t)).fold(0, |m, (n, _)| m | (1u128 << n))
 }

@@ -77,7 +77,7 @@ impl<'w> QueryWordIndex<'w> {
                 }
             }
             for &(bit, t) in &self.typo {
-                if bits & bit == 0 && self.runs.iter(lower).any(|r| super::rank::one_typo_apart(t, r)) {
+                if bits & bit == 0 && self.runs.iter(lower).take(super::rank::TYPO_RUNS).any(|r| super::rank::one_typo_apart(t, r)) {
                     bits |= bit;
                 }
             }

@@ -352,6 +352,10 @@ impl WordRuns {
     }
 }
 
+/// How many words of a text, from its start, are compared for one typo (a memory's abstract
+/// is short; a text of megabytes must not cost a turn seconds).
+pub const TYPO_RUNS: usize = 400;
+
 /// Two words one typo apart, as a misspelled name is ("jonass", "jnoas", "priyah" for
 /// "jonas", "priya"): both of ASCII letters, at least 5 long, the same first letter, and one
 /// letter inserted, deleted, replaced, or two neighbours swapped. Equal words are not.

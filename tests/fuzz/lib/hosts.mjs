@@ -48,6 +48,11 @@ export function allowedScope(uri, targetUri, agentId = "default") {
   const folder = /^(.*\/memories)\/(preferences|events|experiences)$/s.exec(uri);
   if (folder) return allowedScope(folder[1], targetUri, agentId);
   if (uri === agentScope(agentId) || uri === HOME_SCOPE) return true;
+  // a turn's skills are found in the same find, in the user's and the account's skill roots
+  // (src/recall/skills.rs own_skill_roots)
+  if (uri === "viking://agent/skills") return true;
+  const skills = /^viking:\/\/user\/(.*)\/skills$/s.exec(uri);
+  if (skills && isPlainSegment(skills[1])) return true;
   if (typeof targetUri === "string" && uri === targetUri.replace(/\/+$/, "")) return true;
   const m = /^viking:\/\/user\/(.*)\/memories$/s.exec(uri);
   return !!m && isPlainSegment(m[1]);
