@@ -82,8 +82,8 @@ test("a bad plugin config never fails the load: warnings name the key, an error 
   assert.throws(() => factory(), (err) => err.code === "INVALID_CONFIG" && err.field === "mode");
 });
 
-test("the project README's configuration table has a row for every key, with the engine's default and bounds", () => {
-  const rows = readFileSync(new URL("../../README.md", import.meta.url), "utf8").split("\n")
+test("the plugin README's configuration table has a row for every key, with the engine's default and bounds", () => {
+  const rows = readFileSync(new URL("../README.md", import.meta.url), "utf8").split("\n")
     .filter((l) => l.startsWith("| ") && !l.startsWith("| key ") && !l.startsWith("|---"))
     .map((l) => l.split("|").map((c) => c.trim()));
   const rowOf = (key) => rows.find((c) => c[1].split(" / ").includes(key));
