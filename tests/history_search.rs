@@ -132,6 +132,54 @@ fn an_archived_turn_expands_to_its_archive_with_its_turn_id() {
 }
 
 #[test]
+fn archived_turns_are_embedded_once_per_commit_and_found_by_meaning() {
+    use openviking_context_engine::tools::history::by_meaning::{agent_dir, doc_uri};
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    let other = engine(&host, json!({"agentId": "other"}));
+    host.world().now = NOW;
+    block_on(e.write_turn(turn_write("s1", Some("k1"), said(NOW - 2 * DAY, "We adopted a greyhound called Pixel.", "Lovely.")))).unwrap();
+    block_on(e.write_turn(turn_write("s1", Some("k2"), said(NOW - DAY, "Lunch is at noon.", "Noon.")))).unwrap();
+    assert!(host.world().embedded.is_empty(), "live turns are not embedded");
+    assert!(block_on(e.compact("s1", None)).unwrap().compacted);
+    let (writes, docs) = { let w = host.world(); (w.embedded_writes.clone(), w.embedded.clone()) };
+    assert_eq!(writes, [("viking://user/alice/resources/openviking-context-engine/main".to_string(), 2)], "one request per commit");
+    let k1 = doc_uri("alice", "main", "main--s1", "k1");
+    assert_eq!(docs[&k1], "user: We adopted a greyhound called Pixel.\nassistant: Lovely.");
+    block_on(e.write_turn(turn_write("s1", Some("k3"), said(NOW, "A dog walker starts Monday.", "Noted.")))).unwrap();
+    // the vectors know that a greyhound is a dog; the words do not (the stand-in ranks by
+    // the words of the embedded text, so the file says "dog")
+    host.world().embedded.insert(k1.clone(), "user: our dog, a greyhound called Pixel".into());
+    // another agent's file under a look-alike folder is never read
+    host.world().embedded.insert(format!("{}-x/main--s1/t-0000000000000000.md", agent_dir("alice", "main")), "dog".into());
+    let r = run(&e, "memory_search_history", json!({"query": "what is our dog named"}));
+    let ids: Vec<&str> = r["hits"].as_array().unwrap().iter().map(|h| h["turnId"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["k3", "k1"], "{r}");
+    assert!(r["hits"][1]["excerpt"].as_str().unwrap().starts_with("We adopted a greyhound"), "{r}");
+    assert_eq!(host.world().finds.last().unwrap().0, agent_dir("alice", "main"));
+    // "all" keeps to turns with every word; a pattern and the recency order never ask the vectors
+    let all = run(&e, "memory_search_history", json!({"query": "dog walker", "match": "all"}));
+    assert_eq!(all["hits"].as_array().unwrap().len(), 1, "{all}");
+    let finds = host.world().finds.len();
+    run(&e, "memory_search_history", json!({"pattern": "dog"}));
+    run(&e, "memory_search_history", json!({"query": "dog", "sort": "recency"}));
+    assert_eq!(host.world().finds.len(), finds);
+    // the session scope searches the session's folder only
+    let ctx = ToolContext { session_id: Some("s1".into()) };
+    block_on(e.run_tool_in("memory_search_history", &json!({"query": "dog", "scope": "session"}), &ctx)).unwrap();
+    assert_eq!(host.world().finds.len(), finds + 1);
+    assert_eq!(host.world().finds.last().unwrap().0, format!("{}/main--s1", agent_dir("alice", "main")));
+    // another agent never sees these turns, by words or by meaning
+    let o = run(&other, "memory_search_history", json!({"query": "what is our dog named"}));
+    assert_eq!(o["hits"].as_array().unwrap().len(), 0, "{o}");
+    // the search by meaning failing costs only itself
+    host.world().fail_op.insert("find".into(), [openviking_context_engine::host::HostErrorKind::Timeout].into());
+    let r = run(&e, "memory_search_history", json!({"query": "what is our dog named"}));
+    assert_eq!(r["hits"].as_array().unwrap().iter().map(|h| h["turnId"].as_str().unwrap()).collect::<Vec<_>>(), ["k3"]);
+    assert!(r["note"].as_str().unwrap().contains("words only"), "{r}");
+}
+
+#[test]
 fn another_agents_turns_are_never_read() {
     let host = FakeHost::new();
     let main = engine(&host, json!({}));
@@ -278,7 +326,7 @@ mod properties {
             let until_ms = match (since_ms, width) { (Some(s), Some(w)) => Some(s + w), (None, Some(w)) => Some(NOW - w), _ => None };
             let q = Query {
                 matcher: Matcher::Terms { terms: terms_of(text), phrase: phrase_of(text), all: true },
-                since: since_ms, until: until_ms, role, sort: if recency { Sort::Recency } else { Sort::Relevance }, limit, ov_session_id: None,
+                since: since_ms, until: until_ms, role, sort: if recency { Sort::Recency } else { Sort::Relevance }, limit, ov_session_id: None, by_meaning: Vec::new(),
             };
             let out = search("main", &chunks, &q);
             prop_assert!(out.hits.len() <= limit);

@@ -290,16 +290,20 @@ impl<H: Host> Engine<H> {
                 Err(e) => self.host.warn(&format!("could not read {diff_uri}: {e}")),
             }
         }
-        let (summary, replaced_chars) = match self.host.archive(ov_id, &archive_id).await {
+        let archive = match self.host.archive(ov_id, &archive_id).await {
             _ if archive_id.is_empty() => {
                 self.host.warn(&format!("commit task {task_id} of {ov_id} named no archive; checkpoint kept without a summary"));
-                (None, 0)
+                None
             }
-            Ok(a) => (a.get("overview").and_then(Value::as_str).map(str::to_string).filter(|s| !s.trim().is_empty()), archived_text_chars(&a)),
+            Ok(a) => Some(a),
             Err(e) => {
                 self.host.warn(&format!("could not read archive {archive_id} of {ov_id}: {e}"));
-                (None, 0)
+                None
             }
+        };
+        let (summary, replaced_chars) = match &archive {
+            Some(a) => (a.get("overview").and_then(Value::as_str).map(str::to_string).filter(|s| !s.trim().is_empty()), archived_text_chars(a)),
+            None => (None, 0),
         };
         let summary_problem = crate::context::summary_check::check_summary(summary.as_deref(), replaced_chars).err().map(|p| p.reason().to_string());
         if let Some(why) = &summary_problem {
@@ -328,6 +332,10 @@ impl<H: Host> Engine<H> {
                 let uri = checkpoint_uri(&uid, &self.config.agent_id, ov_id, archive_index);
                 if let Err(e) = self.host.write_json(&uri, serde_json::to_value(&cp).unwrap_or(Value::Null)).await {
                     self.host.warn(&format!("checkpoint {} kept locally; writing it to OpenViking failed: {e}", cp.checkpoint_id));
+                }
+                // the archived turns, searchable by meaning (the checkpoint made their folder)
+                if let Some(a) = &archive {
+                    self.embed_archived_turns(&uid, ov_id, a).await;
                 }
             }
             None => self.host.warn("checkpoint kept locally only: the OpenViking user id is not known yet"),

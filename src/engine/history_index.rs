@@ -9,6 +9,7 @@
 
 use super::Engine;
 use crate::error::{EngineError, ErrorCode, Result};
+use crate::tools::history::by_meaning;
 use crate::tools::history::rank::{search, Hit};
 use crate::tools::history::{add_to_chunk, chunk_key, chunk_of, session_of_key, IndexChunk, TurnEntry};
 use crate::host::Host;
@@ -103,6 +104,40 @@ impl<H: Host> Engine<H> {
         (json!({ "summaryOrMemoryUri": uri, "query": query }), archive.is_some())
     }
 
+    /// The vector order of this agent's archived turns for `query` (of one session when
+    /// `only` is set): one find over the agent's (or session's) folder of embedded turns.
+    async fn turns_by_meaning(&self, uid: &str, only: Option<&str>, query: &str) -> crate::host::HostResult<Vec<(String, String)>> {
+        let agent_dir = by_meaning::agent_dir(uid, &self.config.agent_id);
+        let target = match only {
+            Some(ov_id) => by_meaning::session_dir(uid, &self.config.agent_id, ov_id),
+            None => agent_dir.clone(),
+        };
+        let answer = match self.host.find(&target, query, by_meaning::POOL, &crate::host::FindFilter::default()).await {
+            // no turn archived (and embedded) yet
+            Err(e) if e.kind == crate::host::HostErrorKind::NotFound => return Ok(Vec::new()),
+            other => other?,
+        };
+        Ok(by_meaning::ranked_names(&answer, &agent_dir).into_iter().filter(|(s, _)| owns_session(&self.config.agent_id, s) && only.map_or(true, |o| o == s)).collect())
+    }
+
+    /// Embeds the turns of an archive (`archive`: `GET …/archives/{id}`) for the search by
+    /// meaning: one request, one vector per turn with text. A failure is warned about once and
+    /// costs only those turns' findability by meaning (words still find them).
+    pub(super) async fn embed_archived_turns(&self, uid: &str, ov_id: &str, archive: &Value) {
+        let messages = archive.get("messages").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let docs: Vec<(String, String)> = crate::tools::history::turns_from_messages(messages, 0, 0)
+            .iter()
+            .filter_map(|t| Some((by_meaning::doc_uri(uid, &self.config.agent_id, ov_id, &t.turn_id), by_meaning::doc_text(t)?)))
+            .collect();
+        if docs.is_empty() {
+            return;
+        }
+        let root = crate::lifecycle::checkpoint::engine_dir(uid, &self.config.agent_id);
+        if let Err(e) = self.host.write_embedded(&root, &docs).await {
+            self.warn_once("embed-turns", &format!("archived turns of {ov_id} could not be embedded for memory_search_history (words still find them): {e}"));
+        }
+    }
+
     /// `memory_search_history`.
     pub async fn search_history(&self, params: &Value, ctx: &ToolContext) -> Result<Value> {
         let started = self.host.now_ms();
@@ -123,11 +158,21 @@ impl<H: Host> Engine<H> {
         let chunks = self.own_chunks(only.as_deref()).await?;
         let sessions: std::collections::HashSet<&str> = chunks.iter().map(|c| c.ov_session_id.as_str()).collect();
         let n_sessions = sessions.len();
-        let outcome = search(&self.config.agent_id, &chunks, &input.query);
-        let root = match self.resolve_user().await {
-            Some(uid) => crate::recall::scopes::sessions_root(Some(&uid)),
-            None => None,
+        let uid = self.resolve_user().await;
+        let root = uid.as_deref().and_then(|u| crate::recall::scopes::sessions_root(Some(u)));
+        let by_words_only = match (&uid, &input.query.matcher, input.query.sort) {
+            (Some(uid), crate::tools::history::rank::Matcher::Terms { .. }, crate::tools::history::rank::Sort::Relevance) if !chunks.is_empty() => {
+                match self.turns_by_meaning(uid, only.as_deref(), &input.asked).await {
+                    Ok(ranked) => {
+                        input.query.by_meaning = ranked;
+                        None
+                    }
+                    Err(e) => Some(format!("searched by words only: the search by meaning failed ({e})")),
+                }
+            }
+            _ => None,
         };
+        let outcome = search(&self.config.agent_id, &chunks, &input.query);
         // memory_expand ranks by words: a pattern is handed on as the excerpt's words
         let mut hits = Vec::with_capacity(outcome.hits.len());
         for h in &outcome.hits {
@@ -161,6 +206,8 @@ impl<H: Host> Engine<H> {
             if let Value::Object(m) = &mut doc {
                 m.insert("note".into(), json!("OpenViking is unavailable: hits come from the engine's index, without memory_expand references"));
             }
+        } else if let (Some(note), Value::Object(m)) = (by_words_only, &mut doc) {
+            m.insert("note".into(), json!(note));
         }
         Ok(doc)
     }

@@ -148,6 +148,12 @@ pub trait OpenViking {
     async fn read_raw(&self, uri: &str) -> HostResult<Option<String>>;
     /// `POST /api/v1/content/write {uri, content, mode: create|replace, wait}`.
     async fn write_text(&self, uri: &str, content: &str, create_only: bool, wait: bool) -> HostResult<()>;
+    /// `POST /api/v1/content/batch-write {root_uri, operations: [{uri, content, mode:
+    /// "replace"}], wait: false, processing_mode: "vectors_only"}`: text files OpenViking
+    /// embeds (one vector each) without its semantic pipeline — no model call. `root` is an
+    /// existing folder below `resources/<name>/` that holds every uri; when it does not exist
+    /// yet, the first file is written alone (which makes the folders) and the rest in batches.
+    async fn write_embedded(&self, root: &str, docs: &[(String, String)]) -> HostResult<()>;
     /// `GET /api/v1/fs/stat`: `{uri, isDir, …}`, `None` when nothing is there.
     async fn stat(&self, uri: &str) -> HostResult<Option<Value>>;
     /// `DELETE /api/v1/fs?uri=…&wait=true` (not recursive): `{uri, estimated_deleted_count}`.

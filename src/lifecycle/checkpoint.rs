@@ -79,9 +79,14 @@ pub fn checkpoint_id(session_id: &str, archive_index: u32) -> String {
     format!("ckpt-{session_id}-{archive_index:03}")
 }
 
+/// The engine's records of one agent in OpenViking.
+pub fn engine_dir(user_id: &str, agent_id: &str) -> String {
+    format!("viking://user/{user_id}/resources/openviking-context-engine/{agent_id}")
+}
+
 /// Where the engine keeps a session's checkpoints.
 pub fn checkpoint_dir(user_id: &str, agent_id: &str, session_id: &str) -> String {
-    format!("viking://user/{user_id}/resources/openviking-context-engine/{agent_id}/{session_id}")
+    format!("{}/{session_id}", engine_dir(user_id, agent_id))
 }
 
 pub fn checkpoint_uri(user_id: &str, agent_id: &str, session_id: &str, archive_index: u32) -> String {

@@ -299,6 +299,27 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
         self.call(Call::new(Method::Post, "/api/v1/content/write").body(body)).await.map(drop)
     }
 
+    async fn write_embedded(&self, root: &str, docs: &[(String, String)]) -> HostResult<()> {
+        let single = |uri: &str, content: &str| json!({ "uri": uri, "content": content, "mode": "replace", "wait": false, "processing_mode": "vectors_only" });
+        let mut rest = docs;
+        while !rest.is_empty() {
+            let (now, later) = rest.split_at(rest.len().min(BATCH_MAX));
+            let ops: Vec<Value> = now.iter().map(|(uri, content)| json!({ "uri": uri, "content": content, "mode": "replace" })).collect();
+            let body = json!({ "root_uri": root, "operations": ops, "wait": false, "processing_mode": "vectors_only" });
+            match self.call(Call::new(Method::Post, "/api/v1/content/batch-write").body(body)).await {
+                Ok(_) => rest = later,
+                // the folder is not there yet: one write makes it
+                Err(e) if e.kind == HostErrorKind::NotFound => {
+                    let (uri, content) = &rest[0];
+                    self.call(Call::new(Method::Post, "/api/v1/content/write").body(single(uri, content))).await?;
+                    rest = &rest[1..];
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
+
     async fn stat(&self, uri: &str) -> HostResult<Option<Value>> {
         match self.call_found(Call::new(Method::Get, "/api/v1/fs/stat").query("uri", uri)).await? {
             None | Some(Value::Null) => Ok(None),

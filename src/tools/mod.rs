@@ -446,7 +446,7 @@ impl HistorySearchInput {
             None => Sort::Relevance,
         };
         let limit = limit_field(&o, "limit", LIMIT_MAX as u64)?.unwrap_or(LIMIT_DEFAULT);
-        Ok(HistorySearchInput { query: Query { matcher, since, until, role, sort, limit, ov_session_id: None }, scope, asked })
+        Ok(HistorySearchInput { query: Query { matcher, since, until, role, sort, limit, ov_session_id: None, by_meaning: Vec::new() }, scope, asked })
     }
 }
 

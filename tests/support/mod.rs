@@ -97,6 +97,11 @@ pub struct World {
     pub warnings: Vec<String>,
     pub calls: Vec<String>,
     pub sleeps: u64,
+    /// Files written with `write_embedded` (uri → text): what `find` over their folder ranks
+    /// (by words shared with the query, a stand-in for their vectors).
+    pub embedded: BTreeMap<String, String>,
+    /// `write_embedded` calls: (root, files).
+    pub embedded_writes: Vec<(String, usize)>,
     /// Memory items per scope uri, as `find` returns them (`{uri, level, score, abstract, category}`).
     pub memories: HashMap<String, Vec<Value>>,
     /// Text files (`read_content`), e.g. memories' full texts and `profile.md`.
@@ -325,6 +330,15 @@ impl OpenViking for FakeHost {
         if let Some(odd) = w.odd_find.get(target_uri) {
             return Ok(odd.clone());
         }
+        let prefix = format!("{target_uri}/");
+        if w.embedded.keys().any(|u| u.starts_with(&prefix)) {
+            let words = |t: &str| t.to_lowercase().split(|c: char| !c.is_alphanumeric()).filter(|x| x.len() > 2).map(str::to_string).collect::<std::collections::BTreeSet<String>>();
+            let asked = words(query);
+            let mut hits: Vec<(usize, &String)> = w.embedded.iter().filter(|(u, _)| u.starts_with(&prefix)).map(|(u, t)| (words(t).intersection(&asked).count(), u)).filter(|(n, _)| *n > 0).collect();
+            hits.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+            let items: Vec<Value> = hits.into_iter().take(limit).map(|(n, u)| json!({ "uri": u, "level": 2, "score": n as f64 / 10.0, "context_type": "resource" })).collect();
+            return Ok(json!({ "memories": [], "resources": items }));
+        }
         let items: Vec<Value> = found_in(&w, target_uri, filter).into_iter().take(limit).collect();
         Ok(json!({ "memories": items }))
     }
@@ -378,6 +392,15 @@ impl OpenViking for FakeHost {
             return Err(HostError::new(HostErrorKind::Conflict, "ALREADY_EXISTS"));
         }
         w.texts.insert(uri.to_string(), content.to_string());
+        Ok(())
+    }
+    async fn write_embedded(&self, root: &str, docs: &[(String, String)]) -> HostResult<()> {
+        self.ov("write_embedded")?;
+        let mut w = self.0.borrow_mut();
+        w.embedded_writes.push((root.to_string(), docs.len()));
+        for (uri, text) in docs {
+            w.embedded.insert(uri.clone(), text.clone());
+        }
         Ok(())
     }
     async fn stat(&self, uri: &str) -> HostResult<Option<Value>> {

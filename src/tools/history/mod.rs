@@ -21,8 +21,10 @@
 //! and replaces one chunk (at most 64 × 6,000 characters of text), never the whole history.
 //!
 //! Modules: [`regex`] (the `pattern` matcher), [`when`] (`since` / `until`), [`rank`]
-//! (matching, scores, excerpts, the order and the limit).
+//! (matching, scores, excerpts, the order and the limit), [`by_meaning`] (the archived turns
+//! OpenViking embeds, and the fusion of their order with the words').
 
+pub mod by_meaning;
 pub mod rank;
 pub mod regex;
 pub mod when;

@@ -82,6 +82,10 @@ pub struct Query {
     pub limit: usize,
     /// Only this OpenViking session (the caller's current one), when set.
     pub ov_session_id: Option<String>,
+    /// The vector search's order of this agent's archived turns (OpenViking session id, file
+    /// name, best first; `by_meaning`), fused with the words' order for a `query` search by
+    /// relevance. Empty: words only.
+    pub by_meaning: Vec<(String, String)>,
 }
 
 /// The terms of a text query, as recall reads a query (`recall::rank::query_tokens`): words
@@ -523,6 +527,9 @@ pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
         .collect();
     let scanned = scan.scanned;
     let newer = |a: &Hit, b: &Hit| b.timestamp_ms.cmp(&a.timestamp_ms).then(b.sequence.cmp(&a.sequence));
+    if let (Matcher::Terms { all, .. }, Sort::Relevance, false) = (&q.matcher, q.sort, q.by_meaning.is_empty()) {
+        fuse(&mut hits, &turns, q, !*all);
+    }
     match q.sort {
         Sort::Relevance => crate::order::sort_by(&mut hits, |a, b| b.score.total_cmp(&a.score).then(newer(a, b))),
         Sort::Recency => crate::order::sort_by(&mut hits, |a, b| newer(a, b).then(b.score.total_cmp(&a.score))),
@@ -530,6 +537,50 @@ pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
     let matched = hits.len();
     hits.truncate(q.limit.clamp(1, LIMIT_MAX));
     Outcome { hits, matched, scanned, truncated }
+}
+
+/// Fuses the words' order of `hits` with the vector order of `q.by_meaning` (reciprocal rank
+/// fusion, `by_meaning::fused`); with `add`, turns in the window that only the vectors found
+/// become hits (excerpt: the start of their first message of the role asked).
+fn fuse(hits: &mut Vec<Hit>, turns: &[(&IndexChunk, usize)], q: &Query, add: bool) {
+    use super::by_meaning::{doc_name, fused};
+    let newer = |a: &Hit, b: &Hit| b.timestamp_ms.cmp(&a.timestamp_ms).then(b.sequence.cmp(&a.sequence));
+    crate::order::sort_by(hits, |a, b| b.score.total_cmp(&a.score).then(newer(a, b)));
+    let vector_rank: std::collections::HashMap<(&str, &str), usize> = q.by_meaning.iter().enumerate().map(|(i, (s, n))| ((s.as_str(), n.as_str()), i + 1)).collect();
+    let rank_of = |session: &str, turn_id: &str| vector_rank.get(&(session, doc_name(turn_id).as_str())).copied();
+    for (i, h) in hits.iter_mut().enumerate() {
+        h.score = fused(Some(i + 1), rank_of(&h.ov_session_id, &h.turn_id));
+    }
+    if add {
+        let have: std::collections::HashSet<(String, String)> = hits.iter().map(|h| (h.ov_session_id.clone(), h.turn_id.clone())).collect();
+        for &(chunk, ti) in turns {
+            let turn = &chunk.turns[ti];
+            if have.contains(&(chunk.ov_session_id.clone(), turn.turn_id.clone())) {
+                continue;
+            }
+            let Some(rank) = rank_of(&chunk.ov_session_id, &turn.turn_id) else { continue };
+            let wanted = |r: Role| match q.role {
+                RoleFilter::Any => matches!(r, Role::User | Role::Assistant),
+                RoleFilter::User => r == Role::User,
+                RoleFilter::Assistant => r == Role::Assistant,
+            };
+            let Some(msg) = turn.messages.iter().find(|m| wanted(m.role)) else { continue };
+            hits.push(Hit {
+                ov_session_id: chunk.ov_session_id.clone(),
+                session_id: chunk.session_id.clone(),
+                turn_id: turn.turn_id.clone(),
+                sequence: turn.sequence,
+                timestamp_ms: turn.timestamp_ms,
+                timestamp: crate::text::time::iso8601(turn.timestamp_ms),
+                role: msg.role,
+                score: fused(None, Some(rank)),
+                excerpt: excerpt(&msg.text, 0, 0),
+            });
+        }
+    }
+    for h in hits.iter_mut() {
+        h.score = (h.score * 1e5).round() / 1e5;
+    }
 }
 
 #[cfg(test)]
@@ -560,7 +611,7 @@ mod tests {
 
     fn q(text: &str) -> Query {
         let terms = terms_of(text);
-        Query { matcher: Matcher::Terms { terms, phrase: phrase_of(text), all: true }, since: None, until: None, role: RoleFilter::Any, sort: Sort::Relevance, limit: 10, ov_session_id: None }
+        Query { matcher: Matcher::Terms { terms, phrase: phrase_of(text), all: true }, since: None, until: None, role: RoleFilter::Any, sort: Sort::Relevance, limit: 10, ov_session_id: None, by_meaning: Vec::new() }
     }
 
     #[test]
