@@ -150,6 +150,8 @@ fn archived_turns_are_embedded_once_per_commit_and_found_by_meaning() {
     // the vectors know that a greyhound is a dog; the words do not (the stand-in ranks by
     // the words of the embedded text, so the file says "dog")
     host.world().embedded.insert(k1.clone(), "user: our dog, a greyhound called Pixel".into());
+    // (a turn the vectors rank lowest of the pool is not added)
+    host.world().embedded.insert(doc_uri("alice", "main", "main--s1", "k2"), "user: our lunch".into());
     // another agent's file under a look-alike folder is never read
     host.world().embedded.insert(format!("{}-x/main--s1/t-0000000000000000.md", agent_dir("alice", "main")), "dog".into());
     let r = run(&e, "memory_search_history", json!({"query": "what is our dog named"}));

@@ -106,7 +106,7 @@ impl<H: Host> Engine<H> {
 
     /// The vector order of this agent's archived turns for `query` (of one session when
     /// `only` is set): one find over the agent's (or session's) folder of embedded turns.
-    async fn turns_by_meaning(&self, uid: &str, only: Option<&str>, query: &str) -> crate::host::HostResult<Vec<(String, String)>> {
+    async fn turns_by_meaning(&self, uid: &str, only: Option<&str>, query: &str) -> crate::host::HostResult<Vec<by_meaning::MeaningHit>> {
         let agent_dir = by_meaning::agent_dir(uid, &self.config.agent_id);
         let target = match only {
             Some(ov_id) => by_meaning::session_dir(uid, &self.config.agent_id, ov_id),
@@ -117,7 +117,7 @@ impl<H: Host> Engine<H> {
             Err(e) if e.kind == crate::host::HostErrorKind::NotFound => return Ok(Vec::new()),
             other => other?,
         };
-        Ok(by_meaning::ranked_names(&answer, &agent_dir).into_iter().filter(|(s, _)| owns_session(&self.config.agent_id, s) && only.map_or(true, |o| o == s)).collect())
+        Ok(by_meaning::ranked(&answer, &agent_dir).into_iter().filter(|h| owns_session(&self.config.agent_id, &h.session) && only.map_or(true, |o| o == h.session)).collect())
     }
 
     /// Embeds the turns of an archive (`archive`: `GET …/archives/{id}`) for the search by

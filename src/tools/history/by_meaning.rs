@@ -13,11 +13,15 @@
 //!   only uris under that folder count, and each is mapped back to a turn of this agent's
 //!   word index by its name — a file the index does not hold is ignored, so the window, the
 //!   role and the agent filters apply as they do to words.
-//! - **Fusion** (reciprocal rank fusion): a turn's score is `1 / (K + word rank) + WEIGHT /
-//!   (K + vector rank)`, ranks from 1, a term missing when the turn is not in that list. With
-//!   `match: "any"` a turn the vectors found and no word did is a hit too (its excerpt is the
-//!   start of its first message of the role asked); with `"all"` only turns holding every
-//!   word are hits, ordered by the fused score.
+//! - **Fusion** (a convex combination of normalised scores): a turn's score is
+//!   `WORDS_WEIGHT × words / best words + (1 − WORDS_WEIGHT) × (vector − lowest) /
+//!   max(highest − lowest, SPREAD_FLOOR)` over the turns each side found, a side counting 0
+//!   where it did not find the turn. The floor keeps an embedder that cannot tell the turns
+//!   apart (all scores within a few hundredths, e.g. an English model on Chinese text) from
+//!   reordering what the words found. With `match: "any"` a turn the vectors found and no
+//!   word did is a hit too (its excerpt is the start of its first message of the role
+//!   asked); with `"all"` only turns holding every word are hits, ordered by the fused score.
+//!   Both constants were chosen on the tuning conversations (`tests/bench/quality`).
 
 use super::TurnEntry;
 use crate::lifecycle::turn::Role;
@@ -27,10 +31,18 @@ use serde_json::Value;
 pub const DOC_MAX_CHARS: usize = 2_000;
 /// Files asked of the vector search per history search.
 pub const POOL: usize = 30;
-/// The rank constant of the fusion.
-pub const K: f64 = 60.0;
-/// The vector order's weight against the word order's (1).
-pub const WEIGHT: f64 = 1.0;
+/// The words' share of a fused score.
+pub const WORDS_WEIGHT: f64 = 0.8;
+/// The least spread of vector scores read as the full range.
+pub const SPREAD_FLOOR: f64 = 0.3;
+
+/// One turn the vector search found: its OpenViking session, file name and score.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeaningHit {
+    pub session: String,
+    pub name: String,
+    pub score: f64,
+}
 
 /// This agent's embedded turns: one folder per OpenViking session below it.
 pub fn agent_dir(user_id: &str, agent_id: &str) -> String {
@@ -70,28 +82,36 @@ pub fn doc_text(turn: &TurnEntry) -> Option<String> {
     (!text.trim().is_empty()).then_some(text)
 }
 
-/// The turns a find over `dir` (an agent's folder) answered, best first, as (OpenViking
-/// session id, file name): files directly in a session folder under `dir` (another folder's
-/// files and the folders' own abstracts never count), each once.
-pub fn ranked_names(find_answer: &Value, dir: &str) -> Vec<(String, String)> {
+/// The turns a find over `dir` (an agent's folder) answered, best first: files directly in
+/// a session folder under `dir` (another folder's files and the folders' own abstracts never
+/// count), each once, at most [`POOL`].
+pub fn ranked(find_answer: &Value, dir: &str) -> Vec<MeaningHit> {
     let prefix = format!("{}/", dir.trim_end_matches('/'));
     let lists = ["resources", "memories"].into_iter().filter_map(|k| find_answer.get(k).and_then(Value::as_array));
-    let mut items: Vec<(f64, usize, (&str, &str))> = Vec::new();
+    let mut items: Vec<(usize, MeaningHit)> = Vec::new();
     for item in lists.flatten().chain(find_answer.as_array().into_iter().flatten()) {
         let Some(uri) = item.get("uri").and_then(Value::as_str) else { continue };
         let Some(rest) = uri.strip_prefix(&prefix) else { continue };
         let Some((session, name)) = rest.split_once('/').filter(|(s, n)| !s.is_empty() && n.starts_with("t-") && n.ends_with(".md") && !n.contains('/')) else { continue };
         let score = item.get("score").and_then(Value::as_f64).filter(|s| s.is_finite()).unwrap_or(0.0);
-        items.push((score, items.len(), (session, name)));
+        items.push((items.len(), MeaningHit { session: session.into(), name: name.into(), score }));
     }
-    crate::order::sort_by(&mut items, |a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    crate::order::sort_by(&mut items, |a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
     let mut seen = std::collections::HashSet::new();
-    items.into_iter().filter(|(_, _, k)| seen.insert(*k)).map(|(_, _, (s, n))| (s.to_string(), n.to_string())).take(POOL).collect()
+    items.into_iter().map(|(_, h)| h).filter(|h| seen.insert((h.session.clone(), h.name.clone()))).take(POOL).collect()
 }
 
-/// The fused score of a turn from its word rank and vector rank (1-based; `None`: absent).
-pub fn fused(word_rank: Option<usize>, vector_rank: Option<usize>) -> f64 {
-    word_rank.map_or(0.0, |r| 1.0 / (K + r as f64)) + vector_rank.map_or(0.0, |r| WEIGHT / (K + r as f64))
+/// The vector side of each hit, normalised: `(score − lowest) / max(spread, SPREAD_FLOOR)`.
+pub fn normalised(hits: &[MeaningHit]) -> Vec<f64> {
+    let hi = hits.iter().map(|h| h.score).fold(f64::NEG_INFINITY, f64::max);
+    let lo = hits.iter().map(|h| h.score).fold(f64::INFINITY, f64::min);
+    hits.iter().map(|h| (h.score - lo) / (hi - lo).max(SPREAD_FLOOR)).collect()
+}
+
+/// The fused score of a turn from its words side (its score over the best words score) and
+/// its normalised vector side; 0 for a side that did not find it.
+pub fn fused(words: f64, vector: f64) -> f64 {
+    WORDS_WEIGHT * words + (1.0 - WORDS_WEIGHT) * vector
 }
 
 #[cfg(test)]
@@ -131,18 +151,26 @@ mod tests {
             {"uri": "viking://user/u/resources/openviking-context-engine/other/turns/other--a/t-0000000000000003.md", "level": 2, "score": 0.95},
             {"uri": format!("{dir}-x/main--a/t-0000000000000004.md"), "level": 2, "score": 0.97},
             {"uri": format!("{dir}/main--b/t-0000000000000001.md"), "level": 2, "score": 0.4},
+            {"uri": format!("{dir}/main--b/t-0000000000000001.md"), "level": 2, "score": 0.3},
             {"level": 2, "score": 1.0}
         ]});
-        let pair = |s: &str, n: &str| (s.to_string(), n.to_string());
-        assert_eq!(ranked_names(&answer, dir), [pair("main--a", "t-0000000000000002.md"), pair("main--a", "t-0000000000000001.md"), pair("main--b", "t-0000000000000001.md")]);
-        assert!(ranked_names(&json!("nonsense"), dir).is_empty());
+        let got: Vec<(String, String, f64)> = ranked(&answer, dir).into_iter().map(|h| (h.session, h.name, h.score)).collect();
+        let row = |s: &str, n: &str, x: f64| (s.to_string(), n.to_string(), x);
+        assert_eq!(got, [row("main--a", "t-0000000000000002.md", 0.9), row("main--a", "t-0000000000000001.md", 0.5), row("main--b", "t-0000000000000001.md", 0.4)]);
+        assert!(ranked(&json!("nonsense"), dir).is_empty());
     }
 
     #[test]
-    fn fusion_rewards_agreement() {
-        assert!(fused(Some(1), Some(1)) > fused(Some(1), None));
-        assert!(fused(Some(3), Some(2)) > fused(Some(1), None));
-        assert_eq!(fused(None, None), 0.0);
-        assert_eq!(fused(Some(1), None), fused(None, Some(1)) / WEIGHT);
+    fn a_flat_vector_order_weighs_little() {
+        let hit = |score: f64| MeaningHit { session: "s".into(), name: "n".into(), score };
+        // a spread wider than the floor spans 0..1
+        assert_eq!(normalised(&[hit(0.9), hit(0.5)]), [1.0, 0.0]);
+        // a spread of 0.03 counts as 0.03 / SPREAD_FLOOR of the range
+        let flat = normalised(&[hit(0.83), hit(0.80)]);
+        assert!((flat[0] - 0.03 / SPREAD_FLOOR).abs() < 1e-9 && flat[1] == 0.0, "{flat:?}");
+        assert!(normalised(&[]).is_empty());
+        // the best words hit outranks a turn only the vectors found, however sure they are
+        assert!(fused(1.0, 0.0) > fused(0.0, 1.0));
+        assert!(fused(0.9, 1.0) > fused(1.0, 0.0));
     }
 }

@@ -82,10 +82,10 @@ pub struct Query {
     pub limit: usize,
     /// Only this OpenViking session (the caller's current one), when set.
     pub ov_session_id: Option<String>,
-    /// The vector search's order of this agent's archived turns (OpenViking session id, file
-    /// name, best first; `by_meaning`), fused with the words' order for a `query` search by
-    /// relevance. Empty: words only.
-    pub by_meaning: Vec<(String, String)>,
+    /// What the vector search found among this agent's archived turns, best first
+    /// (`by_meaning`), fused with the words' scores for a `query` search by relevance.
+    /// Empty: words only.
+    pub by_meaning: Vec<super::by_meaning::MeaningHit>,
 }
 
 /// The terms of a text query, as recall reads a query (`recall::rank::query_tokens`): words
@@ -539,26 +539,27 @@ pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
     Outcome { hits, matched, scanned, truncated }
 }
 
-/// Fuses the words' order of `hits` with the vector order of `q.by_meaning` (reciprocal rank
-/// fusion, `by_meaning::fused`); with `add`, turns in the window that only the vectors found
-/// become hits (excerpt: the start of their first message of the role asked).
+/// Fuses the words' scores of `hits` with the vector scores of `q.by_meaning`
+/// (`by_meaning::fused`); with `add`, turns in the window that only the vectors found become
+/// hits (excerpt: the start of their first message of the role asked).
 fn fuse(hits: &mut Vec<Hit>, turns: &[(&IndexChunk, usize)], q: &Query, add: bool) {
-    use super::by_meaning::{doc_name, fused};
-    let newer = |a: &Hit, b: &Hit| b.timestamp_ms.cmp(&a.timestamp_ms).then(b.sequence.cmp(&a.sequence));
-    crate::order::sort_by(hits, |a, b| b.score.total_cmp(&a.score).then(newer(a, b)));
-    let vector_rank: std::collections::HashMap<(&str, &str), usize> = q.by_meaning.iter().enumerate().map(|(i, (s, n))| ((s.as_str(), n.as_str()), i + 1)).collect();
-    let rank_of = |session: &str, turn_id: &str| vector_rank.get(&(session, doc_name(turn_id).as_str())).copied();
-    for (i, h) in hits.iter_mut().enumerate() {
-        h.score = fused(Some(i + 1), rank_of(&h.ov_session_id, &h.turn_id));
+    use super::by_meaning::{doc_name, fused, normalised};
+    let vector: std::collections::HashMap<(&str, &str), f64> = q.by_meaning.iter().zip(normalised(&q.by_meaning)).map(|(h, v)| ((h.session.as_str(), h.name.as_str()), v)).collect();
+    let vector_of = |session: &str, turn_id: &str| vector.get(&(session, doc_name(turn_id).as_str())).copied();
+    let best = hits.iter().map(|h| h.score).fold(0.0_f64, f64::max);
+    for h in hits.iter_mut() {
+        let words = if best > 0.0 { h.score / best } else { 0.0 };
+        h.score = fused(words, vector_of(&h.ov_session_id, &h.turn_id).unwrap_or(0.0));
     }
     if add {
         let have: std::collections::HashSet<(String, String)> = hits.iter().map(|h| (h.ov_session_id.clone(), h.turn_id.clone())).collect();
         for &(chunk, ti) in turns {
             let turn = &chunk.turns[ti];
+            // the pool's lowest says nothing for a turn
+            let Some(v) = vector_of(&chunk.ov_session_id, &turn.turn_id).filter(|v| *v > 0.0) else { continue };
             if have.contains(&(chunk.ov_session_id.clone(), turn.turn_id.clone())) {
                 continue;
             }
-            let Some(rank) = rank_of(&chunk.ov_session_id, &turn.turn_id) else { continue };
             let wanted = |r: Role| match q.role {
                 RoleFilter::Any => matches!(r, Role::User | Role::Assistant),
                 RoleFilter::User => r == Role::User,
@@ -573,13 +574,13 @@ fn fuse(hits: &mut Vec<Hit>, turns: &[(&IndexChunk, usize)], q: &Query, add: boo
                 timestamp_ms: turn.timestamp_ms,
                 timestamp: crate::text::time::iso8601(turn.timestamp_ms),
                 role: msg.role,
-                score: fused(None, Some(rank)),
+                score: fused(0.0, v),
                 excerpt: excerpt(&msg.text, 0, 0),
             });
         }
     }
     for h in hits.iter_mut() {
-        h.score = (h.score * 1e5).round() / 1e5;
+        h.score = (h.score * 1000.0).round() / 1000.0;
     }
 }
 

@@ -39,9 +39,12 @@
 //    memories are also costed in that block (legacyBlockTokens) for a per-memory comparison.
 // 3. History: every conversation written through a ContextEngine (`writeTurn`, one per turn,
 //    real OpenViking, a scratch state dir per persona; advancementKey = the turn id), then
-//    `runTool("memory_search_history", {query: <question>, limit: 10})` — the default
-//    `match: "all"` — and the same with `match: "any"`. R@k = share of the question's evidence
-//    facts (groups) with at least one stating turn in the top k, averaged over questions.
+//    `runTool("memory_search_history", {query: <question>, limit: 10})` (defaults: match
+//    "any", relevance) twice: before any commit (E words: the word index alone — nothing is
+//    archived, so nothing is embedded) and after each session was committed as its triggers
+//    would at its end and OpenViking's queues drained (E: words fused with the vectors of the
+//    archived turns). R@k = share of the question's evidence facts (groups) with at least one
+//    stating turn in the top k, averaged over questions.
 //    Baseline: plain BM25 (bm25.mjs: k1 1.2, b 0.75, whitespace+punctuation tokens, CJK
 //    bigrams) over the same turns (user + assistant text).
 //
@@ -217,21 +220,49 @@ try {
     });
     lap("historyWriteMs", t);
     log(`wrote ${turns} turns through ContextEngine.writeTurn in ${(timings.historyWriteMs / 1000).toFixed(1)} s`);
+    const searchAll = async (key) => {
+      for (const p of data.personas) {
+        const index = bm25Index(p.sessions.flatMap((s) => s.turns.map((turn) => ({ id: turn.id, text: `${turn.user}\n${turn.assistant}` }))));
+        for (const q of p.questions) {
+          const r = byId.get(q.id);
+          // 30: the R@k columns read the first 10; the rest is for studying fusion offline
+          const answer = await p.ctx.runTool("memory_search_history", { query: q.text, limit: 30 });
+          r.history ??= { bm25: historyScore(q, index.search(q.text, 10).map((h) => h.id)) };
+          r.history[key] = historyScore(q, (answer.hits ?? []).map((h) => h.turnId), answer);
+        }
+      }
+    };
+    // before any commit: the words alone (no turn is archived, so none is embedded)
     t = performance.now();
+    await searchAll("engineWords");
+    lap("historyWordsSearchMs", t);
+    // each session committed as the triggers would at its end: the archive's turns embedded
+    t = performance.now();
+    let commits = 0;
+    await pool(data.personas, 4, async (p) => {
+      for (const s of p.sessions) {
+        const out = await p.ctx.runCommit({ ovSessionId: p.ctx.ovSessionId(s.id), forced: true, reason: "bench", waitMs: 300_000 });
+        if (!out.compacted || !out.checkpoint) throw new Error(`commit of ${s.id}: ${JSON.stringify(out)}`);
+        commits++;
+      }
+    });
+    await queueDrained();
+    lap("historyCommitMs", t);
+    log(`committed ${commits} sessions and embedded their turns in ${(timings.historyCommitMs / 1000).toFixed(1)} s`);
+    t = performance.now();
+    await searchAll("engine");
+    lap("historySearchMs", t);
+    // the vectors alone: OpenViking's order of the embedded turns (the engine's folder, its
+    // file names → turn ids)
     for (const p of data.personas) {
-      const index = bm25Index(p.sessions.flatMap((s) => s.turns.map((turn) => ({ id: turn.id, text: `${turn.user}\n${turn.assistant}` }))));
+      const byName = new Map(p.sessions.flatMap((s) => s.turns.map((turn) => [`t-${createHash("sha256").update(turn.id).digest("hex").slice(0, 16)}.md`, turn.id])));
+      const dir = `viking://user/${p.userId}/resources/openviking-context-engine/${AGENT_ID}/turns`;
       for (const q of p.questions) {
-        const r = byId.get(q.id);
-        const all = await p.ctx.runTool("memory_search_history", { query: q.text, limit: 10 });
-        const any = await p.ctx.runTool("memory_search_history", { query: q.text, match: "any", limit: 10 });
-        r.history = {
-          engine: historyScore(q, (all.hits ?? []).map((h) => h.turnId), all),
-          engineAny: historyScore(q, (any.hits ?? []).map((h) => h.turnId), any),
-          bm25: historyScore(q, index.search(q.text, 10).map((h) => h.id)),
-        };
+        const found = await ov(p.key, "POST", "/api/v1/search/find", { query: q.text, target_uri: dir, limit: 30, score_threshold: 0 });
+        const items = (found?.resources ?? []).filter((x) => byName.has(x.uri.split("/").pop()));
+        byId.get(q.id).history.vectors = { ...historyScore(q, items.map((x) => byName.get(x.uri.split("/").pop()))), scores: items.map((x) => x.score) };
       }
     }
-    lap("historySearchMs", t);
   }
 
   // report
@@ -263,7 +294,7 @@ try {
     console.log(`\nper-question records: ${OUT}`);
   }
   if (endSha !== wasmSha) log(`WARNING: ${wasmPath} changed during the run: rerun`);
-  log(`done in ${(timings.totalMs / 1000).toFixed(1)} s (start ${fmtS(timings.startMs)}, plant ${fmtS(timings.plantMs)}, recall ${fmtS(timings.recallMs)}, history write ${fmtS(timings.historyWriteMs)}, history search ${fmtS(timings.historySearchMs)})`);
+  log(`done in ${(timings.totalMs / 1000).toFixed(1)} s (start ${fmtS(timings.startMs)}, plant ${fmtS(timings.plantMs)}, recall ${fmtS(timings.recallMs)}, history write ${fmtS(timings.historyWriteMs)}, history commits ${fmtS(timings.historyCommitMs)}, history search ${fmtS(timings.historySearchMs)})`);
 } catch (err) {
   log(`FAILED: ${err.stack || err.message}`);
   process.exitCode = 1;
@@ -466,7 +497,7 @@ function historyScore(q, turnIds, answer) {
   const at = (k) => (groups.length ? groups.filter((g) => g.some((t) => turnIds.slice(0, k).includes(t))).length / groups.length : null);
   // with no hits, the rest of the tool's answer (what it scanned, why nothing matched; not its timing)
   const rest = answer && !turnIds.length ? Object.fromEntries(Object.entries(answer).filter(([k]) => k !== "hits" && k !== "elapsedMs")) : undefined;
-  return { hits: turnIds, r5: at(5), r10: at(10), matched: answer?.matched ?? null, answer: rest };
+  return { hits: turnIds, scores: answer?.hits?.map((h) => h.score), r5: at(5), r10: at(10), matched: answer?.matched ?? null, answer: rest };
 }
 
 // The legacy plugin's injected text (shared/docs/legacy-recall-semantics.md, step 8).
@@ -548,12 +579,12 @@ function aggregate(rs) {
     evidenceInPool: rs.some((r) => r.evidence.length) ? mean(rs.filter((r) => r.evidence.length).map((r) => (r.evidenceInPool ? 1 : 0))) : null,
     engine: side("engine"),
     baseline: side("baseline"),
-    history: { engine: hist("engine"), engineAny: hist("engineAny"), bm25: hist("bm25") },
+    history: { engine: hist("engine"), engineWords: hist("engineWords"), vectors: hist("vectors"), bm25: hist("bm25") },
   };
 }
 
 function printTables(summary, meta) {
-  console.log(`Recall quality — set ${meta.set === "personas" ? `personas (generate.mjs, seed ${meta.seed})` : meta.set}${meta.set === "heldout" ? " (HELD OUT: never tuned on)" : " (tuning)"} — OpenViking ${meta.openviking}, embedder ${meta.embedder}, ${meta.context ? `each question after ${meta.context} turns of small talk` : "each question alone"}, ${args.config ? "config" : "default config"} (recallLimit ${meta.config.recallLimit}, threshold ${meta.config.recallScoreThreshold}, budget ${meta.config.recallTokenBudget}), ${meta.searchLimit} per scope`);
+  console.log(`Recall quality — set ${meta.set === "personas" ? `personas (generate.mjs, seed ${meta.seed})` : meta.set}${meta.set.startsWith("heldout") ? " (HELD OUT: never tuned on)" : " (tuning)"} — OpenViking ${meta.openviking}, embedder ${meta.embedder}, ${meta.context ? `each question after ${meta.context} turns of small talk` : "each question alone"}, ${args.config ? "config" : "default config"} (recallLimit ${meta.config.recallLimit}, threshold ${meta.config.recallScoreThreshold}, budget ${meta.config.recallTokenBudget}), ${meta.searchLimit} per scope`);
   console.log(`data: ${meta.dataset.map((d) => `${d.persona} ${d.memories} memories/${d.turns} turns/${d.questions} q`).join(", ")}; wasm ${meta.wasm.sha256.slice(0, 12)}`);
   console.log(`E = the engine (Engine.autoRecall), B = OpenViking's top ${meta.config.recallLimit} by score (level-2 items; tokens: the legacy text block)`);
   for (const lang of ["en", "zh", "all"]) {
@@ -576,12 +607,12 @@ function printTables(summary, meta) {
     const sc = (x) => (x ? `${x.min.toFixed(3)} / ${x.median.toFixed(3)} / ${x.max.toFixed(3)}` : "—");
     if (g.unrelated && g.answerable) console.log(`\nOpenViking's best score (min / median / max): unrelated questions ${sc(g.unrelated.scores.top)}; answerable questions ${sc(g.answerable.scores.top)}, their best evidence memory ${sc(g.answerable.scores.evidence)}`);
     if (Object.values(g).some((a) => a.history?.engine)) {
-      console.log(`\n### History search — ${lang} (memory_search_history: default match "all" / match "any"; BM25 baseline)\n`);
-      const hr = [["type", "n", "R@5 E", "E any", "BM25", "R@10 E", "E any", "BM25", "no hits E", "E any", "BM25"]];
+      console.log(`\n### History search — ${lang} (memory_search_history, defaults: E = words fused with meaning after each session's commit, E words = before any commit; BM25 baseline)\n`);
+      const hr = [["type", "n", "R@5 E", "E words", "vectors", "BM25", "R@10 E", "E words", "vectors", "BM25", "no hits E", "E words", "BM25"]];
       for (const [type, a] of Object.entries(g)) {
         const h = a.history;
         if (!h.engine) continue;
-        hr.push([type, a.n, pct(h.engine.r5), pct(h.engineAny.r5), pct(h.bm25.r5), pct(h.engine.r10), pct(h.engineAny.r10), pct(h.bm25.r10), pct(h.engine.noHits), pct(h.engineAny.noHits), pct(h.bm25.noHits)]);
+        hr.push([type, a.n, pct(h.engine.r5), pct(h.engineWords?.r5), pct(h.vectors?.r5), pct(h.bm25.r5), pct(h.engine.r10), pct(h.engineWords?.r10), pct(h.vectors?.r10), pct(h.bm25.r10), pct(h.engine.noHits), pct(h.engineWords?.noHits), pct(h.bm25.noHits)]);
       }
       console.log(table(hr));
     }
@@ -633,6 +664,21 @@ async function loadPkgDir(dir) {
   const mod = await import(pathToFileURL(join(dir, "openviking_context_engine.js")).href);
   mod.initSync({ module: readFileSync(join(dir, "openviking_context_engine_bg.wasm")) });
   return mod;
+}
+
+/** Waits until OpenViking's queues (the embeddings of the committed turns) are empty. */
+async function queueDrained(timeoutMs = 600_000) {
+  const until = Date.now() + timeoutMs;
+  let quiet = 0;
+  while (Date.now() < until) {
+    const res = await fetch(env.baseUrl + "/api/v1/observer/queue", { headers: { "X-API-Key": env.rootKey } });
+    const row = ((await res.json()).result?.status ?? "").split("\n").find((l) => /^\|\s*TOTAL\s*\|/.test(l));
+    const [pending, running] = (row ?? "").split("|").slice(2, 4).map((c) => Number(c.trim()));
+    quiet = row && pending === 0 && running === 0 ? quiet + 1 : 0;
+    if (quiet >= 2) return;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error("OpenViking's queues did not drain");
 }
 
 async function pool(items, n, fn) {
