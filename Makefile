@@ -76,6 +76,7 @@ bench: setup-core build test-pkg
 	node tests/bench/quality/run.mjs
 	node tests/bench/quality/run.mjs --set tune
 	node tests/bench/quality/run.mjs --set heldout
+	node tests/bench/quality/run.mjs --set heldout2
 	node tests/bench/experiences.mjs
 	node tests/bench/skills.mjs
 	node tests/bench/hung-server.mjs

@@ -2,7 +2,8 @@
 // model stand-in: writes land completely, triggers fire at their thresholds, compaction
 // archives and yields a summary, extracted memories and a checkpoint, retried keys write
 // nothing twice, one process per turn behaves like a long-lived engine; tool parts keep their
-// status, duration and skill; recall's intent narrows and windows the finds OpenViking answers.
+// status, duration and skill; recall's intent narrows and windows the finds OpenViking answers;
+// history search finds an archived turn by meaning.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -251,6 +252,39 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     const archived = JSON.stringify((await a.client.getArchive("main--out", "archive_001")).messages);
     assert.ok(archived.includes("tool_output_ref") && !archived.includes("01501 ERROR"), `the archive keeps a preview and a reference: ${archived.slice(0, 600)}`);
     assert.equal(await read("out-c"), lines[1500], "a third state dir reads it from the tool-results store, checked against its sha256");
+  });
+
+  test("history search by meaning: a commit embeds its archived turns, and a question that shares no word with a turn finds it; another agent does not", async () => {
+    const { engine } = await makeEngine({ ...base(), stateDir: stateDir("meaning"), config: { compactTurnThreshold: 50 } });
+    const said = [
+      ["We moved everything to Postgres last week.", "Noted, Postgres it is."],
+      ["Lunch is at noon on Fridays.", "Noon on Fridays."],
+      ["My sister lives in Lisbon now.", "Lisbon, lovely."],
+    ];
+    for (const [i, [user, answer]] of said.entries()) {
+      const messages = [{ role: "user", content: user, timestamp: 1764000000000 + i * 60000 }, { role: "assistant", content: [{ type: "text", text: answer }], stopReason: "stop", timestamp: 1764000000000 + i * 60000 + 1000 }];
+      assert.equal((await engine.writeTurn({ sessionId: "meaning", advancementKey: `m-${i}`, messages })).status, "committed");
+    }
+    // this session only: earlier tests here wrote other sessions of this agent
+    const ask = async (e, scope = "session") => (await e.runTool("memory_search_history", { query: "which database engine", scope }, { sessionId: "meaning" })).hits.map((h) => h.turnId);
+    assert.deepEqual(await ask(engine), [], "before the commit no word of the question is in any turn");
+    const out = await engine.runCommit({ ovSessionId: "main--meaning", reason: "test", waitMs: 90000 });
+    assert.ok(out.compacted && out.checkpoint, JSON.stringify(out));
+    // the stand-in embeds "database" and "Postgres" alike (its synonym table), as a model would
+    let found = [];
+    for (let i = 0; i < 60 && !found.includes("m-0"); i++) {
+      found = await ask(engine);
+      if (!found.includes("m-0")) await new Promise((r) => setTimeout(r, 500));
+    }
+    assert.equal(found[0], "m-0", `the turn about Postgres is found first: ${found}`);
+    const dir = `viking://user/${harness.env.userId}/resources/openviking-context-engine/main/turns/main--meaning`;
+    const listed = await (await fetch(`${harness.env.baseUrl}/api/v1/fs/ls?uri=${encodeURIComponent(dir)}`, { headers: { "X-API-Key": harness.env.userKey } })).json();
+    assert.equal(listed.result.filter((f) => /\/t-[0-9a-f]{16}\.md$/.test(f.uri)).length, 3, JSON.stringify(listed).slice(0, 400));
+    const other = await makeEngine({ ...base(), agentId: "other", stateDir: stateDir("meaning-other") });
+    for (const scope of ["session", "all"]) {
+      const theirs = await ask(other.engine, scope);
+      assert.ok(!theirs.some((id) => id.startsWith("m-")), `another agent of the same user never gets these turns: ${theirs}`);
+    }
   });
 
   test("an archive summary that says nothing (the empty template) is not used, and status says so", async () => {
