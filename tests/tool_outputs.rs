@@ -107,7 +107,7 @@ fn a_state_dir_that_never_saw_the_output_reads_it_from_openviking_live_or_archiv
     host.world().state.clear();
     let fresh = engine(&host, cfg.clone());
     assert_eq!(line(read(&fresh).unwrap()), first, "found through the live tool part");
-    assert!(host.world().state.contains_key(&format!("output/{reference}")), "and kept again as a cache");
+    assert!(host.world().state.contains_key(&format!("output/main/{reference}")), "and kept again as a cache");
 
     // after a commit: found through the archived part
     assert!(block_on(e.compact("s1", None)).unwrap().compacted);
@@ -173,6 +173,36 @@ fn another_agent_cannot_read_an_output_and_bad_input_names_the_field() {
         let err = block_on(e.run_tool("memory_read_output", &params)).unwrap_err();
         assert_eq!(err.field.as_deref(), Some(field), "{params}: {err}");
     }
+}
+
+#[test]
+fn two_agents_with_the_same_call_and_output_each_read_their_own() {
+    let host = FakeHost::new();
+    let main = engine(&host, json!({}));
+    let ops = engine(&host, json!({ "agentId": "ops" }));
+    let log = big_log();
+    block_on(main.write_turn(turn_write("s1", Some("k1"), big_turn(&log)))).unwrap();
+    block_on(ops.write_turn(turn_write("s1", Some("k1"), big_turn(&log)))).unwrap();
+    let a = block_on(main.assemble(next_call(big_turn(&log), 50_000))).unwrap().result.stand_ins[0].reference.clone();
+    let b = block_on(ops.assemble(next_call(big_turn(&log), 50_000))).unwrap().result.stand_ins[0].reference.clone();
+    assert_eq!(a, b, "the reference is the call id and the output's hash: the same for both");
+    let reads = host.world().reads.len();
+    for e in [&main, &ops] {
+        let r = block_on(e.run_tool("memory_read_output", &json!({ "reference": a, "query": "vault combination" }))).unwrap();
+        assert!(r.to_string().contains("31-7-44"), "{r}");
+    }
+    assert_eq!(host.world().reads.len(), reads, "both from their own kept copies");
+    let keys: Vec<String> = host.world().state.keys().filter(|k| k.starts_with("output/")).cloned().collect();
+    assert_eq!(keys.len(), 2, "{keys:?}");
+    // a copy an earlier release kept without the agent in its key: another agent's does not
+    // hide this agent's own output, which is found in its sessions in OpenViking
+    let theirs = host.world().state.remove(&format!("output/main/{a}")).unwrap();
+    host.world().state.remove(&format!("output/ops/{a}"));
+    host.world().state.insert(format!("output/{a}"), theirs);
+    let r = block_on(ops.run_tool("memory_read_output", &json!({ "reference": a, "query": "vault combination" }))).unwrap();
+    assert!(r.to_string().contains("31-7-44"), "{r}");
+    let r = block_on(main.run_tool("memory_read_output", &json!({ "reference": a, "query": "vault combination" }))).unwrap();
+    assert!(r.to_string().contains("31-7-44"), "the earlier release's copy is still read by its agent: {r}");
 }
 
 #[test]

@@ -1,6 +1,8 @@
 //! Oversized tool outputs the model sees as stand-ins (`tools::output_standin`), kept for
-//! `memory_read_output`: one state document per output (`output/<reference>`), written the
-//! first time an assemble stands it in, with the agent and session it belongs to. The turn
+//! `memory_read_output`: one state document per output and agent (`output/<agent>/<reference>`:
+//! two agents on one state dir with the same call id and output each keep their own), written
+//! the first time an assemble stands it in, with the agent and session it belongs to. A
+//! document an earlier release kept at `output/<reference>` is read when it is this agent's. The turn
 //! itself is in OpenViking as the host sent it, so the copy is a cache: a reference this
 //! state dir does not know (another machine stood the output in, or the state dir was lost)
 //! is looked up in this agent's sessions — the live tool parts, then the archived ones; an
@@ -19,8 +21,17 @@ const PREFIX: &str = "output/";
 /// first, over all of this agent's sessions).
 pub const OUTPUT_LOOKUP_ARCHIVES_MAX: usize = 32;
 
-fn key(reference: &str) -> String {
+fn key(agent_id: &str, reference: &str) -> String {
+    format!("{PREFIX}{agent_id}/{reference}")
+}
+
+/// Where an earlier release kept an output (no agent in the key).
+fn unkeyed(reference: &str) -> String {
     format!("{PREFIX}{reference}")
+}
+
+fn is_agents(doc: &Value, agent_id: &str) -> bool {
+    doc.get("agentId").and_then(Value::as_str) == Some(agent_id)
 }
 
 impl<H: Host> Engine<H> {
@@ -31,8 +42,9 @@ impl<H: Host> Engine<H> {
             return;
         }
         if self.kept_outputs.borrow().is_none() {
-            let known = self.host.list_state_keys(PREFIX).await.unwrap_or_default();
-            *self.kept_outputs.borrow_mut() = Some(known.into_iter().filter_map(|k| k.strip_prefix(PREFIX).map(str::to_string)).collect());
+            let prefix = key(&self.config.agent_id, "");
+            let known = self.host.list_state_keys(&prefix).await.unwrap_or_default();
+            *self.kept_outputs.borrow_mut() = Some(known.into_iter().filter_map(|k| k.strip_prefix(&prefix).map(str::to_string)).collect());
         }
         for o in outsized {
             if self.kept_outputs.borrow().as_ref().is_some_and(|k| k.contains(&o.reference)) {
@@ -50,7 +62,7 @@ impl<H: Host> Engine<H> {
                 "savedAtMs": self.host.now_ms(),
                 "text": o.text,
             });
-            match self.host.save_state(&key(&o.reference), doc).await {
+            match self.host.save_state(&key(&self.config.agent_id, &o.reference), doc).await {
                 Ok(()) => {
                     if let Some(k) = self.kept_outputs.borrow_mut().as_mut() {
                         k.insert(o.reference);
@@ -67,22 +79,25 @@ impl<H: Host> Engine<H> {
         if !is_output_ref(reference) {
             return Err(EngineError::input("reference", "must look like out-0123456789abcdef (from a stand-in)"));
         }
-        let doc = self.host.load_state(&key(reference)).await.map_err(|e| EngineError::new(crate::error::ErrorCode::HostFailed, e.to_string()))?;
+        let load = |k: String| async move { self.host.load_state(&k).await.map_err(|e| EngineError::new(crate::error::ErrorCode::HostFailed, e.to_string())) };
+        let agent = self.config.agent_id.as_str();
+        let mut doc = load(key(agent, reference)).await?.filter(|d| is_agents(d, agent));
+        if doc.is_none() {
+            // an earlier release's key: this agent's only (another agent's is not even told of)
+            doc = load(unkeyed(reference)).await?.filter(|d| is_agents(d, agent));
+        }
         let doc = match doc {
             Some(d) => d,
             None => match self.output_from_openviking(reference).await {
                 Some(o) => {
                     let (ov_id, o) = o;
-                    let doc = json!({"reference": reference, "agentId": self.config.agent_id, "ovSessionId": ov_id, "toolName": o.tool_name, "callId": o.call_id, "text": o.text, "savedAtMs": self.host.now_ms()});
-                    let _ = self.host.save_state(&key(reference), doc.clone()).await;
+                    let doc = json!({"reference": reference, "agentId": agent, "ovSessionId": ov_id, "toolName": o.tool_name, "callId": o.call_id, "text": o.text, "savedAtMs": self.host.now_ms()});
+                    let _ = self.host.save_state(&key(agent, reference), doc.clone()).await;
                     doc
                 }
                 None => return Err(unknown()),
             },
         };
-        if doc.get("agentId").and_then(Value::as_str) != Some(self.config.agent_id.as_str()) {
-            return Err(unknown()); // another agent's: not even its existence is told
-        }
         let text = doc.get("text").and_then(Value::as_str).unwrap_or("");
         Ok(read_output(reference, text, spec, max_tokens))
     }
