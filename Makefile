@@ -70,6 +70,7 @@ bench: setup-core build test-pkg
 	node tests/bench/recall-wasm.mjs
 	node tests/bench/tokens.mjs
 	node tests/bench/write-path.mjs
+	node tests/bench/write-memory.mjs
 	node tests/bench/assemble-scale.mjs
 	node tests/bench/scale.mjs --png chromium
 	node tests/bench/wasm-size.mjs

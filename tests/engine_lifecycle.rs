@@ -579,3 +579,30 @@ fn a_lock_wait_under_a_clock_that_answers_nonsense_lasts_its_pauses_not_its_trie
     let sleeps = host.world().sleeps;
     assert!(sleeps > 0 && sleeps < 40, "{sleeps} pauses");
 }
+
+#[test]
+fn the_record_cache_is_bounded_and_a_dropped_session_goes_on_where_it_was() {
+    use openviking_context_engine::engine::RECORDS_CACHED;
+    let host = FakeHost::new();
+    let e = std::rc::Rc::new(engine(&host, json!({"compactTurnThreshold": 1000})));
+    let n = RECORDS_CACHED + 44;
+    for i in 0..n {
+        let _op = e.operation();
+        assert_eq!(write(&e, &format!("s{i}"), Some(&format!("k{i}")), turn(i, "A fact of this session")).status, WriteStatus::Committed);
+    }
+    // the last operation ended: the least recently used idle records were dropped
+    assert!(e.cached_records() <= RECORDS_CACHED, "{}", e.cached_records());
+    // while an operation runs nothing is dropped
+    let running = e.operation();
+    for i in n..n + RECORDS_CACHED {
+        write(&e, &format!("s{i}"), Some(&format!("k{i}")), turn(i, "Another fact"));
+    }
+    assert!(e.cached_records() > RECORDS_CACHED);
+    drop(running);
+    assert!(e.cached_records() <= RECORDS_CACHED * 3 / 4 + 1, "{}", e.cached_records());
+    // s0 was dropped first: its retried turn is still known, and its next turn follows on
+    assert_eq!(write(&e, "s0", Some("k0"), turn(0, "A fact of this session")).status, WriteStatus::Duplicate);
+    let next = write(&e, "s0", Some("k0b"), turn(1, "The next fact"));
+    assert_eq!((next.status, next.sequence), (WriteStatus::Committed, Some(1)));
+    assert_eq!(host.all_messages("main--s0").len(), 4, "every turn stored once");
+}

@@ -43,7 +43,7 @@ pub use history_index::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};
 pub use outbox::FlushReport;
 pub use read::{AssembleCall, Assembled, IntentTrace, LastAssembled, RecallStatus, RecallToolAnswer, Search, SEARCH_REUSE_MS};
-pub use record::SessionRecord;
+pub use record::{Operation, SessionRecord, RECORDS_CACHED};
 pub use status::{SessionStatus, Trace};
 pub use write::{content_key, TurnWrite, WriteOutcome, WriteStatus};
 
@@ -57,8 +57,15 @@ pub struct Engine<H: Host> {
     pub host: H,
     /// The OpenViking user id (from `GET /api/v1/system/status`), needed for user-scope URIs.
     user_id: RefCell<Option<String>>,
-    /// Records loaded in this process, by OpenViking session id.
+    /// Records loaded in this process, by OpenViking session id: at most
+    /// `record::RECORDS_CACHED` of them; a saved, idle one is dropped (and loaded again when
+    /// it is used) so a gateway that sees thousands of sessions keeps a bounded cache.
     records: RefCell<HashMap<String, SessionRecord>>,
+    /// When each cached record was last used (a counter, not a time).
+    record_used: RefCell<HashMap<String, u64>>,
+    record_tick: std::cell::Cell<u64>,
+    /// Operations running now (`record::Operation`).
+    operations: std::cell::Cell<usize>,
     /// Records changed in memory since their last save (`update_cached`): saved with the next
     /// `update`, or by `save_unsaved` before a turn or a replay ends.
     unsaved: RefCell<std::collections::HashSet<String>>,
@@ -117,6 +124,9 @@ impl<H: Host> Engine<H> {
             host,
             user_id: RefCell::new(None),
             records: RefCell::new(HashMap::new()),
+            record_used: RefCell::new(HashMap::new()),
+            record_tick: std::cell::Cell::new(0),
+            operations: std::cell::Cell::new(0),
             unsaved: RefCell::new(Default::default()),
             warned: RefCell::new(Default::default()),
             flushing: RefCell::new(Default::default()),

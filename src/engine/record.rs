@@ -16,6 +16,9 @@ pub const APPLIED_KEYS_KEPT: usize = 256;
 /// Checkpoints kept in the record (newest), and how many of them keep their summary text
 /// (assembly uses the newest summaries; every checkpoint is also stored in OpenViking).
 pub const CHECKPOINTS_KEPT: usize = 64;
+/// Session records a process keeps in memory; beyond this the least recently used saved,
+/// idle ones are dropped down to three quarters of it (they are in the state dir).
+pub const RECORDS_CACHED: usize = 256;
 pub const SUMMARIES_KEPT: usize = 8;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -189,10 +192,26 @@ fn remember(list: &mut Vec<String>, key: &str) {
     list.drain(..excess);
 }
 
+/// A running operation (see [`Engine::operation`]).
+pub struct Operation<H: Host> {
+    engine: std::rc::Rc<Engine<H>>,
+}
+
+impl<H: Host> Drop for Operation<H> {
+    fn drop(&mut self) {
+        let left = self.engine.operations.get().saturating_sub(1);
+        self.engine.operations.set(left);
+        if left == 0 {
+            self.engine.evict_idle_records();
+        }
+    }
+}
+
 impl<H: Host> Engine<H> {
     /// The record of a session: from this process's cache, else the state store, else new.
     pub async fn load_record(&self, ov_session_id: &str, session_id: &str) -> HostResult<SessionRecord> {
         if let Some(r) = self.records.borrow().get(ov_session_id) {
+            self.record_touched(ov_session_id);
             return Ok(r.clone());
         }
         let stored = self.host.load_state(&state_key(ov_session_id)).await?;
@@ -242,7 +261,52 @@ impl<H: Host> Engine<H> {
             return Ok(cached.clone()); // loaded concurrently meanwhile: keep that one
         }
         self.records.borrow_mut().insert(ov_session_id.to_string(), rec.clone());
+        self.record_touched(ov_session_id);
         Ok(rec)
+    }
+
+    /// Marks an operation of the host's (a turn's write, an assemble, a tool call…) as
+    /// running until the returned guard drops; when the last one ends, idle records beyond
+    /// [`RECORDS_CACHED`] are dropped (`evict_idle_records`). No operation then holds a record
+    /// it expects to find cached.
+    pub fn operation(self: &std::rc::Rc<Self>) -> Operation<H> {
+        self.operations.set(self.operations.get() + 1);
+        Operation { engine: self.clone() }
+    }
+
+    /// Records in this process's cache.
+    pub fn cached_records(&self) -> usize {
+        self.records.borrow().len()
+    }
+
+    fn record_touched(&self, ov_session_id: &str) {
+        let tick = self.record_tick.get() + 1;
+        self.record_tick.set(tick);
+        self.record_used.borrow_mut().insert(ov_session_id.to_string(), tick);
+    }
+
+    /// Drops the least recently used records that are saved and idle (no unsaved change, no
+    /// replay, no commit followed, no send awaiting its answer) once more than
+    /// [`RECORDS_CACHED`] are cached, down to three quarters of it; with them what this
+    /// process knew of their live messages (read again from OpenViking when needed). Called
+    /// when no operation runs ([`operation`](Self::operation)).
+    pub fn evict_idle_records(&self) {
+        if self.records.borrow().len() <= RECORDS_CACHED {
+            return;
+        }
+        let busy = |id: &str| self.unsaved.borrow().contains(id) || self.flushing.borrow().contains(id) || self.following.borrow().contains_key(id);
+        let mut idle: Vec<(u64, String)> = {
+            let records = self.records.borrow();
+            let used = self.record_used.borrow();
+            records.iter().filter(|(id, r)| r.unconfirmed.is_none() && !busy(id)).map(|(id, _)| (used.get(id).copied().unwrap_or(0), id.clone())).collect()
+        };
+        crate::order::sort(&mut idle);
+        let excess = self.records.borrow().len().saturating_sub(RECORDS_CACHED * 3 / 4);
+        for (_, id) in idle.into_iter().take(excess) {
+            self.records.borrow_mut().remove(&id);
+            self.record_used.borrow_mut().remove(&id);
+            self.live_known.borrow_mut().remove(&id);
+        }
     }
 
     /// Changes a cached record in place — synchronously, so concurrent operations on the
@@ -274,7 +338,9 @@ impl<H: Host> Engine<H> {
             ..Default::default()
         });
         let out = f(rec);
+        drop(records);
         self.unsaved.borrow_mut().insert(ov_session_id.to_string());
+        self.record_touched(ov_session_id);
         out
     }
 

@@ -35,15 +35,23 @@ fn owned(engine: &Engine<Host>, ov_session_id: &str) -> Result<(), JsValue> {
 
 /// Runs an engine operation as a promise that settles within `ms`: at the deadline it
 /// rejects `HOST_TIMEOUT`, while the operation itself finishes in the background (every host
-/// call it makes is bounded too; nothing is cut off half-way).
+/// call it makes is bounded too; nothing is cut off half-way). It counts as one of the
+/// engine's running operations (`Engine::operation`) until `fut` itself ends.
 ///
 /// Every export's future is boxed into one type before it reaches `future_to_promise`, so the
 /// promise machinery is compiled once for the class, not once per method.
-fn bounded<F>(ms: u64, what: &'static str, fut: F) -> Promise
+fn bounded_op<F>(op: crate::engine::Operation<Host>, ms: u64, what: &'static str, fut: F) -> Promise
 where
     F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static,
 {
-    bounded_boxed(ms, what, Box::pin(fut))
+    bounded_boxed(
+        ms,
+        what,
+        Box::pin(async move {
+            let _running = op;
+            fut.await
+        }),
+    )
 }
 
 type BoxedCall = std::pin::Pin<Box<dyn std::future::Future<Output = Result<JsValue, JsValue>>>>;
@@ -104,7 +112,7 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<Assembled>")]
     pub fn assemble(&self, #[wasm_bindgen(unchecked_param_type = "AssembleCall")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "assemble", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "assemble", async move {
             let call: AssembleCall = decode_request("(request)", &request).map_err(to_js_error)?;
             encode(&inner.assemble(call).await.map_err(to_js_error)?)
         })
@@ -115,7 +123,7 @@ impl ContextEngine {
     pub fn compact(&self, #[wasm_bindgen(unchecked_param_type = "{ sessionId: string; currentTokenCount?: number }")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
         let wait = inner.config.timeout_ms.saturating_mul(4).min(crate::engine::COMPACT_WAIT_MAX_MS);
-        bounded(deadline(&inner, wait), "compact", async move {
+        bounded_op(inner.operation(), deadline(&inner, wait), "compact", async move {
             let call: CompactCall = decode_request("(request)", &request).map_err(to_js_error)?;
             encode(&inner.compact(&call.session_id, call.current_token_count).await.map_err(host_err)?)
         })
@@ -126,7 +134,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = hookFallback, unchecked_return_type = "Promise<string | null>")]
     pub fn hook_fallback(&self, #[wasm_bindgen(unchecked_param_type = "{ sessionId?: string; prompt?: string; messages?: AgentMessage[] }")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "hookFallback", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "hookFallback", async move {
             let call: HookCall = decode_request("(request)", &request).map_err(to_js_error)?;
             let block = inner.hook_fallback(call.session_id.as_deref(), call.prompt, call.messages).await.map_err(to_js_error)?;
             Ok(block.map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
@@ -146,7 +154,7 @@ impl ContextEngine {
         #[wasm_bindgen(unchecked_param_type = "{ sessionId?: string } | undefined")] context: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "runTool", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "runTool", async move {
             let name = string_arg("name", &name)?;
             let params = decode("(params)", &params).map_err(to_js_error)?;
             let ctx: ToolContext = if context.is_undefined() || context.is_null() {
@@ -162,7 +170,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = userId, unchecked_return_type = "Promise<string | null>")]
     pub fn user_id(&self) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "userId", async move { Ok(inner.resolve_user().await.map_or(JsValue::NULL, |u| JsValue::from_str(&u))) })
+        bounded_op(inner.operation(), deadline(&inner, 0), "userId", async move { Ok(inner.resolve_user().await.map_or(JsValue::NULL, |u| JsValue::from_str(&u))) })
     }
 
     /// The operator's checks of the server, each reported: `GET /health` (no key), the key
@@ -176,7 +184,7 @@ impl ContextEngine {
         #[wasm_bindgen(unchecked_param_type = "LocalServerFacts | undefined")] local: JsValue,
     ) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "probe", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "probe", async move {
             let ms = millis_arg("timeoutMs", &timeout_ms)?.clamp(1, inner.config.timeout_ms.max(1));
             if !local.is_undefined() && !local.is_null() {
                 inner.note_local_server(decode_request("local", &local).map_err(to_js_error)?);
@@ -197,7 +205,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = writeTurn, unchecked_return_type = "Promise<WriteOutcome>")]
     pub fn write_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "writeTurn", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "writeTurn", async move {
             let req: TurnWrite = decode_request("(request)", &request).map_err(to_js_error)?;
             encode(&inner.write_turn(req).await.map_err(to_js_error)?)
         })
@@ -208,7 +216,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = afterTurn, unchecked_return_type = "Promise<WriteOutcome | null>")]
     pub fn after_turn(&self, #[wasm_bindgen(unchecked_param_type = "TurnWrite")] request: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "afterTurn", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "afterTurn", async move {
             let req: TurnWrite = decode_request("(request)", &request).map_err(to_js_error)?;
             let pre = req.pre_prompt_message_count.map_or(0, |n| usize::try_from(n).unwrap_or(usize::MAX));
             encode(&inner.after_turn(req, pre).await.map_err(to_js_error)?)
@@ -232,7 +240,7 @@ impl ContextEngine {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e),
         };
-        bounded(deadline(&inner, wait.unwrap_or(0)), "runCommit", async move {
+        bounded_op(inner.operation(), deadline(&inner, wait.unwrap_or(0)), "runCommit", async move {
             let until = wait.map(|w| crate::host::Clock::now_ms(&inner.host).saturating_add(w));
             encode(&inner.run_commit(&id, forced, &reason, until).await.map_err(host_err)?)
         })
@@ -256,7 +264,7 @@ impl ContextEngine {
             Ok(p) => p,
             Err(e) => return Promise::reject(&e),
         };
-        bounded(deadline(&inner, wait_ms), "followTask", async move {
+        bounded_op(inner.operation(), deadline(&inner, wait_ms), "followTask", async move {
             let until = crate::host::Clock::now_ms(&inner.host).saturating_add(wait_ms);
             encode(&inner.follow_task(&ov_session_id, until).await.map_err(host_err)?)
         })
@@ -267,7 +275,7 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<FlushReport>")]
     pub fn flush(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "flush", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "flush", async move {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.flush(&ov_session_id).await.map_err(host_err)?)
@@ -278,7 +286,7 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<FlushReport>")]
     pub fn drain(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "drain", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "drain", async move {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.drain(&ov_session_id).await.map_err(host_err)?)
@@ -291,7 +299,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = adoptSessions, unchecked_return_type = "Promise<void>")]
     pub fn adopt_sessions(&self) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "adoptSessions", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "adoptSessions", async move {
             inner.adopt_agent_sessions().await;
             Ok(JsValue::UNDEFINED)
         })
@@ -301,7 +309,7 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<SessionStatus>")]
     pub fn status(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "status", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "status", async move {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.status(&ov_session_id).await.map_err(host_err)?)
@@ -313,7 +321,7 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<Trace | null>")]
     pub fn trace(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "trace", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "trace", async move {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.trace(&ov_session_id).await)
@@ -351,7 +359,7 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<{ memories: RecalledMemory[] }>")]
     pub fn recall(&self, #[wasm_bindgen(unchecked_param_type = "{ query: string; limit?: number; scoreThreshold?: number }")] params: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "recall", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "recall", async move {
             let call = crate::tools::RecallInput::from_value(&decode("(params)", &params).map_err(to_js_error)?).map_err(to_js_error)?;
             encode(&inner.recall_tool(call).await.map_err(to_js_error)?)
         })
@@ -361,7 +369,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = memoryScopes, unchecked_return_type = "Promise<MemoryScopes>")]
     pub fn memory_scopes(&self) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "memoryScopes", async move { encode(&inner.memory_scopes().await) })
+        bounded_op(inner.operation(), deadline(&inner, 0), "memoryScopes", async move { encode(&inner.memory_scopes().await) })
     }
 
     /// Drops the reused search (after a memory was stored or deleted).
@@ -374,7 +382,7 @@ impl ContextEngine {
     #[wasm_bindgen(unchecked_return_type = "Promise<SessionRecord>")]
     pub fn record(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "record", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "record", async move {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             encode(&inner.load_record(&ov_session_id, "").await.map_err(host_err)?)
