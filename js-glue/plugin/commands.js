@@ -147,7 +147,7 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
       const list = opts.session ? [resolveSession(agent, opts.session, known)] : known;
       for (const ov of list) {
         try {
-          const r = await agent.engine.drain(ov);
+          const r = await agent.engine.flushNow(ov); // sent now, whatever a pause says
           doc.sessions.push({ ovSessionId: ov, ...r, error: null });
           doc.totals.written += r.written;
           doc.totals.queued += r.queued;

@@ -5,6 +5,7 @@
 
 use super::codec::{decode, decode_request, encode, millis_arg, string_arg, to_js_error};
 use super::js_host::JsHost;
+use crate::openviking::pause::PauseScope;
 use crate::openviking::{OpenVikingHttp, Pausing, Server};
 use crate::config::parse_config;
 use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ToolContext, TurnWrite};
@@ -84,7 +85,9 @@ impl ContextEngine {
         let env = super::exports::read_env(&env)?;
         let parsed = parse_config(&raw, &env).map_err(to_js_error)?;
         let callbacks = JsHost::new(host, parsed.config.timeout_ms).map_err(|why| to_js_error(EngineError::input("host", why)))?;
-        let host = OpenVikingHttp::new(Server::from_config(&parsed.config), Pausing::new(callbacks));
+        let server = Server::from_config(&parsed.config);
+        let scope = PauseScope::new(&server.base_url, server.api_key.as_deref(), server.timeout_ms);
+        let host = OpenVikingHttp::new(server, Pausing::new(callbacks, scope));
         Ok(ContextEngine { inner: Rc::new(Engine::new(parsed.config, host)) })
     }
     /// The OpenViking session id of an OpenClaw `sessionId` for this agent.
@@ -182,6 +185,8 @@ impl ContextEngine {
                 inner.note_local_server(decode_request("local", &local).map_err(to_js_error)?);
             }
             let facts = inner.local_server();
+            // the operator's check: sent now, whatever the pause says
+            let _now = inner.host.transport.ask_now();
             encode(&crate::openviking::probe::probe(&inner.host, &inner.config, &facts, ms).await)
         })
     }
@@ -281,6 +286,19 @@ impl ContextEngine {
         bounded(deadline(&inner, 0), "drain", async move {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
+            encode(&inner.drain(&ov_session_id).await.map_err(host_err)?)
+        })
+    }
+
+    /// The operator's `flush`: [`drain`](Self::drain) sent now, whatever the pause of a
+    /// server that stopped answering says (what the requests find is kept as always).
+    #[wasm_bindgen(js_name = flushNow, unchecked_return_type = "Promise<FlushReport>")]
+    pub fn flush_now(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "flushNow", async move {
+            let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
+            owned(&inner, &ov_session_id)?;
+            let _now = inner.host.transport.ask_now();
             encode(&inner.drain(&ov_session_id).await.map_err(host_err)?)
         })
     }
