@@ -451,8 +451,10 @@ impl HistorySearchInput {
 }
 
 /// The file name of a stored memory: the text's words (ASCII letters and digits, CJK kept,
-/// everything else a `-`; at most 48 characters; "note" when nothing is left), then the
-/// time in base 36 so two notes never share a name.
+/// everything else a `-`; at most 48 characters; "note" when nothing is left), then its
+/// queue id — the time in base 36 and 6 hex digits of the text's digest — so two notes never
+/// share a name and the same note at the same time always has the same one (a queued store
+/// written twice lands in one file).
 pub fn memory_file_name(text: &str, now_ms: u64) -> String {
     let mut slug = String::new();
     for c in text.to_lowercase().chars() {
@@ -466,7 +468,8 @@ pub fn memory_file_name(text: &str, now_ms: u64) -> String {
     let slug: String = slug.trim_matches('-').chars().take(48).collect();
     let slug = slug.trim_end_matches('-');
     let slug = if slug.is_empty() { "note" } else { slug };
-    format!("{slug}-{}.md", base36(now_ms))
+    let digest = crate::text::sha256::sha256_hex(text.as_bytes());
+    format!("{slug}-{}{}.md", base36(now_ms), &digest[..6])
 }
 
 fn base36(mut n: u64) -> String {
@@ -499,13 +502,17 @@ mod tests {
 
     #[test]
     fn a_memory_file_is_named_after_its_words_and_time() {
-        assert_eq!(memory_file_name("User prefers Dark mode!", 1_764_000_000_000), format!("user-prefers-dark-mode-{}.md", base36(1_764_000_000_000)));
+        let name = memory_file_name("User prefers Dark mode!", 1_764_000_000_000);
+        let digest = crate::text::sha256::sha256_hex(b"User prefers Dark mode!");
+        assert_eq!(name, format!("user-prefers-dark-mode-{}{}.md", base36(1_764_000_000_000), &digest[..6]));
+        assert_eq!(memory_file_name("User prefers Dark mode!", 1_764_000_000_000), name, "deterministic");
+        assert_ne!(memory_file_name("User prefers dark mode!", 1_764_000_000_000), name, "another text, another name");
         assert!(memory_file_name("喜欢 深色主题", 35).starts_with("喜欢-深色主题-z"));
         assert!(memory_file_name("!!!", 0).starts_with("note-0"));
         assert_eq!(base36(0), "0");
         assert_eq!(base36(36), "10");
         let long = memory_file_name(&"word ".repeat(40), 1);
-        assert!(long.len() <= 48 + 3 + 3, "{long}");
+        assert!(long.len() <= 48 + 3 + 6 + 3, "{long}");
     }
 
     #[test]
