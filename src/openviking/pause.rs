@@ -9,7 +9,10 @@
 //! - When a pause has run out and no answer came since, the next request is preceded by a
 //!   probe: `GET /health` within [`PROBE_TIMEOUT_MS`]. Silent: a new (doubled) pause, and the
 //!   request fails at once — so a turn after a pause costs at most the probe, never a whole
-//!   timeout, however long the gap between one-process-per-turn CLI turns was.
+//!   timeout, however long the gap between one-process-per-turn CLI turns was. Every
+//!   [`FULL_PROBE_EVERY`]th probe in a row waits the request's whole timeout instead
+//!   ([`probe_timeout_ms`]), so a server that is only slower than the short probe (far away,
+//!   overloaded) is found again.
 //! - A pause belongs to one server as one caller: it is kept in the state dir under
 //!   [`pause_key`] (a digest of the base URL and a hash of the API key — the key itself is
 //!   never written), with the base URL, the key's hash and the timeout it was set with; a kept
@@ -27,7 +30,9 @@ use serde_json::{json, Value};
 /// The longest pause, however often the server failed to answer.
 pub const MAX_PAUSE_MS: u64 = 120_000;
 /// How long the probe after a pause waits for `GET /health` (at most the request's timeout).
-pub const PROBE_TIMEOUT_MS: u64 = 800;
+pub const PROBE_TIMEOUT_MS: u64 = 600;
+/// Of the probes in a row that met silence, every this-many-th waits the whole timeout.
+pub const FULL_PROBE_EVERY: u32 = 6;
 /// How often a process reads the kept pause again (another process, or another agent's
 /// engine in this one, may have paused or heard the server meanwhile).
 pub const REREAD_MS: u64 = 1_000;
@@ -157,6 +162,13 @@ impl Pause {
     }
 }
 
+/// How long the probe after a pause of `level` waits, for a request of `timeout_ms`: the
+/// short probe, except every [`FULL_PROBE_EVERY`]th in a row (levels 5, 11, …): the timeout.
+pub fn probe_timeout_ms(level: u32, timeout_ms: u64) -> u64 {
+    let full = level % FULL_PROBE_EVERY == FULL_PROBE_EVERY - 1;
+    if full { timeout_ms.max(1) } else { timeout_ms.clamp(1, PROBE_TIMEOUT_MS) }
+}
+
 /// The longest pause a request with this timeout can be given.
 pub fn longest(timeout_ms: u64) -> u64 {
     MAX_PAUSE_MS.max(timeout_ms)
@@ -264,6 +276,14 @@ mod tests {
         // the same silence read back keeps this process's monotonic measure
         let kept = Pause { started: None, at_ms: T0 + 1, ..mine };
         assert_eq!(mine.merged(Some(kept), T0 + 10).started, mine.started);
+    }
+
+    #[test]
+    fn probes_are_short_but_every_sixth_in_a_row_waits_the_timeout() {
+        let waits: Vec<u64> = (0..12).map(|level| probe_timeout_ms(level, 15_000)).collect();
+        assert_eq!(waits, [600, 600, 600, 600, 600, 15_000, 600, 600, 600, 600, 600, 15_000]);
+        assert_eq!(probe_timeout_ms(0, 300), 300, "never longer than the request's timeout");
+        assert_eq!(probe_timeout_ms(0, 0), 1);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! [`Pausing`]: the embedder's transport with the pause ([`super::pause`]) in front of it.
 //! After a request got no answer within its timeout, the requests that follow fail at once
 //! ([`TransportFailure::Paused`], a retryable `Timeout`) until the pause ends; then one probe
-//! (`GET /health`, [`PROBE_TIMEOUT_MS`]) decides whether the next request goes out or the
+//! (`GET /health`, [`super::pause::PROBE_TIMEOUT_MS`]) decides whether the next request goes out or the
 //! pause starts again. The pause is kept in the state dir per server and key, read again at
 //! most every [`REREAD_MS`], so the next process of a one-process-per-turn host — and another
 //! agent's engine in this one — pauses too.
@@ -16,7 +16,7 @@
 //! While [`Pausing::ask_now`]'s guard lives (`flush`, `doctor`: the operator's "try now"),
 //! requests go out whatever the pause says; what they find is kept as always.
 
-use super::pause::{longest, Pause, PauseScope, PROBE_TIMEOUT_MS, REREAD_MS};
+use super::pause::{longest, probe_timeout_ms, Pause, PauseScope, REREAD_MS};
 use super::transport::{HttpRequest, HttpResponse, Method, Transport, TransportFailure};
 use crate::host::clock::Moment;
 use crate::host::{Clock, Storage};
@@ -148,7 +148,7 @@ impl<T: Transport + Clock + Storage> Pausing<T> {
             url: format!("{}/health", self.scope.base_url),
             headers: Vec::new(),
             body: None,
-            timeout_ms: timeout_ms.clamp(1, PROBE_TIMEOUT_MS),
+            timeout_ms: probe_timeout_ms(self.pause.borrow().level, timeout_ms),
         };
         let outcome = self.inner.send(health).await;
         match outcome {
