@@ -179,6 +179,10 @@ export function formatFlush(doc) {
     `OpenViking flush (agent ${doc.agentId}): ${plural(doc.totals.written, "turn")} written, ${plural(doc.totals.queued, "turn")} still queued`,
   ];
   if (doc.error) lines.push(`  error: ${doc.error}`);
+  const m = doc.memory;
+  if (m && (m.applied || m.queued)) {
+    lines.push(`  memory changes (queued during an outage): ${m.applied} applied, ${m.queued} still queued${m.queued && m.reason ? ` — ${m.reason}` : ""}`);
+  }
   if (!doc.sessions.length && !doc.error) lines.push("  no sessions of this agent in the state dir");
   for (const s of doc.sessions) {
     const what = s.error

@@ -5,8 +5,8 @@
 //! |---|---|---|
 //! | `memory_recall` | `{query, limit?: 1–20, scoreThreshold?: 0–1}` | `{memories, source}` |
 //! | `memory_recall_auto` | `{query?}` (the engine's synthetic call, with `{}`; registered so hosts keep it) | as `memory_recall` |
-//! | `memory_store` | `{text ≤ 4000 chars, category?}` | `{stored, uri, content}` |
-//! | `memory_forget` | `{uri? \| query?, limit?: 1–20, scoreThreshold?, targetUri?}` | `{deleted, …}` |
+//! | `memory_store` | `{text ≤ 4000 chars, category?}` | `{stored, status, uri, content}` (`status: "queued"` + `note` during an outage) |
+//! | `memory_forget` | `{uri? \| query?, limit?: 1–20, scoreThreshold?, targetUri?}` | `{deleted, …}` (or `status: "queued"`) |
 //! | `memory_expand` | `{summaryOrMemoryUri, query?, limit?}` | archive, excerpts, readable uris |
 //! | `memory_read_output` | `{reference, fromLine?, toLine?, query? \| pattern?, caseSensitive?, maxTokens?}` | the exact lines |
 //! | `memory_search_history` | `{query? \| pattern?, since?, until?, role?, scope?, sort?, match?, caseSensitive?, limit?: 1–50}` | `{hits, matched, scanned, …}` |
@@ -68,7 +68,7 @@ pub fn tool_definitions() -> Vec<ToolDef> {
         ToolDef {
             name: "memory_store",
             label: "Remember",
-            description: "Store something the user explicitly asked to remember (a preference, fact or decision) in long-term memory, immediately.",
+            description: "Store something the user explicitly asked to remember (a preference, fact or decision) in long-term memory, immediately. status \"queued\": OpenViking is unreachable; it is kept on this machine and stored when it is back.",
             parameters: json!({
                 "type": "object", "additionalProperties": false, "required": ["text"],
                 "properties": {
@@ -80,7 +80,7 @@ pub fn tool_definitions() -> Vec<ToolDef> {
         ToolDef {
             name: "memory_forget",
             label: "Forget",
-            description: "Delete a wrong or unwanted memory: by its uri, or by a query (deletes only a single clear match, otherwise lists candidates). Reports only what OpenViking really deleted.",
+            description: "Delete a wrong or unwanted memory: by its uri, or by a query (deletes only a single clear match, otherwise lists candidates). Reports only what OpenViking really deleted; status \"queued\": applied when OpenViking is back.",
             parameters: json!({
                 "type": "object", "additionalProperties": false,
                 "properties": {

@@ -303,6 +303,18 @@ impl ContextEngine {
         })
     }
 
+    /// The operator's `flush` of the agent's queued memory changes (`memory_store`,
+    /// `memory_forget` during an outage), sent now: what was applied, what still waits and why.
+    #[wasm_bindgen(js_name = flushMemoryNow, unchecked_return_type = "Promise<{ applied: number; queued: number; reason: string | null }>")]
+    pub fn flush_memory_now(&self) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "flushMemoryNow", async move {
+            let _now = inner.host.transport.ask_now();
+            let r = inner.replay_memory_ops().await;
+            encode(&serde_json::json!({ "applied": r.applied, "queued": r.queued, "reason": r.reason }))
+        })
+    }
+
     /// Adopts this agent's sessions that OpenViking holds and the state dir does not know (a
     /// second machine, a deleted state dir): their records and history are rebuilt from
     /// OpenViking, so the operator's commands list them. Quiet when OpenViking does not answer.
