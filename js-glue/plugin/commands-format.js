@@ -136,6 +136,7 @@ export function formatStatus(doc, { now = Date.now() } = {}) {
     ]),
   ];
   if (doc.error) lines.push(`  error: ${doc.error}`);
+  if (doc.memoryQueued) lines.push(`  memory changes queued during an outage: ${doc.memoryQueued} (applied when OpenViking is back; \`flush\` tries now)`);
   for (const s of doc.sessions) lines.push("", ...formatSessionStatus(s, now));
   if (!doc.sessions.length && !doc.error) lines.push("", "No sessions of this agent in the state dir yet.");
   return lines.join("\n");

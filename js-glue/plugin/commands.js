@@ -120,8 +120,9 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
     const probed = await probe(agent);
     // whose key it is, from the same check: a refused key is not "user unknown"
     const identity = { userId: probed.auth.userId ?? null, agentId: agent.agentId, error: probed.auth.error ?? null, denied: Boolean(probed.auth.denied) };
-    const doc = { command: "status", openviking: server(probed), identity, stateDir, session: opts.session ?? null, sessions: [], error: null };
+    const doc = { command: "status", openviking: server(probed), identity, stateDir, session: opts.session ?? null, sessions: [], memoryQueued: null, error: null };
     try {
+      doc.memoryQueued = await agent.engine.memoryQueued();
       const known = await ownSessions(agent);
       const list = opts.session ? [resolveSession(agent, opts.session, known)] : known;
       for (const ov of list) {

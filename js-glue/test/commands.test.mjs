@@ -347,6 +347,27 @@ test("flush: drains each session's outbox; reports written, still queued and why
   assert.equal(local.host.sessions.get("main--delta").filter((m) => m.role === "user").length, 2, "both turns stored once");
 });
 
+test("memory changes queued during an outage: status counts them, flush applies them first and exits 1 while they wait", async () => {
+  const local = fakeRuntime();
+  await turn(local, "agent:main:a", "echo", "A first turn while OpenViking answers.", "e1");
+  const written = [];
+  local.host.writeText = async (uri, content) => void written.push([uri, content]);
+  local.host.down = true;
+  const out = await local.agent("agent:main:a").engine.runTool("memory_store", { text: "The on-call phone is in the drawer" });
+  assert.equal(out.status, "queued", JSON.stringify(out));
+  const { cli } = surfaces(local);
+  assert.match((await cli("status")).out, /memory changes queued during an outage: 1 \(applied when OpenViking is back/);
+  const stuck = await cli("flush", { json: true });
+  assert.equal(stuck.exitCode, 1, "a memory change still waits");
+  assert.deepEqual([stuck.json.memory.applied, stuck.json.memory.queued], [0, 1]);
+  local.host.down = false;
+  const done = await cli("flush");
+  assert.equal(done.exitCode, undefined);
+  assert.match(done.out, /memory changes \(queued during an outage\): 1 applied, 0 still queued/);
+  assert.deepEqual(written, [[out.uri, "The on-call phone is in the drawer"]], "stored once, where the tool said");
+  assert.doesNotMatch((await cli("status")).out, /memory changes queued/);
+});
+
 test("doctor (remote): config without the key, host version, slot, endpoints one by one — ok, and fail with a fix", async () => {
   const { cli } = surfaces(rt);
   const good = await cli("doctor", { json: true });

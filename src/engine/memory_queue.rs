@@ -154,6 +154,11 @@ impl<H: Host> Engine<H> {
         Ok(op.queued_answer(why))
     }
 
+    /// How many memory changes wait in the queue (for `status`).
+    pub async fn memory_queue_len(&self) -> crate::host::HostResult<usize> {
+        Ok(self.host.outbox_read(&memory_queue_key(&self.config.agent_id)).await?.len())
+    }
+
     /// Applies the memory queue, or what can be of it now: `true` when changes still wait
     /// (a new change must then join the queue behind them).
     pub(super) async fn memory_changes_waiting(&self) -> bool {

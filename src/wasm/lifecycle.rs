@@ -315,6 +315,13 @@ impl ContextEngine {
         })
     }
 
+    /// How many memory changes queued during an outage still wait (read from the state dir).
+    #[wasm_bindgen(js_name = memoryQueued, unchecked_return_type = "Promise<number>")]
+    pub fn memory_queued(&self) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "memoryQueued", async move { Ok(JsValue::from_f64(inner.memory_queue_len().await.map_err(host_err)? as f64)) })
+    }
+
     /// Adopts this agent's sessions that OpenViking holds and the state dir does not know (a
     /// second machine, a deleted state dir): their records and history are rebuilt from
     /// OpenViking, so the operator's commands list them. Quiet when OpenViking does not answer.
