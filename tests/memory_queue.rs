@@ -93,6 +93,7 @@ fn a_forget_never_runs_before_the_store_it_follows() {
     host.world().fail_next.extend([HostErrorKind::Unreachable]);
     let later = run(&e, "memory_store", json!({"text": "Dinner is at eight", "category": "events"}));
     assert_eq!(later["status"], "queued", "{later}");
+    assert!(later["note"].as_str().unwrap().contains("keeps its place after them"), "{later}");
     let ops: Vec<String> = queue(&host).iter().map(|v| v["op"].as_str().unwrap().to_string()).collect();
     assert_eq!(ops, ["store", "forget", "store"]);
     let r = block_on(e.flush("main--s")).unwrap();

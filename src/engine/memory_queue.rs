@@ -106,22 +106,27 @@ impl QueuedOp {
         }
     }
 
-    /// The tool's answer for a change queued because of `why`.
-    pub fn queued_answer(&self, why: &str) -> Value {
+    /// The tool's answer for a change queued because of `why` (`None`: behind earlier
+    /// changes that still wait).
+    pub fn queued_answer(&self, why: Option<&str>) -> Value {
+        let cause = match why {
+            Some(why) => format!("OpenViking cannot be reached right now ({why})"),
+            None => "earlier memory changes are still waiting for OpenViking, and this one keeps its place after them".to_string(),
+        };
         match self {
             QueuedOp::Store { text, uri, .. } => json!({
                 "stored": false,
                 "status": "queued",
                 "uri": uri,
                 "content": text,
-                "note": format!("Queued: OpenViking cannot be reached right now ({why}). The memory is saved on this machine and will be stored in OpenViking as soon as it is back, in the order it was asked; until then recall does not find it. The user does not need to repeat it."),
+                "note": format!("Queued: {cause}. The memory is saved on this machine and will be stored in OpenViking as soon as it is back, in the order it was asked; until then recall does not find it. The user does not need to repeat it."),
             }),
             QueuedOp::Forget { uri, query, .. } => json!({
                 "deleted": [],
                 "status": "queued",
                 "uri": uri,
                 "query": query,
-                "note": format!("Queued: OpenViking cannot be reached right now ({why}). The deletion is saved on this machine and will be applied when OpenViking is back, after any memory change asked before it; until then the memory may still be recalled."),
+                "note": format!("Queued: {cause}. The deletion is saved on this machine and will be applied when OpenViking is back, after any memory change asked before it; until then the memory may still be recalled."),
             }),
         }
     }
@@ -140,9 +145,9 @@ pub struct MemoryReplay {
 
 impl<H: Host> Engine<H> {
     /// Appends a change to the memory queue, durably, and answers that it is queued.
-    pub(super) async fn queue_memory_op(&self, op: QueuedOp, why: &str) -> crate::error::Result<Value> {
+    pub(super) async fn queue_memory_op(&self, op: QueuedOp, why: Option<&str>) -> crate::error::Result<Value> {
         let key = memory_queue_key(&self.config.agent_id);
-        let local = |e: String| EngineError::new(ErrorCode::HostFailed, format!("OpenViking cannot be reached ({why}) and the change could not be queued on this machine either: {e}"));
+        let local = |e: String| EngineError::new(ErrorCode::HostFailed, format!("OpenViking cannot take the change now ({}) and it could not be queued on this machine either: {e}", why.unwrap_or("earlier changes wait")));
         if !self.take_lock(&key, WRITE_LOCK_TTL_MS, self.config.timeout_ms).await.map_err(|e| local(e.to_string()))? {
             return Err(local("another process held the memory queue too long".into()));
         }
@@ -303,7 +308,7 @@ mod tests {
         assert_eq!(v["op"], "store");
         assert_eq!(v["turnId"], a.id());
         assert_eq!(serde_json::from_value::<QueuedOp>(v).unwrap(), a);
-        let answer = a.queued_answer("OpenViking unreachable");
+        let answer = a.queued_answer(Some("OpenViking unreachable"));
         assert_eq!((answer["status"].as_str(), answer["stored"].as_bool()), (Some("queued"), Some(false)));
         assert!(answer["note"].as_str().unwrap().contains("as soon as it is back"));
     }
@@ -315,7 +320,7 @@ mod tests {
         let back: QueuedOp = serde_json::from_value(serde_json::to_value(&op).unwrap()).unwrap();
         assert_eq!(back.forget_input(), Some(input));
         assert!(op.id().starts_with("mem-forget-"));
-        assert_eq!(op.queued_answer("x")["status"], "queued");
+        assert_eq!(op.queued_answer(None)["status"], "queued");
         assert_eq!(memory_queue_key("main"), "memory-ops/main");
     }
 }

@@ -94,15 +94,15 @@ impl<H: Host> Engine<H> {
         let op = QueuedOp::store(&input, now, memories.as_deref());
         let QueuedOp::Store { uri: Some(uri), .. } = &op else {
             let why = user.err().flatten().map(|e| e.message).unwrap_or_default();
-            return self.queue_memory_op(op, &why).await;
+            return self.queue_memory_op(op, Some(&why)).await;
         };
         let uri = uri.clone();
         if self.memory_changes_waiting().await {
-            return self.queue_memory_op(op, "earlier memory changes are still waiting for it").await;
+            return self.queue_memory_op(op, None).await;
         }
         match self.host.write_text(&uri, &input.text, true, true).await {
             Ok(()) => {}
-            Err(e) if e.retryable() => return self.queue_memory_op(op, &e.message).await,
+            Err(e) if e.retryable() => return self.queue_memory_op(op, Some(&e.message)).await,
             Err(e) => return Err(failed("memory_store")(e)),
         }
         self.forget_search();
@@ -113,11 +113,11 @@ impl<H: Host> Engine<H> {
     /// `memory_forget`: done now, or queued like `memory_store` (after the changes before it).
     pub async fn memory_forget(&self, input: ForgetInput) -> Result<Value> {
         if self.memory_changes_waiting().await {
-            return self.queue_memory_op(QueuedOp::forget(&input, self.host.now_ms()), "earlier memory changes are still waiting for it").await;
+            return self.queue_memory_op(QueuedOp::forget(&input, self.host.now_ms()), None).await;
         }
         match self.forget_attempt(&input).await {
             Ok(doc) => Ok(doc),
-            Err(Stop::Outage(e)) => self.queue_memory_op(QueuedOp::forget(&input, self.host.now_ms()), &e.message).await,
+            Err(Stop::Outage(e)) => self.queue_memory_op(QueuedOp::forget(&input, self.host.now_ms()), Some(&e.message)).await,
             Err(Stop::Refused(e)) => Err(e),
         }
     }
