@@ -368,6 +368,33 @@ test("memory changes queued during an outage: status counts them, flush applies 
   assert.doesNotMatch((await cli("status")).out, /memory changes queued/);
 });
 
+test("flush and doctor send now, whatever the pause of a server that stopped answering says", async () => {
+  const local = fakeRuntime();
+  await turn(local, "agent:main:a", "fox", "A first turn while OpenViking answers.", "f1");
+  const answer = local.host.request;
+  const sent = [];
+  let silent = true;
+  local.host.request = (req) => {
+    sent.push(new URL(req.url).pathname);
+    return silent ? Promise.reject(Object.assign(new Error("no answer within 1000 ms"), { kind: "timeout" })) : answer(req);
+  };
+  // a turn meets the silence (the engine pauses); the next turn sends nothing
+  assert.equal((await turn(local, "agent:main:a", "fox", "A turn while it is silent.", "f2")).queued, true);
+  const before = sent.length;
+  assert.equal((await turn(local, "agent:main:a", "fox", "Another turn in the pause.", "f3")).queued, true);
+  assert.equal(sent.length, before, "in the pause nothing is sent");
+  const { cli } = surfaces(local);
+  // doctor: its checks go out (the key's too, which the pause would have held back)
+  const doc = await cli("doctor", { json: true });
+  const asked = sent.slice(before);
+  assert.deepEqual(asked, ["/health", "/api/v1/system/status"], "the find needs the user the key check names");
+  assert.ok(!JSON.stringify(doc.json).includes("did not answer lately"), "no check reported as not sent");
+  // flush: the server answers again; the pause would still hold, flush sends now
+  silent = false;
+  const flushed = await cli("flush", { json: true });
+  assert.deepEqual(flushed.json.totals, { written: 2, queued: 0 }, JSON.stringify(flushed.json));
+});
+
 test("doctor (remote): config without the key, host version, slot, endpoints one by one — ok, and fail with a fix", async () => {
   const { cli } = surfaces(rt);
   const good = await cli("doctor", { json: true });
