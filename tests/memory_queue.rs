@@ -169,3 +169,22 @@ fn an_unknown_user_during_an_outage_is_queued_and_resolved_on_replay() {
     assert_eq!(r.memory_applied, 1, "{r:?}");
     assert_eq!(memory_files(&host).len(), 1);
 }
+
+#[test]
+fn a_queued_change_refused_when_applied_is_dropped_with_a_warning_never_retried_forever() {
+    let host = FakeHost::new();
+    let config = openviking_context_engine::config::parse_config(&json!({"agentId": "main"}), &Default::default()).unwrap().config;
+    let e = Engine::new(config, host.clone());
+    // the user is not known yet, so the scope cannot be checked before queueing
+    host.world().down = Some(HostErrorKind::Unreachable);
+    let out = run(&e, "memory_forget", json!({"uri": "viking://user/bob/memories/events/x.md"}));
+    assert_eq!(out["status"], "queued");
+    host.world().down = None;
+    host.world().user = Some("alice".into());
+    let r = block_on(e.flush("main--s")).unwrap();
+    assert_eq!((r.memory_applied, r.memory_queued), (1, 0), "{r:?}");
+    assert!(queue(&host).is_empty());
+    let warnings = host.world().warnings.join(" | ");
+    assert!(warnings.contains("a queued memory_forget was refused and dropped") && warnings.contains("own memory scopes"), "{warnings}");
+    assert!(!host.world().calls.contains(&"delete_uri".to_string()), "bob's memory was never touched");
+}
