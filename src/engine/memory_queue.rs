@@ -275,7 +275,7 @@ impl<H: Host> Engine<H> {
                 let Some(input) = op.forget_input() else { return Ok(None) };
                 match self.forget_attempt(&input).await {
                     Ok(doc) => {
-                        let none = doc.get("deleted").and_then(Value::as_array).is_none_or(Vec::is_empty);
+                        let none = doc.get("deleted").and_then(Value::as_array).map_or(true, Vec::is_empty);
                         let why = doc.get("reason").or(doc.get("note")).and_then(Value::as_str).unwrap_or("nothing matched");
                         Ok(none.then(|| format!("a queued memory_forget deleted nothing: {why}")))
                     }
