@@ -136,6 +136,7 @@ export function formatStatus(doc, { now = Date.now() } = {}) {
     ]),
   ];
   if (doc.error) lines.push(`  error: ${doc.error}`);
+  if (doc.memoryQueued) lines.push(`  memory changes queued during an outage: ${doc.memoryQueued} (applied when OpenViking is back; \`flush\` tries now)`);
   for (const s of doc.sessions) lines.push("", ...formatSessionStatus(s, now));
   if (!doc.sessions.length && !doc.error) lines.push("", "No sessions of this agent in the state dir yet.");
   return lines.join("\n");
@@ -179,6 +180,10 @@ export function formatFlush(doc) {
     `OpenViking flush (agent ${doc.agentId}): ${plural(doc.totals.written, "turn")} written, ${plural(doc.totals.queued, "turn")} still queued`,
   ];
   if (doc.error) lines.push(`  error: ${doc.error}`);
+  const m = doc.memory;
+  if (m && (m.applied || m.queued)) {
+    lines.push(`  memory changes (queued during an outage): ${m.applied} applied, ${m.queued} still queued${m.queued && m.reason ? ` — ${m.reason}` : ""}`);
+  }
   if (!doc.sessions.length && !doc.error) lines.push("  no sessions of this agent in the state dir");
   for (const s of doc.sessions) {
     const what = s.error

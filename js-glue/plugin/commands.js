@@ -120,8 +120,9 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
     const probed = await probe(agent);
     // whose key it is, from the same check: a refused key is not "user unknown"
     const identity = { userId: probed.auth.userId ?? null, agentId: agent.agentId, error: probed.auth.error ?? null, denied: Boolean(probed.auth.denied) };
-    const doc = { command: "status", openviking: server(probed), identity, stateDir, session: opts.session ?? null, sessions: [], error: null };
+    const doc = { command: "status", openviking: server(probed), identity, stateDir, session: opts.session ?? null, sessions: [], memoryQueued: null, error: null };
     try {
+      doc.memoryQueued = await agent.engine.memoryQueued();
       const known = await ownSessions(agent);
       const list = opts.session ? [resolveSession(agent, opts.session, known)] : known;
       for (const ov of list) {
@@ -140,14 +141,16 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
   async function flush(opts = {}) {
     if (runtime.refused) return refusedDoc("flush", { agentId: null, session: opts.session ?? null, sessions: [], totals: { written: 0, queued: 0 } });
     const agent = pickAgent(opts);
-    const doc = { command: "flush", agentId: agent.agentId, session: opts.session ?? null, sessions: [], totals: { written: 0, queued: 0 }, error: null };
+    const doc = { command: "flush", agentId: agent.agentId, session: opts.session ?? null, sessions: [], memory: null, totals: { written: 0, queued: 0 }, error: null };
     try {
       await runtime.ensureServer?.(); // local mode: start or reuse the server, as a turn does
+      // the memory changes queued during an outage first, as every replay does
+      doc.memory = await agent.engine.flushMemoryNow();
       const known = await ownSessions(agent);
       const list = opts.session ? [resolveSession(agent, opts.session, known)] : known;
       for (const ov of list) {
         try {
-          const r = await agent.engine.drain(ov);
+          const r = await agent.engine.flushNow(ov); // sent now, whatever a pause says
           doc.sessions.push({ ovSessionId: ov, ...r, error: null });
           doc.totals.written += r.written;
           doc.totals.queued += r.queued;
@@ -436,7 +439,7 @@ export function failed(doc) {
   if (doc.refused) return true;
   if (doc.command === "status") return !doc.openviking.usable || doc.sessions.some((s) => s.error);
   if (doc.command === "doctor") return !doc.ok;
-  if (doc.command === "flush") return doc.totals.queued > 0 || doc.sessions.some((s) => s.error);
+  if (doc.command === "flush") return doc.totals.queued > 0 || (doc.memory?.queued ?? 0) > 0 || doc.sessions.some((s) => s.error);
   return false;
 }
 

@@ -347,6 +347,54 @@ test("flush: drains each session's outbox; reports written, still queued and why
   assert.equal(local.host.sessions.get("main--delta").filter((m) => m.role === "user").length, 2, "both turns stored once");
 });
 
+test("memory changes queued during an outage: status counts them, flush applies them first and exits 1 while they wait", async () => {
+  const local = fakeRuntime();
+  await turn(local, "agent:main:a", "echo", "A first turn while OpenViking answers.", "e1");
+  const written = [];
+  local.host.writeText = async (uri, content) => void written.push([uri, content]);
+  local.host.down = true;
+  const out = await local.agent("agent:main:a").engine.runTool("memory_store", { text: "The on-call phone is in the drawer" });
+  assert.equal(out.status, "queued", JSON.stringify(out));
+  const { cli } = surfaces(local);
+  assert.match((await cli("status")).out, /memory changes queued during an outage: 1 \(applied when OpenViking is back/);
+  const stuck = await cli("flush", { json: true });
+  assert.equal(stuck.exitCode, 1, "a memory change still waits");
+  assert.deepEqual([stuck.json.memory.applied, stuck.json.memory.queued], [0, 1]);
+  local.host.down = false;
+  const done = await cli("flush");
+  assert.equal(done.exitCode, undefined);
+  assert.match(done.out, /memory changes \(queued during an outage\): 1 applied, 0 still queued/);
+  assert.deepEqual(written, [[out.uri, "The on-call phone is in the drawer"]], "stored once, where the tool said");
+  assert.doesNotMatch((await cli("status")).out, /memory changes queued/);
+});
+
+test("flush and doctor send now, whatever the pause of a server that stopped answering says", async () => {
+  const local = fakeRuntime();
+  await turn(local, "agent:main:a", "fox", "A first turn while OpenViking answers.", "f1");
+  const answer = local.host.request;
+  const sent = [];
+  let silent = true;
+  local.host.request = (req) => {
+    sent.push(new URL(req.url).pathname);
+    return silent ? Promise.reject(Object.assign(new Error("no answer within 1000 ms"), { kind: "timeout" })) : answer(req);
+  };
+  // a turn meets the silence (the engine pauses); the next turn sends nothing
+  assert.equal((await turn(local, "agent:main:a", "fox", "A turn while it is silent.", "f2")).queued, true);
+  const before = sent.length;
+  assert.equal((await turn(local, "agent:main:a", "fox", "Another turn in the pause.", "f3")).queued, true);
+  assert.equal(sent.length, before, "in the pause nothing is sent");
+  const { cli } = surfaces(local);
+  // doctor: its checks go out (the key's too, which the pause would have held back)
+  const doc = await cli("doctor", { json: true });
+  const asked = sent.slice(before);
+  assert.deepEqual(asked, ["/health", "/api/v1/system/status"], "the find needs the user the key check names");
+  assert.ok(!JSON.stringify(doc.json).includes("did not answer lately"), "no check reported as not sent");
+  // flush: the server answers again; the pause would still hold, flush sends now
+  silent = false;
+  const flushed = await cli("flush", { json: true });
+  assert.deepEqual(flushed.json.totals, { written: 2, queued: 0 }, JSON.stringify(flushed.json));
+});
+
 test("doctor (remote): config without the key, host version, slot, endpoints one by one — ok, and fail with a fix", async () => {
   const { cli } = surfaces(rt);
   const good = await cli("doctor", { json: true });

@@ -142,7 +142,7 @@ test("an unreachable server queues turns in the on-disk outbox; a new process re
   assert.equal(t.warnings.filter((w) => w.includes("unavailable")).length, 1);
   t.client.down = false;
   const restarted = t.make();
-  assert.deepEqual(await restarted.flush("main--s2"), { written: 3, queued: 0, reason: null, inProgress: false });
+  assert.deepEqual(await restarted.flush("main--s2"), { written: 3, queued: 0, reason: null, inProgress: false, memoryApplied: 0, memoryQueued: 0 });
   const texts = t.client.sessions.get("main--s2").live.filter((m) => m.role === "user").map((m) => m.parts[0].text);
   assert.deepEqual(texts, ["outage turn 0 with details", "outage turn 1 with details", "outage turn 2 with details"]);
   const again = await restarted.writeTurn({ sessionId: "s2", messages: turn("outage turn 2 with details"), advancementKey: "o2" });
@@ -185,7 +185,7 @@ test("state crosses as the engine's JSON text, and a state dir written through o
   // and back: the older form reads what the text form wrote, and replays everything once
   t.client.down = false;
   const back = make(false);
-  assert.deepEqual(await back.e.flush("main--s9"), { written: 3, queued: 0, reason: null, inProgress: false });
+  assert.deepEqual(await back.e.flush("main--s9"), { written: 3, queued: 0, reason: null, inProgress: false, memoryApplied: 0, memoryQueued: 0 });
   const texts = t.client.sessions.get("main--s9").live.filter((m) => m.role === "user").map((m) => m.parts[0].text);
   assert.deepEqual(texts, [0, 1, 2].map((i) => `turn ${i} about the billing schema`));
   t.done();

@@ -231,7 +231,7 @@ test("text callbacks that answer what is not JSON text: the call rejects with a 
   assert.equal((await nulls.writeTurn({ sessionId: "s2", advancementKey: "k-null", messages: turn("after null documents") })).status, "committed");
   // an outbox read that hands back a non-object's text skips that record, with a warning
   const warned = [];
-  const odd = new ContextEngine({ agentId: "main" }, {}, { ...h, outboxReadText: async () => ["[1,2]", "nope"], warn: (m) => warned.push(m) });
+  const odd = new ContextEngine({ agentId: "main" }, {}, { ...h, outboxReadText: async (k) => (k === "outbox/main--s" ? ["[1,2]", "nope"] : []), warn: (m) => warned.push(m) });
   const report = await odd.flush("main--s");
   assert.equal(report.queued, 0);
   assert.equal(warned.filter((w) => /not a JSON object/.test(w)).length, 2, warned.join("; "));

@@ -55,3 +55,35 @@ test("memory_search_history is registered and scope session is the tool context'
   const refused = await noContext.execute("call4", { query: "vault", scope: "session" });
   assert.match(refused.content[0].text, /^scope: /);
 });
+
+test("memory_store while OpenViking is down answers queued, and the change is on disk (0600) before the answer", async () => {
+  const { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const { createStateStore } = await import("../state-store.js");
+  const { createEngineHost } = await import("../engine-host.js");
+  const dir = mkdtempSync(join(tmpdir(), "ove-tools-queued-"));
+  try {
+    const refused = async () => {
+      throw Object.assign(new Error("ECONNREFUSED"), { kind: "unreachable" });
+    };
+    const host = createEngineHost({ store: createStateStore(dir), request: refused, logger: { warn() {} } });
+    const engine = new wasm.ContextEngine({ mode: "remote", baseUrl: "http://127.0.0.1:9", apiKey: "uk-queued-key", agentId: "main" }, {}, host);
+    const runtime = { wasm, agent: () => ({ agentId: "main", engine }) };
+    const factories = new Map();
+    registerTools({ registerTool: (factory, { name }) => factories.set(name, factory) }, runtime);
+    const out = await factories.get("memory_store")({ sessionKey: "agent:main:cli" }).execute("c1", { text: "The release train leaves on Thursdays" });
+    assert.notEqual(out.isError, true, JSON.stringify(out));
+    assert.equal(out.details.status, "queued");
+    assert.match(out.details.note, /OpenViking cannot be reached right now/);
+    const file = readdirSync(join(dir, "outbox")).find((f) => f.startsWith("memory-ops"));
+    assert.ok(file, readdirSync(join(dir, "outbox")).join(", "));
+    assert.equal(statSync(join(dir, "outbox", file)).mode & 0o777, 0o600);
+    const text = readFileSync(join(dir, "outbox", file), "utf8");
+    assert.ok(text.includes("The release train leaves on Thursdays") && !text.includes("uk-queued-key"), text);
+    const forgot = await factories.get("memory_forget")({ sessionKey: "agent:main:cli" }).execute("c2", { query: "release train" });
+    assert.equal(forgot.details.status, "queued", JSON.stringify(forgot));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -5,7 +5,7 @@
 //! a new key or server asks again, and no file holds the key.
 
 use super::Engine;
-use crate::host::Host;
+use crate::host::{Host, HostError};
 use serde_json::{json, Value};
 
 /// How long a kept user id is used without asking the server.
@@ -32,23 +32,30 @@ impl<H: Host> Engine<H> {
     /// The user id: known in this process, kept in the state dir, or asked of the server
     /// (`None` while unknown: the server is down or names no user).
     pub async fn resolve_user(&self) -> Option<String> {
+        self.resolve_user_why().await.ok()
+    }
+
+    /// [`resolve_user`](Self::resolve_user), with the server's failure when it was asked and
+    /// did not say (`Err(None)`: it answered, naming no usable user).
+    pub(super) async fn resolve_user_why(&self) -> Result<String, Option<HostError>> {
         if let Some(u) = self.user_id() {
-            return Some(u);
+            return Ok(u);
         }
         let key = self.identity_state_key();
         let now = self.host.now_ms();
         if let Some(u) = self.host.load_state(&key).await.ok().flatten().and_then(|v| kept_user(&v, now)) {
             self.set_user_id(&u);
-            return Some(u);
+            return Ok(u);
         }
         match self.host.user_id().await {
             Ok(Some(u)) if crate::recall::scopes::is_plain_segment(&u) => {
                 self.set_user_id(&u);
                 // a failed save only costs the next process a round trip
                 let _ = self.host.save_cache(&key, json!({ "userId": u, "at": now })).await;
-                Some(u)
+                Ok(u)
             }
-            _ => None,
+            Ok(_) => Err(None),
+            Err(e) => Err(Some(e)),
         }
     }
 }

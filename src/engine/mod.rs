@@ -27,6 +27,7 @@ mod extras;
 mod history_index;
 mod identity;
 mod locks;
+mod memory_queue;
 mod outbox;
 mod kept_outputs;
 mod read;
@@ -41,6 +42,7 @@ pub use extras::{MAP_COMMIT_REFRESH_MS, MAP_COMMIT_WINDOW_MS};
 pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT_MAX_MS};
 pub use history_index::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};
+pub use memory_queue::{memory_queue_key, MemoryReplay, QueuedOp};
 pub use outbox::FlushReport;
 pub use read::{AssembleCall, Assembled, IntentTrace, LastAssembled, RecallStatus, RecallToolAnswer, Search, SEARCH_REUSE_MS};
 pub use record::{Operation, SessionRecord, RECORDS_CACHED};
@@ -108,6 +110,10 @@ pub struct Engine<H: Host> {
     last_experiences: RefCell<Option<experiences::LastExperiences>>,
     trajectory_sessions: RefCell<HashMap<String, String>>,
     last_skills: RefCell<extras::LastSkills>,
+    /// The memory queue (`memory_queue`) was read empty, and this process queued nothing since.
+    memory_queue_empty: std::cell::Cell<bool>,
+    /// This process is applying the memory queue.
+    memory_replaying: std::cell::Cell<bool>,
 }
 
 /// See `Engine::live_known`.
@@ -147,6 +153,8 @@ impl<H: Host> Engine<H> {
             last_experiences: RefCell::new(None),
             trajectory_sessions: RefCell::new(HashMap::new()),
             last_skills: RefCell::new(None),
+            memory_queue_empty: std::cell::Cell::new(false),
+            memory_replaying: std::cell::Cell::new(false),
         }
     }
 

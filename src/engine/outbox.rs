@@ -38,6 +38,11 @@ pub struct FlushReport {
     pub reason: Option<String>,
     /// Another replay of this session was under way: it takes the queued turns.
     pub in_progress: bool,
+    /// Queued memory changes (`memory_store`, `memory_forget` during an outage) this replay
+    /// applied, before the turns.
+    pub memory_applied: usize,
+    /// Memory changes still waiting.
+    pub memory_queued: usize,
 }
 
 /// One outbox entry as the replay needs it.
@@ -74,7 +79,22 @@ impl<H: Host> Engine<H> {
         self.replay(ov_id, true).await
     }
 
+    /// The agent's queued memory changes first (in order, before the turns: a memory the
+    /// model stored during a turn precedes that turn's write), then the session's turns.
     async fn replay(&self, ov_id: &str, queued_known: bool) -> HostResult<FlushReport> {
+        let memory = self.replay_memory_ops().await;
+        let mut report = self.replay_turns(ov_id, queued_known).await?;
+        report.memory_applied = memory.applied;
+        report.memory_queued = memory.queued;
+        if report.reason.is_none() && memory.queued > 0 {
+            if let Some(why) = memory.reason {
+                report.reason = Some(format!("{} memory change(s) still queued: {why}", memory.queued));
+            }
+        }
+        Ok(report)
+    }
+
+    async fn replay_turns(&self, ov_id: &str, queued_known: bool) -> HostResult<FlushReport> {
         if !self.flushing.borrow_mut().insert(ov_id.to_string()) {
             let queued = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
             return Ok(FlushReport { queued, in_progress: true, ..Default::default() });

@@ -3,7 +3,9 @@
 //! agent-memory folder, its agent's sessions (parsed ids, `session_map`) — because the
 //! server lets any agent of a user reach the others' sessions and agent-scope memories.
 //!
-//! - `memory_store`: written at once with `wait: true`, so the very next recall finds it;
+//! - `memory_store`: written at once with `wait: true`, so the very next recall finds it —
+//!   or, while OpenViking cannot be reached, queued durably and applied when it is back
+//!   (`memory_queue`; `memory_forget` too);
 //! - `memory_forget`: by uri, or by query (only a single candidate scoring at least
 //!   `FORGET_AUTO_DELETE_SCORE` is deleted without the uri); every delete is verified — the
 //!   memory must exist before, the server must count it, and it must be gone after — and
@@ -19,10 +21,15 @@ use crate::host::{Host, HostError};
 use crate::recall::scopes::{agent_owned_memories, sessions_root, user_memories};
 use crate::lifecycle::session_map::owns_session;
 use crate::tools::{
-    memory_file_name, ExpandInput, ForgetInput, RecallInput, StoreInput, FORGET_AUTO_DELETE_SCORE, FORGET_DEFAULT_LIMIT,
+    ExpandInput, ForgetInput, RecallInput, StoreInput, FORGET_AUTO_DELETE_SCORE, FORGET_DEFAULT_LIMIT,
 };
 use crate::tools::uri_check::{strictly_within_scope, uri_problem, within_scope};
+use super::memory_queue::{stop, QueuedOp, Stop};
 use serde_json::{json, Value};
+
+fn unknown_user() -> EngineError {
+    EngineError::new(ErrorCode::HostFailed, "OpenViking is unavailable (could not resolve the user)")
+}
 
 fn failed(tool: &str) -> impl Fn(HostError) -> EngineError + '_ {
     move |e| EngineError::new(ErrorCode::HostFailed, format!("{tool} failed: {}", e.message))
@@ -65,9 +72,7 @@ impl<H: Host> Engine<H> {
     }
 
     async fn own_user(&self) -> Result<String> {
-        self.resolve_user()
-            .await
-            .ok_or_else(|| EngineError::new(ErrorCode::HostFailed, "OpenViking is unavailable (could not resolve the user)"))
+        self.resolve_user().await.ok_or_else(unknown_user)
     }
 
     /// The user-memory scope and the agent's own agent-memory folder.
@@ -76,34 +81,76 @@ impl<H: Host> Engine<H> {
         Ok([user_memories(self.config.target_uri.as_deref(), Some(&uid)), agent_owned_memories(&self.config.agent_id)])
     }
 
+    /// `memory_store`: written now, or — OpenViking unreachable, silent, 5xx or paused, or
+    /// earlier changes still waiting — queued (`memory_queue`), durably, and answered so.
     pub async fn memory_store(&self, input: StoreInput) -> Result<Value> {
-        let [user, _] = self.own_memory_scopes().await?;
-        let uri = format!("{user}/{}/{}", input.category, memory_file_name(&input.text, self.host.now_ms()));
-        self.host.write_text(&uri, &input.text, true, true).await.map_err(failed("memory_store"))?;
+        let now = self.host.now_ms();
+        let user = self.resolve_user_why().await;
+        let memories = match &user {
+            Ok(uid) => Some(user_memories(self.config.target_uri.as_deref(), Some(uid))),
+            Err(Some(e)) if e.retryable() => None,
+            Err(_) => return Err(unknown_user()),
+        };
+        let op = QueuedOp::store(&input, now, memories.as_deref());
+        let QueuedOp::Store { uri: Some(uri), .. } = &op else {
+            let why = user.err().flatten().map(|e| e.message).unwrap_or_default();
+            return self.queue_memory_op(op, Some(&why)).await;
+        };
+        let uri = uri.clone();
+        if self.memory_changes_waiting().await {
+            return self.queue_memory_op(op, None).await;
+        }
+        match self.host.write_text(&uri, &input.text, true, true).await {
+            Ok(()) => {}
+            Err(e) if e.retryable() => return self.queue_memory_op(op, Some(&e.message)).await,
+            Err(e) => return Err(failed("memory_store")(e)),
+        }
         self.forget_search();
         self.map_stale().await;
-        Ok(json!({ "stored": true, "uri": uri, "content": input.text }))
+        Ok(json!({ "stored": true, "status": "stored", "uri": uri, "content": input.text }))
     }
 
+    /// `memory_forget`: done now, or queued like `memory_store` (after the changes before it).
     pub async fn memory_forget(&self, input: ForgetInput) -> Result<Value> {
-        let own = self.own_memory_scopes().await?;
+        if self.memory_changes_waiting().await {
+            return self.queue_memory_op(QueuedOp::forget(&input, self.host.now_ms()), None).await;
+        }
+        match self.forget_attempt(&input).await {
+            Ok(doc) => Ok(doc),
+            Err(Stop::Outage(e)) => self.queue_memory_op(QueuedOp::forget(&input, self.host.now_ms()), Some(&e.message)).await,
+            Err(Stop::Refused(e)) => Err(e),
+        }
+    }
+
+    /// The user-memory scope and the agent's own folder, or why they are not known.
+    async fn own_scopes_now(&self) -> std::result::Result<[String; 2], Stop> {
+        match self.resolve_user_why().await {
+            Ok(uid) => Ok([user_memories(self.config.target_uri.as_deref(), Some(&uid)), agent_owned_memories(&self.config.agent_id)]),
+            Err(Some(e)) if e.retryable() => Err(Stop::Outage(e)),
+            Err(_) => Err(Stop::Refused(unknown_user())),
+        }
+    }
+
+    /// One `memory_forget`, now (the tool, or a queued one replayed).
+    pub(super) async fn forget_attempt(&self, input: &ForgetInput) -> std::result::Result<Value, Stop> {
+        let own = self.own_scopes_now().await?;
         if let Some(t) = &input.target_uri {
             if !own.iter().any(|s| within_scope(t, s)) {
-                return Err(EngineError::input("targetUri", "must be within your own memory scopes"));
+                return Err(EngineError::input("targetUri", "must be within your own memory scopes").into());
             }
         }
         if let Some(uri) = &input.uri {
             if !own.iter().any(|s| strictly_within_scope(uri, s)) {
-                return Err(EngineError::input("uri", "only a memory inside your own memory scopes can be deleted"));
+                return Err(EngineError::input("uri", "only a memory inside your own memory scopes can be deleted").into());
             }
             return match self.verified_delete(uri).await? {
                 Deleted::Done(doc) => Ok(doc),
-                Deleted::Problem(p) => Err(EngineError::input("uri", p)),
+                Deleted::Problem(p) => Err(EngineError::input("uri", p).into()),
             };
         }
-        let query = input.query.unwrap_or_default();
+        let query = input.query.clone().unwrap_or_default();
         let scope = input.target_uri.clone().unwrap_or_else(|| own[0].clone());
-        let found = self.host.find(&scope, &query, input.limit.unwrap_or(FORGET_DEFAULT_LIMIT), &crate::host::FindFilter::NONE).await.map_err(failed("memory_forget"))?;
+        let found = self.host.find(&scope, &query, input.limit.unwrap_or(FORGET_DEFAULT_LIMIT), &crate::host::FindFilter::NONE).await.map_err(stop("memory_forget"))?;
         let items = found.get("memories").and_then(Value::as_array).or(found.as_array()).cloned().unwrap_or_default();
         let threshold = input.score_threshold.unwrap_or(0.0);
         let candidates: Vec<Value> = items
@@ -129,8 +176,8 @@ impl<H: Host> Engine<H> {
     }
 
     /// Deletes one memory file and reports only what the server really deleted.
-    async fn verified_delete(&self, uri: &str) -> Result<Deleted> {
-        let before = self.host.stat(uri).await.map_err(failed("memory_forget"))?;
+    async fn verified_delete(&self, uri: &str) -> std::result::Result<Deleted, Stop> {
+        let before = self.host.stat(uri).await.map_err(stop("memory_forget"))?;
         let Some(before) = before else {
             return Ok(Deleted::Done(json!({ "deleted": [], "notFound": [uri], "reason": "OpenViking has no memory at this uri; nothing was deleted" })));
         };
@@ -140,7 +187,8 @@ impl<H: Host> Engine<H> {
         if let Some(read_as) = before.get("uri").and_then(Value::as_str).filter(|u| *u != uri) {
             return Ok(Deleted::Problem(format!("OpenViking reads it as {read_as}; give that uri")));
         }
-        let res = self.host.delete_uri(uri).await.map_err(failed("memory_forget"))?;
+        // no answer to the delete: queued, and the replay finds the memory gone or deletes it
+        let res = self.host.delete_uri(uri).await.map_err(stop("memory_forget"))?;
         self.forget_search();
         self.map_stale().await;
         let count = res.get("estimated_deleted_count").and_then(Value::as_f64);

@@ -7,7 +7,8 @@
 //! - [`transport`] — the request and response an embedder carries, and how it can fail
 //! - [`server`] — where and as whom: base URL, agent header, key, timeout; URL encoding
 //! - [`answer`] — reading an answer: the `result` of the envelope, or a classified failure
-//! - [`pause`] — a server that stopped answering is not asked again at once
+//! - [`pause`] — a server that stopped answering is not asked again at once: the rules
+//! - [`pausing`] — the transport wrapper that applies them
 //! - [`probe`] — the operator's checks: health, the key, search
 //! - [`client`] — [`OpenVikingHttp`]: every operation the engine uses, as the `host::OpenViking`
 //!   trait over a transport (storage and clock pass through to the embedder's)
@@ -17,12 +18,13 @@
 pub mod answer;
 pub mod client;
 pub mod pause;
+pub mod pausing;
 pub mod probe;
 pub mod server;
 pub mod transport;
 
 pub use answer::Refusal;
 pub use client::OpenVikingHttp;
-pub use pause::Pausing;
+pub use pausing::Pausing;
 pub use server::Server;
 pub use transport::{HttpRequest, HttpResponse, Method, Transport, TransportFailure};

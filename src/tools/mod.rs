@@ -5,8 +5,8 @@
 //! |---|---|---|
 //! | `memory_recall` | `{query, limit?: 1–20, scoreThreshold?: 0–1}` | `{memories, source}` |
 //! | `memory_recall_auto` | `{query?}` (the engine's synthetic call, with `{}`; registered so hosts keep it) | as `memory_recall` |
-//! | `memory_store` | `{text ≤ 4000 chars, category?}` | `{stored, uri, content}` |
-//! | `memory_forget` | `{uri? \| query?, limit?: 1–20, scoreThreshold?, targetUri?}` | `{deleted, …}` |
+//! | `memory_store` | `{text ≤ 4000 chars, category?}` | `{stored, status, uri, content}` (`status: "queued"` + `note` during an outage) |
+//! | `memory_forget` | `{uri? \| query?, limit?: 1–20, scoreThreshold?, targetUri?}` | `{deleted, …}` (or `status: "queued"`) |
 //! | `memory_expand` | `{summaryOrMemoryUri, query?, limit?}` | archive, excerpts, readable uris |
 //! | `memory_read_output` | `{reference, fromLine?, toLine?, query? \| pattern?, caseSensitive?, maxTokens?}` | the exact lines |
 //! | `memory_search_history` | `{query? \| pattern?, since?, until?, role?, scope?, sort?, match?, caseSensitive?, limit?: 1–50}` | `{hits, matched, scanned, …}` |
@@ -68,7 +68,7 @@ pub fn tool_definitions() -> Vec<ToolDef> {
         ToolDef {
             name: "memory_store",
             label: "Remember",
-            description: "Store something the user explicitly asked to remember (a preference, fact or decision) in long-term memory, immediately.",
+            description: "Store something the user explicitly asked to remember (a preference, fact or decision) in long-term memory, immediately. status \"queued\": OpenViking is unreachable; it is kept on this machine and stored when it is back.",
             parameters: json!({
                 "type": "object", "additionalProperties": false, "required": ["text"],
                 "properties": {
@@ -80,7 +80,7 @@ pub fn tool_definitions() -> Vec<ToolDef> {
         ToolDef {
             name: "memory_forget",
             label: "Forget",
-            description: "Delete a wrong or unwanted memory: by its uri, or by a query (deletes only a single clear match, otherwise lists candidates). Reports only what OpenViking really deleted.",
+            description: "Delete a wrong or unwanted memory: by its uri, or by a query (deletes only a single clear match, otherwise lists candidates). Reports only what OpenViking really deleted; status \"queued\": applied when OpenViking is back.",
             parameters: json!({
                 "type": "object", "additionalProperties": false,
                 "properties": {
@@ -451,8 +451,10 @@ impl HistorySearchInput {
 }
 
 /// The file name of a stored memory: the text's words (ASCII letters and digits, CJK kept,
-/// everything else a `-`; at most 48 characters; "note" when nothing is left), then the
-/// time in base 36 so two notes never share a name.
+/// everything else a `-`; at most 48 characters; "note" when nothing is left), then its
+/// queue id — the time in base 36 and 6 hex digits of the text's digest — so two notes never
+/// share a name and the same note at the same time always has the same one (a queued store
+/// written twice lands in one file).
 pub fn memory_file_name(text: &str, now_ms: u64) -> String {
     let mut slug = String::new();
     for c in text.to_lowercase().chars() {
@@ -466,7 +468,8 @@ pub fn memory_file_name(text: &str, now_ms: u64) -> String {
     let slug: String = slug.trim_matches('-').chars().take(48).collect();
     let slug = slug.trim_end_matches('-');
     let slug = if slug.is_empty() { "note" } else { slug };
-    format!("{slug}-{}.md", base36(now_ms))
+    let digest = crate::text::sha256::sha256_hex(text.as_bytes());
+    format!("{slug}-{}{}.md", base36(now_ms), &digest[..6])
 }
 
 fn base36(mut n: u64) -> String {
@@ -499,13 +502,17 @@ mod tests {
 
     #[test]
     fn a_memory_file_is_named_after_its_words_and_time() {
-        assert_eq!(memory_file_name("User prefers Dark mode!", 1_764_000_000_000), format!("user-prefers-dark-mode-{}.md", base36(1_764_000_000_000)));
+        let name = memory_file_name("User prefers Dark mode!", 1_764_000_000_000);
+        let digest = crate::text::sha256::sha256_hex(b"User prefers Dark mode!");
+        assert_eq!(name, format!("user-prefers-dark-mode-{}{}.md", base36(1_764_000_000_000), &digest[..6]));
+        assert_eq!(memory_file_name("User prefers Dark mode!", 1_764_000_000_000), name, "deterministic");
+        assert_ne!(memory_file_name("User prefers dark mode!", 1_764_000_000_000), name, "another text, another name");
         assert!(memory_file_name("喜欢 深色主题", 35).starts_with("喜欢-深色主题-z"));
         assert!(memory_file_name("!!!", 0).starts_with("note-0"));
         assert_eq!(base36(0), "0");
         assert_eq!(base36(36), "10");
         let long = memory_file_name(&"word ".repeat(40), 1);
-        assert!(long.len() <= 48 + 3 + 3, "{long}");
+        assert!(long.len() <= 48 + 3 + 6 + 3, "{long}");
     }
 
     #[test]

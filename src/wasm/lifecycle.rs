@@ -5,6 +5,7 @@
 
 use super::codec::{decode, decode_request, encode, millis_arg, string_arg, to_js_error};
 use super::js_host::JsHost;
+use crate::openviking::pause::PauseScope;
 use crate::openviking::{OpenVikingHttp, Pausing, Server};
 use crate::config::parse_config;
 use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ToolContext, TurnWrite};
@@ -92,7 +93,9 @@ impl ContextEngine {
         let env = super::exports::read_env(&env)?;
         let parsed = parse_config(&raw, &env).map_err(to_js_error)?;
         let callbacks = JsHost::new(host, parsed.config.timeout_ms).map_err(|why| to_js_error(EngineError::input("host", why)))?;
-        let host = OpenVikingHttp::new(Server::from_config(&parsed.config), Pausing::new(callbacks));
+        let server = Server::from_config(&parsed.config);
+        let scope = PauseScope::new(&server.base_url, server.api_key.as_deref(), server.timeout_ms);
+        let host = OpenVikingHttp::new(server, Pausing::new(callbacks, scope));
         Ok(ContextEngine { inner: Rc::new(Engine::new(parsed.config, host)) })
     }
     /// The OpenViking session id of an OpenClaw `sessionId` for this agent.
@@ -190,6 +193,8 @@ impl ContextEngine {
                 inner.note_local_server(decode_request("local", &local).map_err(to_js_error)?);
             }
             let facts = inner.local_server();
+            // the operator's check: sent now, whatever the pause says
+            let _now = inner.host.transport.ask_now();
             encode(&crate::openviking::probe::probe(&inner.host, &inner.config, &facts, ms).await)
         })
     }
@@ -291,6 +296,38 @@ impl ContextEngine {
             owned(&inner, &ov_session_id)?;
             encode(&inner.drain(&ov_session_id).await.map_err(host_err)?)
         })
+    }
+
+    /// The operator's `flush`: [`drain`](Self::drain) sent now, whatever the pause of a
+    /// server that stopped answering says (what the requests find is kept as always).
+    #[wasm_bindgen(js_name = flushNow, unchecked_return_type = "Promise<FlushReport>")]
+    pub fn flush_now(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "flushNow", async move {
+            let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
+            owned(&inner, &ov_session_id)?;
+            let _now = inner.host.transport.ask_now();
+            encode(&inner.drain(&ov_session_id).await.map_err(host_err)?)
+        })
+    }
+
+    /// The operator's `flush` of the agent's queued memory changes (`memory_store`,
+    /// `memory_forget` during an outage), sent now: what was applied, what still waits and why.
+    #[wasm_bindgen(js_name = flushMemoryNow, unchecked_return_type = "Promise<{ applied: number; queued: number; reason: string | null }>")]
+    pub fn flush_memory_now(&self) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "flushMemoryNow", async move {
+            let _now = inner.host.transport.ask_now();
+            let r = inner.replay_memory_ops().await;
+            encode(&serde_json::json!({ "applied": r.applied, "queued": r.queued, "reason": r.reason }))
+        })
+    }
+
+    /// How many memory changes queued during an outage still wait (read from the state dir).
+    #[wasm_bindgen(js_name = memoryQueued, unchecked_return_type = "Promise<number>")]
+    pub fn memory_queued(&self) -> Promise {
+        let inner = self.inner.clone();
+        bounded(deadline(&inner, 0), "memoryQueued", async move { Ok(JsValue::from_f64(inner.memory_queue_len().await.map_err(host_err)? as f64)) })
     }
 
     /// Adopts this agent's sessions that OpenViking holds and the state dir does not know (a

@@ -539,6 +539,15 @@ export type FlushReport = {
    * Another replay of this session was under way: it takes the queued turns.
    */
   inProgress: boolean,
+  /**
+   * Queued memory changes (`memory_store`, `memory_forget` during an outage) this replay
+   * applied, before the turns.
+   */
+  memoryApplied: number,
+  /**
+   * Memory changes still waiting.
+   */
+  memoryQueued: number,
 };
 
 export type WriteOutcome = {

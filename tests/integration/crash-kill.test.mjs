@@ -96,7 +96,9 @@ test(`crash-kill: ${TURNS} turns, ≥ ${KILLS} writers SIGKILLed mid-write, ${RE
     // sends nothing (no request to hold or lose, a write over at once): a writer to be killed,
     // and the last writer's flush, wait for the pause to end
     if (plan.kill || plan.flushRounds) {
-      const until = (await store.loadState("openviking/paused"))?.untilMs ?? 0;
+      // (one document per server and key: the proxy's, the only one here)
+      const kept = await Promise.all((await store.listStateKeys("openviking/paused/")).map((k) => store.loadState(k)));
+      const until = Math.max(0, ...kept.map((p) => p?.untilMs ?? 0));
       if (until > Date.now()) {
         tally.pauseWaits++;
         await sleep(until - Date.now() + 50);
