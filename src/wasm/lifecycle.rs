@@ -303,7 +303,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = flushNow, unchecked_return_type = "Promise<FlushReport>")]
     pub fn flush_now(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "flushNow", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "flushNow", async move {
             let ov_session_id = string_arg("ovSessionId", &ov_session_id)?;
             owned(&inner, &ov_session_id)?;
             let _now = inner.host.transport.ask_now();
@@ -316,7 +316,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = flushMemoryNow, unchecked_return_type = "Promise<{ applied: number; queued: number; reason: string | null }>")]
     pub fn flush_memory_now(&self) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "flushMemoryNow", async move {
+        bounded_op(inner.operation(), deadline(&inner, 0), "flushMemoryNow", async move {
             let _now = inner.host.transport.ask_now();
             let r = inner.replay_memory_ops().await;
             encode(&serde_json::json!({ "applied": r.applied, "queued": r.queued, "reason": r.reason }))
@@ -327,7 +327,7 @@ impl ContextEngine {
     #[wasm_bindgen(js_name = memoryQueued, unchecked_return_type = "Promise<number>")]
     pub fn memory_queued(&self) -> Promise {
         let inner = self.inner.clone();
-        bounded(deadline(&inner, 0), "memoryQueued", async move { Ok(JsValue::from_f64(inner.memory_queue_len().await.map_err(host_err)? as f64)) })
+        bounded_op(inner.operation(), deadline(&inner, 0), "memoryQueued", async move { Ok(JsValue::from_f64(inner.memory_queue_len().await.map_err(host_err)? as f64)) })
     }
 
     /// Adopts this agent's sessions that OpenViking holds and the state dir does not know (a
