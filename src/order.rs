@@ -1,4 +1,4 @@
-//! One stable sort for every element type (issue 23, size).
+//! One stable sort for every element type (it keeps the wasm small).
 //!
 //! `slice::sort_by` is compiled once per element type and comparator: 4–5 KB of wasm each
 //! (a quicksort, a driftsort, small-sorts, pivots), ~15 of them in the plugin. These helpers

@@ -1,5 +1,5 @@
 //! The optimised recall pipeline (`recall::recall` / `recall_with`) against a straightforward
-//! reference — the pipeline as it was before the recall-speed work (issue 12): every
+//! reference — the pipeline as it was before the recall-speed work: every
 //! candidate ranked with its own lowercased haystack, dedupe keys built with `format!`, an
 //! explain record per candidate from the start, the pair built and estimated whole. On random
 //! candidate sets and settings both must give the same outcome, field for field, and without

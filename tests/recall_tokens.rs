@@ -1,5 +1,5 @@
 //! The recall tokenizer and word matcher against straightforward references: `query_tokens`
-//! against the tokenizer as it was before issue 23 (lowercase the whole text character by
+//! against the tokenizer as it was before the single-pass tokenizer (lowercase the whole text character by
 //! character, allocate every token, look each up in the list), `WordRuns::matches` and
 //! `query_words_in` against `token_matches`' substring search, and the profile built from
 //! the unlimited tokens against the profile read with the limit. Random text mixes ASCII
@@ -13,7 +13,7 @@ use openviking_context_engine::recall::{query_words_in, relevance_words};
 use openviking_context_engine::text::is_cjk;
 use proptest::prelude::*;
 
-/// The tokenizer before issue 23, kept as the definition.
+/// The earlier tokenizer, kept as the definition.
 fn reference_tokens(query: &str, max_weight: f64) -> Vec<String> {
     const CJK_STOP_CHARS: &str = "的了吗呢吧啊呀是在和与及或我你您他她它们这那哪么什怎谁个也都就还又把被给对从到之其有没不很请吧嗎嘛呢哦の は が を に で と も へ や か ね よ な だ です ます した この その あの 이 가 은 는 을 를 에 의 도 로 와 과 요";
     let stop = |c: char| CJK_STOP_CHARS.contains(c);
@@ -68,7 +68,7 @@ fn reference_tokens(query: &str, max_weight: f64) -> Vec<String> {
     tokens
 }
 
-/// The query profile before issue 23.
+/// The earlier query profile.
 fn reference_profile(query: &str) -> (Vec<String>, bool, bool) {
     const PREFERENCE_WORDS: &[&str] =
         &["prefer", "prefers", "preferred", "preference", "preferences", "favorite", "favourite", "favorites", "favourites", "like", "likes"];

@@ -1,6 +1,6 @@
 //! A recall request read from its JSON text with the search results typed on the way
 //! (`recall::wire`, what the wasm `Engine.recall` and `autoRecall` do) against reading the
-//! whole text as a JSON value (what they did before issue 23): on random requests — hits of
+//! whole text as a JSON value (what they did before the typed reader): on random requests — hits of
 //! every field type, scopes of every shape, extra fields with nested values, odd top-level
 //! values — the same answer, or the same error, with and without explain records.
 #![cfg(not(target_arch = "wasm32"))]

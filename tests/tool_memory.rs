@@ -1,4 +1,4 @@
-//! Tool memory, storage part (issue 25, item 1): every tool call and result of a turn reaches
+//! Tool memory, storage part: every tool call and result of a turn reaches
 //! OpenViking as a `tool` part with its status, `duration_ms` from the host's message times,
 //! and `skill_uri` when the call belongs to a skill; the envelope's `used_skills` is filled.
 //! Recall part: the experiences OpenViking's agent evolution extracts from those trajectories

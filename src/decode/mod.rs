@@ -490,7 +490,7 @@ impl<'de, 't, V: Visitor<'de>> Visitor<'de> for KeyWrap<'t, V> {
 }
 
 /// The error of a list or object over [`MAX_ITEMS`]: out of line, so the wording is compiled
-/// once rather than in every instantiation of [`Map`] and [`Seq`] (issue 23, size).
+/// once rather than in every instantiation of [`Map`] and [`Seq`] (it keeps the wasm small).
 #[cold]
 #[inline(never)]
 fn too_many(track: &Track, what: &str) -> DecodeError {

@@ -25,7 +25,7 @@ pub const ARCHIVING_STALE_MS: u64 = 5 * 60_000;
 
 /// Written as an internally tagged object (`{"phase": "archiving", "since_ms": …, "forced": …}`);
 /// read by hand ([`phase_from_value`]): serde's derive for an internally tagged enum buffers
-/// the object and was 11 KB of the plugin's wasm (issue 23).
+/// the object and was 11 KB of the plugin's wasm.
 #[derive(Debug, Clone, PartialEq, Serialize, Default)]
 #[serde(tag = "phase", rename_all = "snake_case")]
 pub enum CommitPhase {

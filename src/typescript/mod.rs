@@ -15,7 +15,7 @@
 //!   differs (`UPDATE_TS=1 cargo test --features typescript --test typescript_declarations`
 //!   rewrites it).
 //!
-//! What ts-rs writes differently from the hand-built generator it replaced (2026-12, issue 23):
+//! What ts-rs writes differently from the hand-built generator it replaced (2026-12):
 //! `export type X = { … }` rather than `interface`, a flattened type's fields written out rather
 //! than `extends`, and no TSDoc on the variants of a string union (ts-rs 12 drops them; the
 //! Rust docs keep them). The names, fields, optionality and types are the same, up to notation

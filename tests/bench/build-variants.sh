@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds a wasm package twice through the same pipeline, for comparing opt-level 3 against
-# opt-level "z" (issue 12): cargo (release profile of Cargo.toml, only opt-level overridden;
+# opt-level "z": cargo (release profile of Cargo.toml, only opt-level overridden;
 # the default features: the plugin's and the page's exports in one module, so `scale.mjs` finds
 # the pure Engine in both variants; PKG_FEATURES=plugin or page for one package's exports) →
 # wasm-bindgen --target web → wasm-opt with the flags of

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// What experiences (agent evolution, issue 25 item 1) cost and which ones a turn gets:
+// What experiences (agent evolution) cost and which ones a turn gets:
 //
 //   node tests/bench/experiences.mjs [--json]
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Every class of recall selection that differs from the legacy plugin's (issue 24, item 9):
+// Every class of recall selection that differs from the legacy plugin's:
 // seeded random search results — scores out of range or not finite, blank and BOM-only
 // abstracts with an overview, missing / cased / spaced categories, memory_type tags, items in
 // events/cases folders under another category, whitespace and case variants of one text,

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Recall: our wasm engine against the legacy TypeScript plugin's recall, in ONE Node process,
-// runs interleaved, on the same inputs (issue 12, goal 1).
+// runs interleaved, on the same inputs.
 //
 //   wasm    `Engine.autoRecall(request)` from www-demo/pkg/ (the page's package) with the default config (`new Engine({}, {})`),
 //           marshalling included: the call JSON.stringify's the request, serde reads it, the

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Scale figures (issue 12, goal 5): per-call time through the wasm package, marshalling
+// Scale figures: per-call time through the wasm package, marshalling
 // included, as the input grows —
 //
 //   recall    `Engine.autoRecall` at 10 / 50 / 200 / 1,000 / 5,000 find hits PER SCOPE (two

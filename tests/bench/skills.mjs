@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Which skills a turn gets listed, and what they cost (issue 25 item 2):
+// Which skills a turn gets listed, and what they cost:
 //
 //   node tests/bench/skills.mjs [--json] [--config JSON]   (e.g. '{"recallRequireQueryWord":false}')
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Where each package's bytes go (issue 12 goal 3, issue 23 item 1): the crate builds two
+// Where each package's bytes go: the crate builds two
 // packages (cargo features): the plugin's (pkg/, copied into js-glue/pkg/) and the tuning
 // page's (www-demo/pkg/). For each: the shipped .wasm's raw and gzip (-9) sizes, and the
 // function bodies of the module summed by crate and, for this crate, by module. The shipped

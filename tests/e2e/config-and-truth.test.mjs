@@ -1,4 +1,4 @@
-// Issue 24 in REAL OpenClaw 2026.9.6 (`openclaw agent --local` turns and `openclaw openviking
+// Config messages and true figures in REAL OpenClaw 2026.9.6 (`openclaw agent --local` turns and `openclaw openviking
 // …` commands, each its own process): a plugin config mistake never costs the turn, the plugin
 // or its doctor — the engine names each bad key, its value, the bound and the fix, in the
 // turn's log and in `doctor`; a config value nothing can stand in for (baseUrl without a

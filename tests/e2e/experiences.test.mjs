@@ -1,4 +1,4 @@
-// Tool experience in real turns (issue 25, item 1): OpenClaw 2026.9.6 (`openclaw agent
+// Tool experience in real turns: OpenClaw 2026.9.6 (`openclaw agent
 // --local`, one process per turn) with js-glue in the context-engine slot, a real OpenViking
 // 0.5.2 with agent evolution switched on through its admin API, the loopback stand-in
 // answering the trajectory and experience extraction, and the fake model.

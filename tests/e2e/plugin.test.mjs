@@ -54,7 +54,7 @@ before(async () => {
     extra: { agents: { defaults: { compaction: { keepRecentTokens: 10 } } } },
   });
   client = createClient({ baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, agentId: "main" });
-  // a skill under the user's skills, for the skill list (issue 25 item 2)
+  // a skill under the user's skills, for the skill list
   const planted = await fetch(`${ov.env.baseUrl}/api/v1/skills`, {
     method: "POST",
     headers: { "X-API-Key": ov.env.userKey, "Content-Type": "application/json" },

@@ -1,4 +1,4 @@
-// Tool experience (issue 25, item 1) against a REAL OpenViking 0.5.2 with agent evolution
+// Tool experience against a REAL OpenViking 0.5.2 with agent evolution
 // switched on through its admin API, the loopback stand-in answering the trajectory and
 // experience extraction (tests/openviking/standin.py): a turn that deploys with tools is
 // committed, OpenViking extracts a case, a trajectory and an experience from it, and the next

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The recall-quality benchmark's data (issue 22, item 2): a deterministic generator — a seeded
+// The recall-quality benchmark's data: a deterministic generator — a seeded
 // PRNG over the templates in content-en.mjs and content-zh.mjs, no downloaded data. Four
 // personas (English work + life, Chinese work + life), each:
 //

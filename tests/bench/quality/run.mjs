@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The project's recall-quality benchmark (issue 22, item 2):
+// The project's recall-quality benchmark:
 //
 //   node tests/bench/quality/run.mjs [--json] [--seed N] [--out FILE] [--concurrency N]
 //                                    [--personas en1,zh2] [--questions N] [--no-history] [--keep]
