@@ -8,7 +8,7 @@
 //   node tests/bench/write-memory.mjs [--turns 30000] [--sessions 16000]
 import { readFileSync } from "node:fs";
 import * as pkg from "../../js-glue/pkg/openviking_context_engine.js";
-import { httpFromOps } from "../../js-glue/test/support/ops-over-http.mjs";
+import { benchTurn, memoryHost } from "./memory-host.mjs";
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -19,43 +19,10 @@ const SESSIONS = arg("sessions", 16_000);
 const wasm = pkg.initSync({ module: readFileSync(new URL("../../js-glue/pkg/openviking_context_engine_bg.wasm", import.meta.url)) });
 const kib = () => Math.round(wasm.memory.buffer.byteLength / 1024);
 
-const state = new Map();
-const outbox = new Map();
-const host = {
-  sessionMeta: async () => null,
-  createSession: async () => ({}),
-  addMessages: async () => ({}),
-  commit: async () => ({ status: "skipped", reason: "bench" }),
-  task: async () => ({ status: "completed", result: {} }),
-  archive: async () => ({}),
-  readJson: async () => ({}),
-  writeJson: async () => ({}),
-  liveMessages: async () => [],
-  find: async () => ({ memories: [] }),
-  readContent: async () => null,
-  userId: async () => "bench",
-  writeText: async () => ({}),
-  stat: async () => null,
-  deleteUri: async () => ({}),
-  listStateKeys: async (prefix) => [...state.keys()].filter((k) => k.startsWith(prefix)),
-  loadState: async (k) => state.get(k) ?? null,
-  saveState: async (k, v) => void state.set(k, v),
-  outboxAppend: async (k, e) => void outbox.set(k, [...(outbox.get(k) ?? []), e]),
-  outboxRead: async (k) => outbox.get(k) ?? [],
-  outboxDrop: async (k, ids) => void outbox.set(k, (outbox.get(k) ?? []).filter((e) => !ids.includes(e.turnId))),
-  sleep: async () => {},
-  nowMs: () => Date.now(),
-  warn: () => {},
-};
-host.request = httpFromOps(host);
+const host = memoryHost();
 const engine = new pkg.ContextEngine({ agentId: "bench", compactTurnThreshold: 1_000_000, compactTokensAddedThreshold: 1e12 }, {}, host);
 
-const turn = (i) => [
-  { role: "user", content: `Turn ${i}: can you check why the nightly migration job failed on staging and what the pool size is?`, timestamp: 1764000000000 + i * 10 },
-  { role: "assistant", content: [{ type: "text", text: "Let me look at the job log." }, { type: "toolCall", id: `call_${i}`, name: "exec", arguments: { command: "kubectl logs job/migrate --tail=50" } }], stopReason: "toolUse" },
-  { role: "toolResult", toolCallId: `call_${i}`, toolName: "exec", content: [{ type: "text", text: "Error: timeout acquiring connection from pool (max 10)\n".repeat(8) }], isError: false },
-  { role: "assistant", content: [{ type: "text", text: "The job timed out waiting for a pooled connection." }], stopReason: "stop" },
-];
+const turn = benchTurn;
 
 const rows = [["turns in one session", "wasm memory KiB"]];
 const start = kib();
