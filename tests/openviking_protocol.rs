@@ -17,6 +17,7 @@ use openviking_context_engine::openviking::{probe::probe, HttpRequest, HttpRespo
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::VecDeque;
+use support::answers::{error, http, ok};
 use support::block_on;
 
 const KEY: &str = "uk-Secret+Key/42==";
@@ -43,17 +44,6 @@ impl openviking_context_engine::host::Clock for Scripted {
     fn warn(&self, _message: &str) {}
 }
 
-fn ok(result: Value) -> Result<HttpResponse, TransportFailure> {
-    Ok(HttpResponse { status: 200, body: json!({ "status": "ok", "result": result, "telemetry": {} }).to_string() })
-}
-
-fn http(status: u16, body: &str) -> Result<HttpResponse, TransportFailure> {
-    Ok(HttpResponse { status, body: body.to_string() })
-}
-
-fn error(status: u16, code: &str, message: &str) -> Result<HttpResponse, TransportFailure> {
-    http(status, &json!({ "status": "error", "error": { "code": code, "message": message } }).to_string())
-}
 
 fn client(answers: Vec<Result<HttpResponse, TransportFailure>>) -> OpenVikingHttp<Scripted> {
     let server = Server { base_url: "http://127.0.0.1:1933/ov".into(), api_key: Some(KEY.into()), agent_id: "main".into(), timeout_ms: 3000 };

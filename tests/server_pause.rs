@@ -18,23 +18,13 @@ use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
+use support::answers::{error, http, ok};
 use support::block_on;
 
 const KEY: &str = "uk-Secret+Key/42==";
 const BASE: &str = "http://127.0.0.1:1933";
 const TIMEOUT: u64 = 3000;
 
-fn ok(result: Value) -> Result<HttpResponse, TransportFailure> {
-    Ok(HttpResponse { status: 200, body: json!({ "status": "ok", "result": result, "telemetry": {} }).to_string() })
-}
-
-fn http(status: u16, body: &str) -> Result<HttpResponse, TransportFailure> {
-    Ok(HttpResponse { status, body: body.to_string() })
-}
-
-fn error(status: u16, code: &str, message: &str) -> Result<HttpResponse, TransportFailure> {
-    http(status, &json!({ "status": "error", "error": { "code": code, "message": message } }).to_string())
-}
 
 fn health() -> Result<HttpResponse, TransportFailure> {
     http(200, r#"{"status":"ok","healthy":true}"#)

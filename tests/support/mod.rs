@@ -641,3 +641,22 @@ fn found_in(w: &World, target_uri: &str, filter: &FindFilter) -> Vec<Value> {
     }
     items
 }
+
+/// OpenViking's answers as a transport returns them: its envelope, a bare status and body, an
+/// error envelope.
+pub mod answers {
+    use openviking_context_engine::openviking::{HttpResponse, TransportFailure};
+    use serde_json::{json, Value};
+
+    pub fn ok(result: Value) -> Result<HttpResponse, TransportFailure> {
+        Ok(HttpResponse { status: 200, body: json!({ "status": "ok", "result": result, "telemetry": {} }).to_string() })
+    }
+
+    pub fn http(status: u16, body: &str) -> Result<HttpResponse, TransportFailure> {
+        Ok(HttpResponse { status, body: body.to_string() })
+    }
+
+    pub fn error(status: u16, code: &str, message: &str) -> Result<HttpResponse, TransportFailure> {
+        http(status, &json!({ "status": "error", "error": { "code": code, "message": message } }).to_string())
+    }
+}
