@@ -5,7 +5,7 @@
 //!   size limits). Their opaque payloads — the host's `AgentMessage`s — cross as JSON text:
 //!   they are stored and given back as the JSON the host would write (`undefined` members
 //!   dropped), and one `JSON.stringify` is faster than walking thousands of messages value by
-//!   value (measured: `structuredClone` of an 800-turn session 5.5 ms, `JSON.stringify` 2.2 ms).
+//!   value (measured: `structuredClone` of an 800-turn conversation 5.5 ms, `JSON.stringify` 2.2 ms).
 //! - Free-form JSON documents (config, tool parameters, the tuning page's requests) go
 //!   through `JSON.stringify` + `serde_json` ([`decode`]).
 //! - Results through `serde_json` + `JSON.parse` ([`encode`]).

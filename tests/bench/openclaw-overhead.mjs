@@ -164,7 +164,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * lines written between its start and the moment the trace stops growing after it (the
  * gateway may finish commitTurn after the CLI client has its answer).
  */
-/** "session 4, folder state 3, …": what a turn's fsyncs were of. */
+/** What a turn's fsyncs were of, counted by kind (session records, folder state, …). */
 function syncTally(spans) {
   const n = {};
   for (const k of spans.flatMap((s) => s.syncOf ?? [])) n[k] = (n[k] ?? 0) + 1;
