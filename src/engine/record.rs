@@ -186,7 +186,8 @@ pub(super) fn bound_checkpoints(rec: &mut SessionRecord) {
     }
 }
 
-fn remember(list: &mut Vec<String>, key: &str) {
+/// Adds a key to a bounded list of the newest keys.
+pub(super) fn remember(list: &mut Vec<String>, key: &str) {
     list.push(key.to_string());
     let excess = list.len().saturating_sub(APPLIED_KEYS_KEPT);
     list.drain(..excess);

@@ -47,6 +47,10 @@ pub struct TurnWrite {
     /// hosts send it: anything but a non-negative integer reads as 0.
     #[serde(default, deserialize_with = "crate::decode::lenient_count")]
     pub pre_prompt_message_count: Option<u64>,
+    /// Append to the outbox only; the caller replays it (an import appends under another
+    /// session's lock and sends after letting it go). Never set by a host.
+    #[serde(skip)]
+    pub defer_send: bool,
 }
 
 impl Request for TurnWrite {
@@ -246,9 +250,9 @@ impl<H: Host> Engine<H> {
             (evaluate(&rec.state, &self.config, now), rec.guard.admit(now, false))
         });
 
-        let mut queued = routing == TurnRouting::HoldUntilArchived;
+        let mut queued = routing == TurnRouting::HoldUntilArchived || req.defer_send;
         let mut outbox_len = None;
-        if routing == TurnRouting::WriteNow {
+        if routing == TurnRouting::WriteNow && !req.defer_send {
             // one more pass when the first left it unacknowledged: the check may settle it
             for attempt in 0..2 {
                 // the first pass follows this turn's append: the outbox holds it (unless

@@ -588,6 +588,7 @@ pub fn turn_write(session: &str, key: Option<&str>, messages: Vec<Value>) -> ope
         used_context_uris: vec![],
         is_heartbeat: false,
         pre_prompt_message_count: None,
+        defer_send: false,
     }
 }
 
