@@ -194,6 +194,34 @@ export function formatFlush(doc) {
   return lines.join("\n");
 }
 
+/** `import`: per session what OpenClaw holds, what OpenViking has, what was (or would be) written. */
+export function formatImport(doc) {
+  if (doc.refused) return formatRefused(doc);
+  const t = doc.totals ?? {};
+  const verb = doc.apply ? "written" : "to write";
+  const head = doc.apply
+    ? `OpenViking import (agent ${doc.agentId}): ${plural(t.written ?? 0, "turn")} written, ${t.alreadyStored ?? 0} already there, ${t.remaining ?? 0} left; ${plural(t.commits ?? 0, "commit")}`
+    : `OpenViking import, dry run (agent ${doc.agentId}): ${plural(t.remaining ?? 0, "turn")} to write, ${t.alreadyStored ?? 0} already there — run again with --apply to write them`;
+  const lines = [head];
+  if (doc.error) lines.push(`  error: ${doc.error}`);
+  if (!doc.sessions.length && !doc.error) lines.push(`  no OpenClaw sessions of this agent under ${doc.openclawStateDir}`);
+  for (const s of doc.sessions) {
+    if (s.error) {
+      lines.push(`  ${s.sessionId}: error: ${s.error}`);
+      continue;
+    }
+    const span = s.firstMs ? `${fmtTime(s.firstMs)} – ${fmtTime(s.lastMs)}` : "no times";
+    const left = doc.apply ? `${s.written} ${verb}, ${s.remaining} left` : `${s.remaining} ${verb}`;
+    lines.push(`  ${s.sessionId}${s.deleted ? " (deleted)" : ""}: ${plural(s.turns, "turn")}, ${plural(s.toolCalls, "tool call")}, ~${s.tokens} tokens, ${span}; ${s.alreadyStored} already in OpenViking; ${left} → ${s.ovSessionId}`);
+    const sk = s.skipped ?? {};
+    const skipped = [[sk.unreadable, "unreadable line"], [sk.unknownMessages, "message of an unknown kind"], [sk.otherBranches, "message of an abandoned branch"]].filter(([n]) => n).map(([n, what]) => plural(n, what));
+    if (skipped.length) lines.push(`    left out: ${skipped.join(", ")}`);
+    if (s.stopped) lines.push(`    stopped: ${s.stopped}`);
+  }
+  if (doc.apply && doc.turnsPerSecond !== null) lines.push(`  ${fmtDuration(doc.elapsedMs)}, ${doc.turnsPerSecond} turns/s`);
+  return lines.join("\n");
+}
+
 const SKIP = { empty: "empty", greeting: "greeting / ack", command: "/command", too_short: "too short", injected_only: "injected only" };
 
 function explainLine(e, i) {
@@ -321,5 +349,6 @@ export function usage(prefix) {
     `${prefix} doctor [json]                          config, host slot, OpenViking endpoints, local server — each with a fix`,
     `${prefix} flush [--session <sessionId>] [json]    replay the outbox of each session now`,
     `${prefix} trace [--session <sessionId>] [json]    what the last assembled turn searched, injected, cut and spent`,
+    `openclaw openviking import [--apply] [--session <id>] [--since/--until <date>] [--limit <n>]   bring past OpenClaw sessions into OpenViking (CLI only)`,
   ].join("\n");
 }

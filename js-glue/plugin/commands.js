@@ -10,13 +10,15 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { inspectPort, readPidFile, resolveServerBin, startLockPath, LOG_FILE } from "../openviking/local-server.js";
 import { isOpenVikingServer, pidAlive } from "../openviking/proc.js";
-import { agentFromSessionKey } from "./runtime.js";
+import { agentFromSessionKey, hostDefaultAgent, openclawStateDir } from "./runtime.js";
+export { hostDefaultAgent };
 import { ENGINE_ID } from "./context-engine.js";
-import { formatDoctor, formatFlush, formatStatus, formatTrace, usage } from "./commands-format.js";
+import { formatDoctor, formatFlush, formatImport, formatStatus, formatTrace, usage } from "./commands-format.js";
+import { createImporter, createProgress, importOptions } from "./import.js";
 
 export const COMMAND = "openviking";
 export const SUBCOMMANDS = ["status", "doctor", "flush", "trace"];
-const DESCRIPTION = "OpenViking context engine: status, doctor, flush, trace";
+const DESCRIPTION = "OpenViking context engine: status, doctor, flush, trace, import";
 const SESSION_PREFIX = "session/";
 const PROBE_MS = 5000;
 
@@ -27,19 +29,6 @@ export function machineOutput({ argv }) {
 }
 
 const message = (err) => String(err?.message ?? err);
-
-/** The agent a CLI command speaks for when none is given: OpenClaw's default agent (the one
- *  marked `default: true`, else the first configured, else "main" — docs/gateway/health.md,
- *  docs/gateway/cli-backends.md of OpenClaw 2026.9.6). */
-export function hostDefaultAgent(hostConfig) {
-  const agents = hostConfig?.agents;
-  const entries = agents?.entries && typeof agents.entries === "object" ? Object.entries(agents.entries) : [];
-  const marked = entries.find(([, a]) => a?.default === true) ?? entries[0];
-  if (marked) return marked[0];
-  const list = Array.isArray(agents?.list) ? agents.list.filter((a) => typeof a?.id === "string") : [];
-  const first = list.find((a) => a.default === true) ?? list[0];
-  return first?.id ?? "main";
-}
 
 /** The OpenClaw host version, when this host's api exposes it (`api.runtime.version`). */
 function hostVersion(api) {
@@ -394,7 +383,10 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
     return doc;
   }
 
-  return { status, doctor, flush, trace };
+  /** `import`: refused like the others when the config is; `progress` only on the CLI. */
+  const importSessions = (opts = {}, progress = null) =>
+    runtime.refused ? Promise.resolve(refusedDoc("import", { sessions: [], totals: null })) : createImporter(runtime, { pickAgent, progress })(opts);
+  return { status, doctor, flush, trace, import: importSessions };
 }
 
 /** The local server's ov.conf as far as doctor needs it: {ok, summary, rootKey} or {ok:false,
@@ -431,7 +423,7 @@ function safe(fn) {
   }
 }
 
-const FORMAT = { status: formatStatus, doctor: formatDoctor, flush: formatFlush, trace: formatTrace };
+const FORMAT = { status: formatStatus, doctor: formatDoctor, flush: formatFlush, trace: formatTrace, import: formatImport };
 
 /** Did the command fail (for the CLI's exit code)? */
 export function failed(doc) {
@@ -440,6 +432,7 @@ export function failed(doc) {
   if (doc.command === "status") return !doc.openviking.usable || doc.sessions.some((s) => s.error);
   if (doc.command === "doctor") return !doc.ok;
   if (doc.command === "flush") return doc.totals.queued > 0 || (doc.memory?.queued ?? 0) > 0 || doc.sessions.some((s) => s.error);
+  if (doc.command === "import") return Boolean(doc.error) || doc.sessions.some((s) => s.error || s.stopped);
   return false;
 }
 
@@ -492,6 +485,7 @@ const SPECS = [
   ["doctor", "config, context-engine slot, OpenViking endpoints and the local server, each with a fix", false],
   ["flush", "replay each session's outbox into OpenViking now", true],
   ["trace", "the last assembled turn: query, scopes, memories injected or cut and why, token split", true],
+  ["import", "bring the agent's OpenClaw sessions from before this engine into OpenViking (a dry run without --apply)", false],
 ];
 
 /** The `openclaw openviking <sub>` tree on the Commander `program` OpenClaw hands the
@@ -500,6 +494,7 @@ function buildCliTree(program, run) {
   const root = program.command(COMMAND).description(DESCRIPTION);
   for (const [sub, description, perSession] of SPECS) {
     const cmd = root.command(sub).description(description).option("--json", "print the report as JSON");
+    if (sub === "import") importOptions(cmd);
     if (perSession) cmd.option("--session <sessionId>", "only this session (an OpenClaw sessionId)");
     cmd.option("--agent <agentId>", "the OpenClaw agent (default: the host's default agent)");
     cmd.action(async (options = {}) => {
@@ -535,7 +530,10 @@ export function registerCommands(api, runtime, { pluginVersion = null } = {}) {
           const json = Boolean(options.json);
           let doc;
           try {
-            doc = await operator[sub]({ agent: options.agent, session: options.session, hostConfig: config ?? safe(() => api.config) });
+            const hostConfig = config ?? safe(() => api.config);
+            doc = sub === "import"
+              ? await operator.import({ ...options, hostConfig, openclawStateDir: openclawStateDir(api) }, createProgress())
+              : await operator[sub]({ agent: options.agent, session: options.session, hostConfig });
           } catch (err) {
             doc = { command: sub, error: message(err) };
           }

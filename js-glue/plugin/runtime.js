@@ -12,17 +12,34 @@ import { createEngineHost, createTransport } from "../engine-host.js";
 
 const REGISTRY = Symbol.for("openviking-context-engine.runtimes");
 
+/** OpenClaw's state dir: what the host says, else OPENCLAW_STATE_DIR, else ~/.openclaw. */
+export function openclawStateDir(api) {
+  return api?.runtime?.state?.resolveStateDir?.(process.env) ?? process.env.OPENCLAW_STATE_DIR ?? join(homedir(), ".openclaw");
+}
+
 /** The plugin's state dir: config.stateDir, else <OpenClaw state dir>/plugins/openviking. */
 export function resolveStateDir(api, config) {
   if (config.stateDir) return config.stateDir;
-  const base = api?.runtime?.state?.resolveStateDir?.(process.env) ?? process.env.OPENCLAW_STATE_DIR ?? join(homedir(), ".openclaw");
-  return join(base, "plugins", "openviking");
+  return join(openclawStateDir(api), "plugins", "openviking");
 }
 
 /** OpenClaw session keys look like "agent:<agentId>:<rest>". */
 export function agentFromSessionKey(sessionKey) {
   const m = /^agent:([A-Za-z0-9_.-]{1,128}):/.exec(sessionKey ?? "");
   return m ? m[1] : null;
+}
+
+/** The agent a CLI command speaks for when none is given: OpenClaw's default agent (the one
+ *  marked `default: true`, else the first configured, else "main" — docs/gateway/health.md,
+ *  docs/gateway/cli-backends.md of OpenClaw 2026.9.6). */
+export function hostDefaultAgent(hostConfig) {
+  const agents = hostConfig?.agents;
+  const entries = agents?.entries && typeof agents.entries === "object" ? Object.entries(agents.entries) : [];
+  const marked = entries.find(([, a]) => a?.default === true) ?? entries[0];
+  if (marked) return marked[0];
+  const list = Array.isArray(agents?.list) ? agents.list.filter((a) => typeof a?.id === "string") : [];
+  const first = list.find((a) => a.default === true) ?? list[0];
+  return first?.id ?? "main";
 }
 
 /** Can the plugin keep its state in `dir`? Creates it (0700) if missing; null when usable,

@@ -164,7 +164,7 @@ impl<H: Host> Engine<H> {
         let target = ov_session_id(&self.config.agent_id, &target_sid);
         let transcript = read_transcript(&req.lines);
         let within = |t: &PastTurn| match t.at_ms {
-            Some(at) => req.since_ms.is_none_or(|s| at >= s) && req.until_ms.is_none_or(|u| at < u),
+            Some(at) => req.since_ms.map_or(true, |s| at >= s) && req.until_ms.map_or(true, |u| at < u),
             None => req.since_ms.is_none() && req.until_ms.is_none(),
         };
         let mut report = ImportReport { session_id: req.session_id.clone(), live_ov_session_id: live.clone(), ov_session_id: target.clone(), skipped: transcript.skipped, ..Default::default() };

@@ -62,6 +62,25 @@ export interface AssembleCall {
   explain?: boolean;
 }
 
+/**
+ * One OpenClaw transcript to bring into OpenViking (`ContextEngine.importSession`): its
+ * events in order, as JSONL lines or OpenClaw's `event_json` rows.
+ */
+export interface ImportRequest {
+  sessionId: string;
+  lines: string[];
+  /** Write; otherwise only report what would be written. */
+  apply?: boolean;
+  /** Only turns at or after this time (ms since the epoch). */
+  sinceMs?: number;
+  /** Only turns before this time. */
+  untilMs?: number;
+  /** Write at most this many turns in this run. */
+  limit?: number;
+  /** How long to wait for each commit's task (default 120 s). */
+  commitWaitMs?: number;
+}
+
 /** One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`). */
 export interface TurnWrite {
   sessionId: string;

@@ -160,6 +160,8 @@ pub fn exported() -> Vec<String> {
         export::<engine::WriteOutcome>(cfg),
         export::<lifecycle::checkpoint::CompactCheckpoint>(cfg),
         export::<engine::CommitOutcome>(cfg),
+        export::<lifecycle::transcript::Skipped>(cfg),
+        export::<engine::ImportReport>(cfg),
         export::<engine::SessionRecord>(cfg),
         export::<context::assemble::AssembleResult>(cfg),
         export::<engine::Assembled>(cfg),

@@ -8,7 +8,7 @@ use super::js_host::JsHost;
 use crate::openviking::pause::PauseScope;
 use crate::openviking::{OpenVikingHttp, Pausing, Server};
 use crate::config::parse_config;
-use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ToolContext, TurnWrite};
+use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ImportRequest, ToolContext, TurnWrite};
 use crate::error::{EngineError, ErrorCode};
 use crate::host::{HostError, HostErrorKind};
 use crate::lifecycle::session_map::ov_session_id;
@@ -339,6 +339,23 @@ impl ContextEngine {
         bounded_op(inner.operation(), deadline(&inner, 0), "adoptSessions", async move {
             inner.adopt_agent_sessions().await;
             Ok(JsValue::UNDEFINED)
+        })
+    }
+
+    /// Brings one past OpenClaw transcript into OpenViking (`openclaw openviking import`):
+    /// what it holds, what OpenViking lacks, and with `apply` writes that, once and in order.
+    #[wasm_bindgen(js_name = importSession, unchecked_return_type = "Promise<ImportReport>")]
+    pub fn import_session(&self, #[wasm_bindgen(unchecked_param_type = "ImportRequest")] request: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        let req: ImportRequest = match decode_request("(request)", &request) {
+            Ok(r) => r,
+            Err(e) => return Promise::reject(&to_js_error(e)),
+        };
+        // a bound for each event (a turn's lookups, write, send, and a commit's wait)
+        let events = req.lines.len() as u64 + 1;
+        let per_event = inner.config.timeout_ms.saturating_mul(DEADLINE_CALLS).saturating_add(req.commit_wait_ms.unwrap_or(crate::engine::IMPORT_COMMIT_WAIT_MS));
+        bounded_op(inner.operation(), deadline(&inner, per_event.saturating_mul(events)), "importSession", async move {
+            encode(&inner.import_session(req).await.map_err(to_js_error)?)
         })
     }
 

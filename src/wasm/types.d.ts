@@ -101,6 +101,25 @@ export interface AssembleCall {
   explain?: boolean;
 }
 
+/**
+ * One OpenClaw transcript to bring into OpenViking (`ContextEngine.importSession`): its
+ * events in order, as JSONL lines or OpenClaw's `event_json` rows.
+ */
+export interface ImportRequest {
+  sessionId: string;
+  lines: string[];
+  /** Write; otherwise only report what would be written. */
+  apply?: boolean;
+  /** Only turns at or after this time (ms since the epoch). */
+  sinceMs?: number;
+  /** Only turns before this time. */
+  untilMs?: number;
+  /** Write at most this many turns in this run. */
+  limit?: number;
+  /** How long to wait for each commit's task (default 120 s). */
+  commitWaitMs?: number;
+}
+
 /** One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`). */
 export interface TurnWrite {
   sessionId: string;
@@ -633,6 +652,79 @@ export type CommitOutcome = {
    * The task is still running (followed later, also by a later process).
    */
   taskPending: boolean,
+};
+
+/**
+ * What a transcript held that is not a turn, counted for the operator's report.
+ */
+export type Skipped = {
+  /**
+   * Lines that are not a JSON object (a truncated last line of a transcript cut by a crash).
+   */
+  unreadable: number,
+  /**
+   * Message events whose message has no role this engine stores.
+   */
+  unknownMessages: number,
+  /**
+   * Events of other branches (an edit or rewind left them behind).
+   */
+  otherBranches: number,
+};
+
+/**
+ * What an import found and did for one transcript.
+ */
+export type ImportReport = {
+  sessionId: string,
+  /**
+   * The live session of the transcript.
+   */
+  liveOvSessionId: string,
+  /**
+   * Where its past turns go.
+   */
+  ovSessionId: string,
+  /**
+   * Turns in the transcript (within since/until).
+   */
+  turns: number,
+  toolCalls: number,
+  /**
+   * Estimated tokens of those turns.
+   */
+  tokens: number,
+  /**
+   * Time of the first and the last of them (ms), when the transcript says.
+   */
+  firstMs: number | null,
+  lastMs: number | null,
+  /**
+   * Of them, already in OpenViking or this state dir's outbox (imported before, or
+   * written live by the engine).
+   */
+  alreadyStored: number,
+  /**
+   * Written by this run (durable: in OpenViking or the outbox).
+   */
+  written: number,
+  /**
+   * Still to write (a dry run, `limit`, or a stop).
+   */
+  remaining: number,
+  /**
+   * Of the written turns, still in the outbox (OpenViking did not take them yet).
+   */
+  queued: number,
+  /**
+   * Commits this run started (each followed up to `commitWaitMs`).
+   */
+  commits: number,
+  skipped: Skipped,
+  /**
+   * Why the run stopped before the end, if it did.
+   */
+  stopped: string | null,
 };
 
 export type SessionRecord = {

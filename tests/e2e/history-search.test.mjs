@@ -20,7 +20,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { startFakeModel, defaultScript, endsWithToolResult, lastQuestion, textOf } from "./fake-model.mjs";
-import { writeConfig, runTurn, scratchDir } from "./openclaw.mjs";
+import { writeConfig, runTurn, runCli, scratchDir, openclawAvailable } from "./openclaw.mjs";
 import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
 import { loadEngine } from "../../js-glue/wasm.js";
 import { createStateStore } from "../../js-glue/state-store.js";
@@ -45,6 +45,8 @@ const day = (daysAgo) => new Date(Date.now() - daysAgo * DAY).toISOString().slic
 
 function script(req) {
   const q = lastQuestion(req);
+  const read = /^READ (\S+)/.exec(q);
+  if (read && !endsWithToolResult(req.messages ?? [])) return { toolCalls: [{ name: "read", arguments: { path: read[1] } }] };
   const m = /^SEARCH (\S+) ON (\S+)/.exec(q);
   if (m && !endsWithToolResult(req.messages ?? [])) {
     return { toolCalls: [{ name: "memory_search_history", arguments: { query: m[1], since: m[2], until: m[2] } }] };
@@ -200,4 +202,90 @@ test("a history search with since/until finds only that day's fact with its turn
     `engine=median ${times[3].toFixed(1)}ms (min ${times[0].toFixed(1)}, max ${times[6].toFixed(1)}) engineReported=${doc.elapsedMs}ms pattern=${regexMs.toFixed(1)}ms ovGrep=${grep.status}/${grepMs.toFixed(1)}ms/${grepSessions.length}sessions`;
   console.log(line);
   t.diagnostic(line.slice(2));
+});
+
+// ── An agent's past from before the engine: four turns under OpenClaw 2026.9.6's built-in
+// engine (a tool call with an 80 kB output among them, kept in its SQLite store), then the
+// plugin is selected and `openclaw openviking import` brings them in: a dry run says what it
+// would write, --apply writes each turn once, a rerun writes nothing, and a real turn's
+// history search finds turn 2's fact. The JSONL transcript of a 2026.7.35 turn goes through
+// the same importer (its CLI is not this plugin's host here: the files are read as written).
+test("sessions from before the engine are imported once, in order, and found by history search", { timeout: 900_000 }, async (t) => {
+  const past = scratchDir("oc-import-");
+  try {
+    const modelUrl = `${fm.url}/v1`;
+    const big = path.join(past, "big.txt");
+    fs.writeFileSync(big, "a line of the big file that the read tool returns\n".repeat(1600));
+    writeConfig({ dir: past, modelUrl }); // OpenClaw's own engine
+    const said = ["FACT: the boat is called Kestrel.", "FACT: the boat's mooring is pier 9.", `READ ${big}`, "what is the boat called?"];
+    for (const message of said) {
+      const r = await runTurn({ dir: past, sessionId: "before-engine", message, timeoutMs: TURN_MS });
+      assert.equal(r.code, 0, `built-in turn exit ${r.code}: ${r.stderr.slice(-2000)}`);
+    }
+    assert.ok(fs.existsSync(path.join(past, "state/agents/main/agent/openclaw-agent.sqlite")), "2026.9.6 keeps the session in its SQLite store");
+
+    const pluginState = path.join(past, "plugin-state");
+    writeConfig({
+      dir: past, modelUrl,
+      plugin: { path: path.join(ROOT, "js-glue"), id: "openviking", config: { mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, timeoutMs: 15000, hookFallback: false, stateDir: pluginState, compactTurnThreshold: 3 } },
+    });
+    const cli = async (args) => {
+      const r = await runCli({ dir: past, args: ["openviking", "import", "--json", "--session", "before-engine", ...args], timeoutMs: 300_000 });
+      t.diagnostic(`import ${args.join(" ")} exit=${r.code} ${r.ms}ms ${r.stdout.slice(0, 600)}`);
+      assert.ok(r.json, `a JSON report: ${r.stdout.slice(0, 500)} ${r.stderr.slice(-1500)}`);
+      const s = r.json.sessions.find((x) => x.sessionId === "before-engine");
+      assert.ok(s, JSON.stringify(r.json).slice(0, 800));
+      assert.equal(s.error, null, s.error);
+      return { r, s };
+    };
+    const dry = await cli([]);
+    assert.equal(dry.r.code, 0);
+    assert.deepEqual([dry.s.turns, dry.s.toolCalls, dry.s.alreadyStored, dry.s.written, dry.s.remaining], [4, 1, 0, 0, 4]);
+    assert.equal(dry.s.ovSessionId, "main--before-engine-imported");
+
+    const applied = await cli(["--apply"]);
+    assert.equal(applied.r.code, 0, applied.r.stderr.slice(-1500));
+    assert.deepEqual([applied.s.written, applied.s.remaining, applied.s.queued], [4, 0, 0]);
+    assert.ok(applied.s.commits >= 1, "the imported turns were committed (summaries, memories)");
+    const again = await cli(["--apply"]);
+    assert.deepEqual([again.s.written, again.s.alreadyStored], [0, 4], "a rerun writes nothing");
+
+    // what OpenViking holds: every turn once, in order (archived and live)
+    const store = createStateStore(pluginState);
+    const host = createEngineHost({ store, request: createTransport(), logger: { warn: () => {} } });
+    const main = new wasm.ContextEngine({ mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, agentId: "main", stateDir: pluginState }, {}, host);
+    const found = await main.runTool("memory_search_history", { query: "boat", limit: 20 });
+    const mine = found.hits.filter((h) => h.ovSessionId === "main--before-engine-imported");
+    t.diagnostic(`history: ${JSON.stringify(mine).slice(0, 600)}`);
+    assert.ok(mine.some((h) => /pier 9/.test(h.excerpt)), "turn 2's fact is searchable");
+    const expanded = await main.runTool("memory_expand", mine.find((h) => /pier 9/.test(h.excerpt)).expand);
+    assert.ok(JSON.stringify(expanded).includes("pier 9"), `memory_expand reaches the imported turn: ${JSON.stringify(expanded).slice(0, 400)}`);
+
+    // a real turn with the engine: the model's history search finds it
+    const r = await runTurn({ dir: past, sessionId: "after-import", message: `SEARCH mooring ON ${day(0)}`, timeoutMs: TURN_MS });
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    const reply = fm.requests.filter((q) => q.body.messages.some((m) => m.role === "tool")).at(-1);
+    assert.match(textOf(reply?.body.messages.filter((m) => m.role === "tool").at(-1)?.content), /pier 9/);
+
+    // 2026.7.35: its JSONL transcript, imported by the same importer
+    if (openclawAvailable("2026.7.35")) {
+      const old = path.join(past, "old");
+      writeConfig({ dir: old, modelUrl });
+      const r735 = await runTurn({ dir: old, sessionId: "old-735", message: "FACT: the old boat was called Merlin.", timeoutMs: TURN_MS, version: "2026.7.35" });
+      assert.equal(r735.code, 0, r735.stderr.slice(-1500));
+      const { createImporter } = await import("../../js-glue/plugin/import.js");
+      const run = createImporter({ store }, { pickAgent: () => ({ agentId: "main", engine: main }) });
+      const doc = await run({ openclawStateDir: path.join(old, "state"), apply: true });
+      t.diagnostic(`7.35 import: ${JSON.stringify(doc).slice(0, 500)}`);
+      const s = doc.sessions.find((x) => x.sessionId === "old-735");
+      assert.equal(s?.source, "jsonl");
+      assert.deepEqual([s.turns, s.written], [1, 1]);
+      const rerun = await run({ openclawStateDir: path.join(old, "state"), apply: true });
+      assert.equal(rerun.sessions.find((x) => x.sessionId === "old-735").written, 0);
+    }
+    console.log(`# import: 4 turns in ${applied.r.ms} ms (CLI process included), rerun ${again.r.ms} ms`);
+  } finally {
+    if (process.env.OV_E2E_KEEP === "1") console.log(`# kept ${past}`);
+    else fs.rmSync(past, { recursive: true, force: true });
+  }
 });
