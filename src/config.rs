@@ -99,6 +99,9 @@ pub struct Config {
     /// A tool output above this many tokens is assembled as a stand-in (`tools::output_standin`).
     pub large_tool_result_tokens: u64,
     pub hook_fallback: bool,
+    /// At the first contact with a session whose transcript holds earlier turns, import them
+    /// in the background (`engine::import`); otherwise the log says how to.
+    pub import_on_bootstrap: bool,
     /// List the skills relevant to a turn in the recall pair (`recall::skills`).
     pub skill_recall: bool,
     /// Skills listed per turn at most.
@@ -197,7 +200,7 @@ pub const KEYS: &[&str] = &[
     "recallPreferAbstract", "recallTokenBudget", "targetUri", "captureMode", "captureMaxLength",
     "recentRawTurnCount", "assembleRecallWindow", "compactCommitThreshold",
     "memoryExpandMaxResults", "compactTokensAddedThreshold", "compactTurnThreshold",
-    "compactMaxIntervalMinutes", "largeToolResultTokens", "hookFallback", "skillRecall", "skillLimit",
+    "compactMaxIntervalMinutes", "largeToolResultTokens", "hookFallback", "importOnBootstrap", "skillRecall", "skillLimit",
     "memoryMap", "memoryMapTokenBudget", "stateDir",
 ];
 
@@ -716,6 +719,7 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
         compact_max_interval_minutes: r.int("compactMaxIntervalMinutes", &COMPACT_MAX_INTERVAL_MINUTES),
         large_tool_result_tokens: r.int("largeToolResultTokens", &LARGE_TOOL_RESULT_TOKENS),
         hook_fallback: r.bool("hookFallback", true),
+        import_on_bootstrap: r.bool("importOnBootstrap", false),
         skill_recall: r.bool("skillRecall", true),
         skill_limit: r.int("skillLimit", &SKILL_LIMIT) as usize,
         memory_map: r.bool("memoryMap", true),

@@ -158,3 +158,29 @@ fn since_and_until_select_by_the_turns_own_time_and_bad_input_names_its_field() 
         assert_eq!(err.field.as_deref(), Some(field), "{raw}: {err}");
     }
 }
+
+#[test]
+fn at_the_first_contact_the_log_says_once_what_is_missing_and_import_on_bootstrap_brings_it() {
+    for import_on_bootstrap in [false, true] {
+        let host = FakeHost::new();
+        let e = engine(&host, json!({"compactTurnThreshold": 100, "importOnBootstrap": import_on_bootstrap}));
+        // three finished turns, then the turn being run: its user message only
+        let mut lines = transcript(3);
+        lines.push(json!({"type": "message", "id": "ev-4-0", "parentId": "ev-3-3", "message": {"role": "user", "content": "question 4 about the pool", "timestamp": 4}}).to_string());
+        assert!(block_on(e.past_check_due("s1")).unwrap());
+        assert!(!block_on(e.past_check_due("s1")).unwrap(), "once per session");
+        assert!(!block_on(engine(&host.second_process(), json!({})).past_check_due("s1")).unwrap(), "and once across processes");
+        let r = import(&e, &lines, false, json!({"firstContact": true}));
+        assert_eq!(r.turns, 3, "the turn being run is the live write's");
+        let note = r.note.expect("a line for the log");
+        if import_on_bootstrap {
+            assert_eq!(r.written, 3);
+            assert!(note.starts_with("imported 3 earlier turns of session s1"), "{note}");
+            assert_eq!(questions(&host, IMPORTED), expected(1..=3));
+        } else {
+            assert_eq!(r.written, 0);
+            assert!(note.contains("3 earlier turns") && note.contains("openclaw openviking import --session s1 --apply"), "{note}");
+            assert!(questions(&host, IMPORTED).is_empty());
+        }
+    }
+}

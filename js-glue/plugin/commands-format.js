@@ -137,6 +137,11 @@ export function formatStatus(doc, { now = Date.now() } = {}) {
   ];
   if (doc.error) lines.push(`  error: ${doc.error}`);
   if (doc.memoryQueued) lines.push(`  memory changes queued during an outage: ${doc.memoryQueued} (applied when OpenViking is back; \`flush\` tries now)`);
+  const imp = doc.import;
+  if (imp) {
+    const where = `${imp.done} of ${imp.total} turns`;
+    lines.push(imp.running ? `  import under way (pid ${imp.pid}, since ${fmtWhen(imp.startedAt, now)}): ${where}${imp.session ? `, now ${imp.session}` : ""}` : imp.finishedAt ? `  last import: ${where} written, finished ${fmtWhen(imp.finishedAt, now)}` : `  an import stopped at ${where} (pid ${imp.pid} is gone): run it again to go on`);
+  }
   for (const s of doc.sessions) lines.push("", ...formatSessionStatus(s, now));
   if (!doc.sessions.length && !doc.error) lines.push("", "No sessions of this agent in the state dir yet.");
   return lines.join("\n");

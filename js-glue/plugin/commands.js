@@ -14,7 +14,7 @@ import { agentFromSessionKey, hostDefaultAgent, openclawStateDir } from "./runti
 export { hostDefaultAgent };
 import { ENGINE_ID } from "./context-engine.js";
 import { formatDoctor, formatFlush, formatImport, formatStatus, formatTrace, usage } from "./commands-format.js";
-import { createImporter, createProgress, importOptions } from "./import.js";
+import { createImporter, createProgress, importOptions, progressKey } from "./import.js";
 
 export const COMMAND = "openviking";
 export const SUBCOMMANDS = ["status", "doctor", "flush", "trace"];
@@ -109,9 +109,11 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
     const probed = await probe(agent);
     // whose key it is, from the same check: a refused key is not "user unknown"
     const identity = { userId: probed.auth.userId ?? null, agentId: agent.agentId, error: probed.auth.error ?? null, denied: Boolean(probed.auth.denied) };
-    const doc = { command: "status", openviking: server(probed), identity, stateDir, session: opts.session ?? null, sessions: [], memoryQueued: null, error: null };
+    const doc = { command: "status", openviking: server(probed), identity, stateDir, session: opts.session ?? null, sessions: [], memoryQueued: null, import: null, error: null };
     try {
       doc.memoryQueued = await agent.engine.memoryQueued();
+      const imp = await runtime.store.loadState(progressKey(agent.agentId)).catch(() => null);
+      if (imp) doc.import = { ...imp, running: !imp.finishedAt && pidAlive(imp.pid) };
       const known = await ownSessions(agent);
       const list = opts.session ? [resolveSession(agent, opts.session, known)] : known;
       for (const ov of list) {

@@ -4,6 +4,9 @@
 // break a turn. The one exception is a turn that could not be stored anywhere (not in
 // OpenViking, not in the local outbox): commitTurn then fails so the host keeps it queued.
 
+import { findSession, readLines } from "./openclaw-sessions.js";
+import { SLICE_TURNS } from "./import.js";
+
 export const ENGINE_ID = "openviking";
 
 export function createContextEngine(runtime, { version = "0.1.0" } = {}) {
@@ -17,6 +20,22 @@ export function createContextEngine(runtime, { version = "0.1.0" } = {}) {
         if (!out.compacted && out.reason && !out.reason.startsWith("not started")) warn(`commit of ${ovSessionId}: ${out.reason}`);
       }),
     );
+  }
+
+  /** Once per session (the engine keeps count): hands the transcript OpenClaw holds for it
+   *  to the engine, which says in the log how many earlier turns OpenViking lacks and the
+   *  command that brings them in — or, with importOnBootstrap, brings in a first slice. */
+  async function earlierTurns(agent, sessionId) {
+    try {
+      if (!runtime.openclawStateDir || !(await agent.engine.pastCheckDue(sessionId))) return;
+      const session = await findSession(runtime.openclawStateDir, agent.agentId, sessionId);
+      if (!session) return;
+      const lines = await readLines(session);
+      const r = await agent.engine.importSession({ sessionId, lines, firstContact: true, limit: SLICE_TURNS, commitWaitMs: 0 });
+      if (r.note) logger.info?.(`[openviking] ${r.note}`);
+    } catch (err) {
+      warn(`looking for earlier turns of session ${sessionId}: ${err.message}`);
+    }
   }
 
   /** commitTurn → engine.writeTurn; afterTurn → engine.afterTurn (which decides whether the
@@ -66,6 +85,8 @@ export function createContextEngine(runtime, { version = "0.1.0" } = {}) {
         const ov = agent.engine.ovSessionId(params.sessionId);
         // a commit task left running by an earlier process, and turns left in the outbox
         runtime.track(agent.engine.followTask(ov, 0).then(() => agent.engine.flush(ov)));
+        // the first contact with a session that began before the engine: its earlier turns
+        runtime.track(earlierTurns(agent, params.sessionId));
         return { bootstrapped: true };
       } catch (err) {
         warn(`bootstrap: ${err.message}`);

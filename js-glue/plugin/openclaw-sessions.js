@@ -111,6 +111,24 @@ export async function listSessions(openclawStateDir, agentId, { includeDeleted =
 /** What a row that cannot be read becomes: a line the engine counts as unreadable. */
 const UNREADABLE = "(an event this Node could not decompress)";
 
+/** One session of the agent by its id, or null: the database's row, else its transcript
+ *  file (a bootstrap's first contact looks for exactly one). */
+export async function findSession(openclawStateDir, agentId, sessionId) {
+  const store = agentStore(openclawStateDir, agentId);
+  if (existsSync(store.sqlite)) {
+    const db = await openDatabase(store.sqlite);
+    try {
+      if (hasTable(db, "transcript_events") && db.prepare("SELECT 1 FROM transcript_events WHERE session_id = ? LIMIT 1").get(sessionId)) {
+        return { sessionId, sessionKey: null, source: "sqlite", path: store.sqlite, deleted: false };
+      }
+    } finally {
+      db.close();
+    }
+  }
+  const file = join(store.sessionsDir, `${sessionId}.jsonl`);
+  return !sessionId.includes("/") && existsSync(file) ? { sessionId, sessionKey: null, source: "jsonl", path: file, deleted: false } : null;
+}
+
 async function zstd() {
   const zlib = await import("node:zlib");
   return typeof zlib.zstdDecompressSync === "function" ? zlib.zstdDecompressSync : null;

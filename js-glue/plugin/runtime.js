@@ -95,6 +95,7 @@ export function getRuntime({ api, rawConfig, logger, wasm }) {
     if (inert) logger.warn(`[openviking] ${inert.line}`);
     runtime = createRuntime({ wasm, config, rawConfig: rawConfig ?? {}, stateDir, logger, hostFacts });
     runtime.problems = problems;
+    runtime.openclawStateDir = openclawStateDir(api); // where OpenClaw keeps its own sessions
   }
   registry.set(key, runtime);
   return runtime;

@@ -67,6 +67,11 @@ pub struct ImportRequest {
     /// How long to wait for each commit's task.
     #[serde(default, deserialize_with = "crate::decode::count")]
     pub commit_wait_ms: Option<u64>,
+    /// The first contact with a live session (the host's bootstrap): its transcript ends in
+    /// the turn being run, which is the live write's; `apply` follows `importOnBootstrap`, and
+    /// the report's `note` says what the log should.
+    #[serde(default, deserialize_with = "crate::decode::or_default")]
+    pub first_contact: bool,
 }
 
 impl crate::decode::Request for ImportRequest {
@@ -113,6 +118,9 @@ pub struct ImportReport {
     pub skipped: Skipped,
     /// Why the run stopped before the end, if it did.
     pub stopped: Option<String>,
+    /// At a first contact: the one line for the log (earlier turns found, and the command
+    /// that brings them in, or what was brought in); `None` when there is nothing to say.
+    pub note: Option<String>,
 }
 
 /// What a turn is made of, for recognising one the live engine wrote: its user and
@@ -157,12 +165,46 @@ impl<H: Host> Engine<H> {
 
     /// Reads a transcript, says what of it OpenViking lacks, and with `apply` writes that,
     /// in order, committing the way the live triggers would.
-    pub async fn import_session(&self, req: ImportRequest) -> Result<ImportReport> {
+    pub async fn import_session(&self, mut req: ImportRequest) -> Result<ImportReport> {
+        if req.first_contact {
+            req.apply = self.config.import_on_bootstrap;
+        }
+        let mut report = self.import_transcript(&req).await?;
+        if req.first_contact && (report.remaining > 0 || report.written > 0) {
+            let sid = &req.session_id;
+            report.note = Some(if report.written > 0 || report.stopped.is_some() {
+                let more = if report.remaining > 0 { format!("; {} more: `openclaw openviking import --session {sid} --apply`", report.remaining) } else { String::new() };
+                format!("imported {} earlier turns of session {sid} into {}{more}", report.written, report.ov_session_id)
+            } else {
+                format!("session {sid} has {} earlier turns that OpenViking does not: `openclaw openviking import --session {sid} --apply` brings them in (or importOnBootstrap: true)", report.remaining)
+            });
+        }
+        Ok(report)
+    }
+
+    /// First contact with a session: `true` once per session (its record remembers), so the
+    /// host looks at the transcript for earlier turns once.
+    pub async fn past_check_due(&self, session_id: &str) -> Result<bool> {
+        super::read::non_empty_session_id(session_id)?;
+        let ov = ov_session_id(&self.config.agent_id, session_id);
+        self.load_record(&ov, session_id).await.map_err(host_err)?;
+        if self.read_record(&ov, |r| r.past_checked) {
+            return Ok(false);
+        }
+        self.update(&ov, |r| r.past_checked = true).await.map_err(host_err)?;
+        Ok(true)
+    }
+
+    async fn import_transcript(&self, req: &ImportRequest) -> Result<ImportReport> {
         let now = self.host.now_ms();
         let live = ov_session_id(&self.config.agent_id, &req.session_id);
         let target_sid = imported_session_id(&req.session_id);
         let target = ov_session_id(&self.config.agent_id, &target_sid);
-        let transcript = read_transcript(&req.lines);
+        let mut transcript = read_transcript(&req.lines);
+        // the turn being run is the live write's (its answer is not in the transcript yet)
+        if req.first_contact && transcript.turns.last().is_some_and(|t| !t.messages.iter().any(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))) {
+            transcript.turns.pop();
+        }
         let within = |t: &PastTurn| match t.at_ms {
             Some(at) => req.since_ms.map_or(true, |s| at >= s) && req.until_ms.map_or(true, |u| at < u),
             None => req.since_ms.is_none() && req.until_ms.is_none(),

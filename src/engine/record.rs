@@ -58,6 +58,9 @@ pub struct SessionRecord {
     /// this field existed was made with the session: nothing to adopt.
     #[serde(default = "yes")]
     pub openviking_checked: bool,
+    /// The session's transcript was looked at for turns from before the engine (once, at
+    /// the first contact: `import::past_check_due`).
+    pub past_checked: bool,
 }
 
 fn yes() -> bool {

@@ -79,6 +79,12 @@ export interface ImportRequest {
   limit?: number;
   /** How long to wait for each commit's task (default 120 s). */
   commitWaitMs?: number;
+  /**
+   * The host's bootstrap of a live session: the transcript's last turn, if it has no
+   * answer yet, is the live write's; `apply` follows `importOnBootstrap`; the report's
+   * `note` is the line for the log.
+   */
+  firstContact?: boolean;
 }
 
 /** One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`). */

@@ -359,6 +359,17 @@ impl ContextEngine {
         })
     }
 
+    /// First contact with a session (the host's bootstrap): true once per session, when the
+    /// host should hand its transcript to `importSession` with `firstContact`.
+    #[wasm_bindgen(js_name = pastCheckDue, unchecked_return_type = "Promise<boolean>")]
+    pub fn past_check_due(&self, #[wasm_bindgen(unchecked_param_type = "string")] session_id: JsValue) -> Promise {
+        let inner = self.inner.clone();
+        bounded_op(inner.operation(), deadline(&inner, 0), "pastCheckDue", async move {
+            let session_id = string_arg("sessionId", &session_id)?;
+            Ok(JsValue::from_bool(inner.past_check_due(&session_id).await.map_err(to_js_error)?))
+        })
+    }
+
     /// A session's status for an operator (turns stored, outbox, commits, triggers).
     #[wasm_bindgen(unchecked_return_type = "Promise<SessionStatus>")]
     pub fn status(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Promise {

@@ -118,6 +118,12 @@ export interface ImportRequest {
   limit?: number;
   /** How long to wait for each commit's task (default 120 s). */
   commitWaitMs?: number;
+  /**
+   * The host's bootstrap of a live session: the transcript's last turn, if it has no
+   * answer yet, is the live write's; `apply` follows `importOnBootstrap`; the report's
+   * `note` is the line for the log.
+   */
+  firstContact?: boolean;
 }
 
 /** One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`). */
@@ -193,6 +199,11 @@ export type ResolvedConfig = {
    */
   largeToolResultTokens: number,
   hookFallback: boolean,
+  /**
+   * At the first contact with a session whose transcript holds earlier turns, import them
+   * in the background (`engine::import`); otherwise the log says how to.
+   */
+  importOnBootstrap: boolean,
   /**
    * List the skills relevant to a turn in the recall pair (`recall::skills`).
    */
@@ -725,6 +736,11 @@ export type ImportReport = {
    * Why the run stopped before the end, if it did.
    */
   stopped: string | null,
+  /**
+   * At a first contact: the one line for the log (earlier turns found, and the command
+   * that brings them in, or what was brought in); `null` when there is nothing to say.
+   */
+  note: string | null,
 };
 
 export type SessionRecord = {
@@ -783,6 +799,11 @@ atMs: number, } | null,
    * this field existed was made with the session: nothing to adopt.
    */
   openvikingChecked: boolean,
+  /**
+   * The session's transcript was looked at for turns from before the engine (once, at
+   * the first contact: `import::past_check_due`).
+   */
+  pastChecked: boolean,
 };
 
 export type AssembleResult = {

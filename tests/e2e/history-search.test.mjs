@@ -238,17 +238,30 @@ test("sessions from before the engine are imported once, in order, and found by 
       assert.equal(s.error, null, s.error);
       return { r, s };
     };
+    // the session goes on with the engine: its first turn says once what OpenViking lacks
+    const first = await runTurn({ dir: past, sessionId: "before-engine", message: "where is the boat moored?", timeoutMs: TURN_MS });
+    assert.equal(first.code, 0, first.stderr.slice(-2000));
+    const hint = `${first.stdout}\n${first.stderr}`.split("\n").find((l) => l.includes("earlier turns"));
+    t.diagnostic(`first contact: ${hint}`);
+    assert.match(hint ?? "", /session before-engine has 4 earlier turns that OpenViking does not: `openclaw openviking import --session before-engine --apply`/);
+    const second = await runTurn({ dir: past, sessionId: "before-engine", message: "thanks", timeoutMs: TURN_MS });
+    assert.ok(!`${second.stdout}\n${second.stderr}`.includes("earlier turns"), "said once");
+
     const dry = await cli([]);
     assert.equal(dry.r.code, 0);
-    assert.deepEqual([dry.s.turns, dry.s.toolCalls, dry.s.alreadyStored, dry.s.written, dry.s.remaining], [4, 1, 0, 0, 4]);
+    // six turns: the four from before, and the two the engine wrote live (recognised by their text)
+    assert.deepEqual([dry.s.turns, dry.s.toolCalls, dry.s.alreadyStored, dry.s.written, dry.s.remaining], [6, 1, 2, 0, 4]);
     assert.equal(dry.s.ovSessionId, "main--before-engine-imported");
 
     const applied = await cli(["--apply"]);
     assert.equal(applied.r.code, 0, applied.r.stderr.slice(-1500));
     assert.deepEqual([applied.s.written, applied.s.remaining, applied.s.queued], [4, 0, 0]);
     assert.ok(applied.s.commits >= 1, "the imported turns were committed (summaries, memories)");
+    const status = await runCli({ dir: past, args: ["openviking", "status", "--json"], timeoutMs: 120_000 });
+    assert.equal(status.json?.import?.done, 4, `status shows the last import: ${status.stdout.slice(0, 400)}`);
+    assert.ok(status.json.import.finishedAt && !status.json.import.running);
     const again = await cli(["--apply"]);
-    assert.deepEqual([again.s.written, again.s.alreadyStored], [0, 4], "a rerun writes nothing");
+    assert.deepEqual([again.s.written, again.s.alreadyStored], [0, 6], "a rerun writes nothing");
 
     // what OpenViking holds: every turn once, in order (archived and live)
     const store = createStateStore(pluginState);
