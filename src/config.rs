@@ -177,6 +177,11 @@ pub struct ParsedConfig {
 pub struct ConfigCheck {
     pub config: Option<Config>,
     pub problems: Vec<ConfigProblem>,
+    /// When a problem is an error: the configuration with each key in error left at its
+    /// default — what `doctor` checks and `setup` starts a local server with while the errors
+    /// keep the engine off (e.g. `apiKey` naming a variable not set yet). `null` otherwise,
+    /// or when even that is not a configuration.
+    pub degraded: Option<Config>,
 }
 
 /// Bounds of a numeric key: (default, min, max).
@@ -559,7 +564,7 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
                 message: format!("the plugin config is {}, not an object", describe(other)),
                 fix: "make plugins.entries.openviking.config an object of keys, e.g. { \"mode\": \"remote\", \"baseUrl\": \"http://127.0.0.1:1933\" }".into(),
             };
-            return ConfigCheck { config: None, problems: vec![problem] };
+            return ConfigCheck { config: None, problems: vec![problem], degraded: None };
         }
     };
     let mut r = Reader { map, env, problems: Vec::new() };
@@ -729,8 +734,16 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
     let failed = failed || r.problems.iter().any(ConfigProblem::is_error) || api_key.is_none() || agent_id.is_none() || target_uri.is_none() || state_dir.is_none();
     let hidden = secrets_of(map, api_key.as_deref(), given_url.as_deref().or_else(|| r.get("baseUrl").and_then(Value::as_str)));
     let scrub = secrets::Scrubber::new(&hidden.iter().map(String::as_str).collect::<Vec<_>>());
-    let problems = r.problems.into_iter().map(|p| without_secrets(p, &scrub)).collect();
-    ConfigCheck { config: (!failed).then_some(config), problems }
+    let problems: Vec<ConfigProblem> = r.problems.into_iter().map(|p| without_secrets(p, &scrub)).collect();
+    let degraded = if failed {
+        let in_error: Vec<&str> = problems.iter().filter(|p| p.severity == "error").map(|p| p.key.as_str()).collect();
+        let rest: Map<String, Value> = map.iter().filter(|(k, _)| !in_error.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+        // one level: the keys in error removed, once (what is left has no error of its own)
+        (rest.len() < map.len()).then(|| check_config(&Value::Object(rest), env).config).flatten()
+    } else {
+        None
+    };
+    ConfigCheck { config: (!failed).then_some(config), problems, degraded }
 }
 
 /// The error a configuration with error problems is refused with: `INVALID_CONFIG`, the

@@ -123,3 +123,19 @@ fn the_configured_key_written_under_another_key_is_redacted_there() {
     let check = check_config(&json!({"apiKey": KEY, "mode": KEY}), &Env::new());
     assert_eq!(check.problems[0].value, json!("[redacted]"));
 }
+
+#[test]
+fn a_config_in_error_still_says_what_doctor_and_setup_can_use() {
+    // the local mode's first step: apiKey names a variable not set yet
+    let check = check_config(&json!({"apiKey": "${OPENVIKING_API_KEY}", "port": 1944}), &Env::new());
+    assert!(check.config.is_none(), "the engine stays off");
+    let d = check.degraded.expect("the rest of the config");
+    assert_eq!((d.port, d.api_key.as_str()), (1944, ""), "port kept, the key in error left out");
+    // no error: nothing degraded; an error in every key that matters: the defaults
+    assert!(check_config(&json!({"port": 1944}), &Env::new()).degraded.is_none());
+    assert!(check_config(&json!({"mode": "cloud"}), &Env::new()).degraded.is_some());
+    assert!(check_config(&json!("not an object"), &Env::new()).degraded.is_none());
+    // a secret in a key in error never reaches the degraded config
+    let check = check_config(&json!({"apiKey": "${NOPE}", "baseUrl": "http://u:secret@127.0.0.1:1933"}), &Env::new());
+    assert!(!serde_json::to_string(&check.degraded).unwrap().contains("${NOPE}"));
+}

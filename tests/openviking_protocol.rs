@@ -353,3 +353,31 @@ fn the_skill_search_and_the_tree_send_their_endpoints_and_read_their_answers() {
         "GET http://127.0.0.1:1933/ov/api/v1/fs/tree?uri=viking%3A%2F%2Fuser%2Falice%2Fmemories&output=agent&include_abstract=false&level_limit=6&node_limit=1000"
     );
 }
+
+#[test]
+fn setup_makes_a_user_key_with_the_root_key_and_makes_it_anew_for_an_existing_account() {
+    use openviking_context_engine::openviking::admin::user_key;
+    const ROOT: &str = "root-Secret/key==";
+    let base = Server { base_url: "http://127.0.0.1:1933".into(), api_key: None, agent_id: "main".into(), timeout_ms: 3000 };
+    // a new account: one call, the root key in the header only
+    let c = client(vec![ok(json!({"account_id": "me", "admin_user_id": "me", "user_key": "uk-new"}))]);
+    let k = block_on(user_key(&c.transport, &base, ROOT, "me", "me")).unwrap();
+    assert_eq!((k.user_key.as_str(), k.regenerated), ("uk-new", false));
+    let s = sent(&c);
+    assert_eq!(s[0].url, "http://127.0.0.1:1933/api/v1/admin/accounts");
+    assert_eq!(body(&s[0]), json!({"account_id": "me", "admin_user_id": "me"}));
+    assert_eq!(header(&s[0], "X-API-Key"), Some(ROOT));
+    // an account that exists: the user's key made anew
+    let c = client(vec![error(409, "CONFLICT", "account me already exists"), ok(json!({"user_key": "uk-again"}))]);
+    let k = block_on(user_key(&c.transport, &base, ROOT, "me", "me")).unwrap();
+    assert_eq!((k.user_key.as_str(), k.regenerated), ("uk-again", true));
+    assert_eq!(sent(&c)[1].url, "http://127.0.0.1:1933/api/v1/admin/accounts/me/users/me/key");
+    // a refused root key, and a server that hands out no keys: errors without the key
+    let c = client(vec![error(401, "UNAUTHENTICATED", &format!("bad key {ROOT}"))]);
+    let e = block_on(user_key(&c.transport, &base, ROOT, "me", "me")).unwrap_err();
+    assert_eq!(e.kind, HostErrorKind::Denied);
+    assert!(!e.message.contains(ROOT), "{}", e.message);
+    let c = client(vec![ok(json!({"account_id": "me"}))]);
+    let e = block_on(user_key(&c.transport, &base, ROOT, "me", "me")).unwrap_err();
+    assert!(e.message.contains("without a user key"), "{}", e.message);
+}

@@ -467,3 +467,29 @@ export async function stopLocalServer({ stateDir, graceMs = 10000, log } = {}) {
   logger.info(`openviking-server: stopped pid ${info.pid}${forced ? " (SIGKILL)" : ""}`);
   return { stopped: true, pid: info.pid, forced };
 }
+
+/** The local server's ov.conf as far as doctor needs it: {ok, summary, rootKey} or {ok:false,
+ *  exists, why}. The root key is only compared, never shown. */
+export function readServerConfig(path) {
+  let text;
+  try {
+    if (!statSync(path).isFile()) return { ok: false, exists: true, why: "is not a file" };
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    return err?.code === "ENOENT" ? { ok: false, exists: false, why: "does not exist" } : { ok: false, exists: true, why: `cannot be read (${err?.code ?? err?.message ?? err})` };
+  }
+  let conf;
+  try {
+    conf = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, exists: true, why: `is not valid JSON (${err?.message ?? err}): openviking-server cannot read it` };
+  }
+  if (conf === null || typeof conf !== "object" || Array.isArray(conf)) return { ok: false, exists: true, why: "is not a JSON object: openviking-server cannot read it" };
+  const rootKey = typeof conf.server?.root_api_key === "string" && conf.server.root_api_key ? conf.server.root_api_key : null;
+  const parts = [
+    conf.storage?.workspace ? `storage.workspace ${conf.storage.workspace}` : "no storage.workspace",
+    conf.embedding?.dense ? `embedding ${conf.embedding.dense.provider ?? "?"}/${conf.embedding.dense.model ?? "?"}` : "no embedding (the server's local default model, downloaded on first use)",
+    rootKey ? "server.root_api_key set" : "no server.root_api_key (dev mode)",
+  ];
+  return { ok: true, summary: parts.join(", "), rootKey };
+}

@@ -199,6 +199,19 @@ export function formatFlush(doc) {
   return lines.join("\n");
 }
 
+/** `setup`: each step with what it did, then the doctor's report. */
+export function formatSetup(doc) {
+  const mark = { done: "done", ok: "ok  ", skip: "skip", warn: "warn", fail: "FAIL" };
+  const lines = [`OpenViking setup (local mode${doc.port ? `, 127.0.0.1:${doc.port}` : ""}): ${doc.ok ? "ready" : doc.error ? "stopped" : "done, with problems (below)"}`];
+  for (const s of doc.steps ?? []) {
+    lines.push(`  [${mark[s.status] ?? s.status}] ${s.id}: ${s.detail}`);
+    if (s.fix) lines.push(`         fix: ${s.fix}`);
+  }
+  if (doc.error) lines.push(`  error: ${doc.error}`);
+  if (doc.doctor) lines.push("", formatDoctor(doc.doctor));
+  return lines.join("\n");
+}
+
 /** `import`: per session what OpenClaw holds, what OpenViking has, what was (or would be) written. */
 export function formatImport(doc) {
   if (doc.refused) return formatRefused(doc);
@@ -355,5 +368,6 @@ export function usage(prefix) {
     `${prefix} flush [--session <sessionId>] [json]    replay the outbox of each session now`,
     `${prefix} trace [--session <sessionId>] [json]    what the last assembled turn searched, injected, cut and spent`,
     `openclaw openviking import [--apply] [--session <id>] [--since/--until <date>] [--limit <n>]   bring past OpenClaw sessions into OpenViking (CLI only)`,
+    `openclaw openviking setup [--embedding-url <url> --vlm-url <url> …]   local mode in one command (CLI only)`,
   ].join("\n");
 }

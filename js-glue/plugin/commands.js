@@ -8,17 +8,18 @@
 // resolved config is printed without it, and every output passes through the engine's redactor.
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { inspectPort, readPidFile, resolveServerBin, startLockPath, LOG_FILE } from "../openviking/local-server.js";
+import { inspectPort, readPidFile, readServerConfig, resolveServerBin, startLockPath, LOG_FILE } from "../openviking/local-server.js";
 import { isOpenVikingServer, pidAlive } from "../openviking/proc.js";
-import { agentFromSessionKey, hostDefaultAgent, openclawStateDir } from "./runtime.js";
+import { agentFromSessionKey, freshRuntime, hostDefaultAgent, openclawStateDir, resolveStateDir } from "./runtime.js";
 export { hostDefaultAgent };
 import { ENGINE_ID } from "./context-engine.js";
-import { formatDoctor, formatFlush, formatImport, formatStatus, formatTrace, usage } from "./commands-format.js";
+import { formatDoctor, formatFlush, formatImport, formatSetup, formatStatus, formatTrace, usage } from "./commands-format.js";
 import { createImporter, createProgress, importOptions, progressKey } from "./import.js";
+import { runSetup, setupOptions } from "./setup.js";
 
 export const COMMAND = "openviking";
 export const SUBCOMMANDS = ["status", "doctor", "flush", "trace"];
-const DESCRIPTION = "OpenViking context engine: status, doctor, flush, trace, import";
+const DESCRIPTION = "OpenViking context engine: status, doctor, flush, trace, import, setup";
 const SESSION_PREFIX = "session/";
 const PROBE_MS = 5000;
 
@@ -303,9 +304,13 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
     }
 
     // 5. local mode: the server this plugin starts, its config file, pid file and start lock
-    if (runtime.refused) {
+    // (with errors in the config, the rest of it: `checkConfig`'s degraded config)
+    const local = config ?? runtime.degraded ?? null;
+    if (!local) {
       // nothing to check against: the config above decides mode and port
-    } else if (config.mode === "local") {
+    } else if (local.mode === "local") {
+      const config = local;
+      const stateDir = runtime.stateDir ?? resolveStateDir(api, local);
       const v = await inspectPort(config.port, probeMs);
       check("local-port", `local server port 127.0.0.1:${config.port}`, v.state === "openviking" ? "ok" : "fail",
         v.state === "openviking" ? `OpenViking ${v.health?.version ?? ""} answers`.trim() : v.state === "absent" ? `nothing answers (${v.reason})` : `something that is not OpenViking answers: ${v.reason}`,
@@ -335,7 +340,7 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
       // the key: a server whose ov.conf sets server.root_api_key wants a user key (its
       // data APIs refuse the root key); without one it runs in dev mode and wants none
       if (conf.ok) {
-        const keyFix = `make a user key with the root key — POST http://127.0.0.1:${config.port}/api/v1/admin/accounts {"account_id":"me","admin_user_id":"me"} sent with server.root_api_key (the README's local mode has the curl) answers it as result.user_key — then set apiKey (or $OPENVIKING_API_KEY) to it`;
+        const keyFix = `run \`openclaw openviking setup\` (it makes a user key with the root key and writes it as OPENVIKING_API_KEY where OpenClaw reads it), or make one yourself — POST http://127.0.0.1:${config.port}/api/v1/admin/accounts {"account_id":"me","admin_user_id":"me"} sent with server.root_api_key (the README's local mode has the curl) answers it as result.user_key — then set apiKey (or $OPENVIKING_API_KEY) to it`;
         if (conf.rootKey && config.apiKey && config.apiKey === conf.rootKey) {
           check("local-key", "API key for the local server", "fail", "apiKey is the server's root key (server.root_api_key in configPath): OpenViking refuses it on the data APIs (PERMISSION_DENIED)", keyFix);
         } else if (conf.rootKey && !config.apiKey) {
@@ -388,33 +393,15 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
   /** `import`: refused like the others when the config is; `progress` only on the CLI. */
   const importSessions = (opts = {}, progress = null) =>
     runtime.refused ? Promise.resolve(refusedDoc("import", { sessions: [], totals: null })) : createImporter(runtime, { pickAgent, progress })(opts);
-  return { status, doctor, flush, trace, import: importSessions };
-}
-
-/** The local server's ov.conf as far as doctor needs it: {ok, summary, rootKey} or {ok:false,
- *  exists, why}. The root key is only compared, never shown. */
-function readServerConfig(path) {
-  let text;
-  try {
-    if (!statSync(path).isFile()) return { ok: false, exists: true, why: "is not a file" };
-    text = readFileSync(path, "utf8");
-  } catch (err) {
-    return err?.code === "ENOENT" ? { ok: false, exists: false, why: "does not exist" } : { ok: false, exists: true, why: `cannot be read (${err?.code ?? message(err)})` };
-  }
-  let conf;
-  try {
-    conf = JSON.parse(text);
-  } catch (err) {
-    return { ok: false, exists: true, why: `is not valid JSON (${message(err)}): openviking-server cannot read it` };
-  }
-  if (conf === null || typeof conf !== "object" || Array.isArray(conf)) return { ok: false, exists: true, why: "is not a JSON object: openviking-server cannot read it" };
-  const rootKey = typeof conf.server?.root_api_key === "string" && conf.server.root_api_key ? conf.server.root_api_key : null;
-  const parts = [
-    conf.storage?.workspace ? `storage.workspace ${conf.storage.workspace}` : "no storage.workspace",
-    conf.embedding?.dense ? `embedding ${conf.embedding.dense.provider ?? "?"}/${conf.embedding.dense.model ?? "?"}` : "no embedding (the server's local default model, downloaded on first use)",
-    rootKey ? "server.root_api_key set" : "no server.root_api_key (dev mode)",
-  ];
-  return { ok: true, summary: parts.join(", "), rootKey };
+  /** `setup` (local mode): runs whatever the config's state; then the doctor on the config
+   *  as it is afterwards (a runtime made anew: the key may just have been written). */
+  const setup = (opts = {}) =>
+    runSetup({
+      runtime, options: opts, openclawStateDir: openclawStateDir(api), stateDir: stateDir ?? resolveStateDir(api, runtime.degraded ?? {}),
+      log: (m) => runtime.logger?.info?.(`[openviking] ${m}`),
+      doctor: (rawConfig) => createOperator(freshRuntime(api, runtime, rawConfig), { api, pluginVersion }).doctor({ hostConfig: opts.hostConfig }),
+    });
+  return { status, doctor, flush, trace, import: importSessions, setup };
 }
 
 function safe(fn) {
@@ -425,7 +412,7 @@ function safe(fn) {
   }
 }
 
-const FORMAT = { status: formatStatus, doctor: formatDoctor, flush: formatFlush, trace: formatTrace, import: formatImport };
+const FORMAT = { status: formatStatus, doctor: formatDoctor, flush: formatFlush, trace: formatTrace, import: formatImport, setup: formatSetup };
 
 /** Did the command fail (for the CLI's exit code)? */
 export function failed(doc) {
@@ -435,6 +422,7 @@ export function failed(doc) {
   if (doc.command === "doctor") return !doc.ok;
   if (doc.command === "flush") return doc.totals.queued > 0 || (doc.memory?.queued ?? 0) > 0 || doc.sessions.some((s) => s.error);
   if (doc.command === "import") return Boolean(doc.error) || doc.sessions.some((s) => s.error || s.stopped);
+  if (doc.command === "setup") return !doc.ok;
   return false;
 }
 
@@ -488,6 +476,7 @@ const SPECS = [
   ["flush", "replay each session's outbox into OpenViking now", true],
   ["trace", "the last assembled turn: query, scopes, memories injected or cut and why, token split", true],
   ["import", "bring the agent's OpenClaw sessions from before this engine into OpenViking (a dry run without --apply)", false],
+  ["setup", "local mode in one command: ov.conf, the server, a user key where OpenClaw reads it, then doctor", false],
 ];
 
 /** The `openclaw openviking <sub>` tree on the Commander `program` OpenClaw hands the
@@ -497,6 +486,7 @@ function buildCliTree(program, run) {
   for (const [sub, description, perSession] of SPECS) {
     const cmd = root.command(sub).description(description).option("--json", "print the report as JSON");
     if (sub === "import") importOptions(cmd);
+    if (sub === "setup") setupOptions(cmd);
     if (perSession) cmd.option("--session <sessionId>", "only this session (an OpenClaw sessionId)");
     cmd.option("--agent <agentId>", "the OpenClaw agent (default: the host's default agent)");
     cmd.action(async (options = {}) => {
@@ -533,8 +523,8 @@ export function registerCommands(api, runtime, { pluginVersion = null } = {}) {
           let doc;
           try {
             const hostConfig = config ?? safe(() => api.config);
-            doc = sub === "import"
-              ? await operator.import({ ...options, hostConfig, openclawStateDir: openclawStateDir(api) }, createProgress())
+            doc = sub === "import" ? await operator.import({ ...options, hostConfig, openclawStateDir: openclawStateDir(api) }, createProgress())
+              : sub === "setup" ? await operator.setup({ ...options, hostConfig })
               : await operator[sub]({ agent: options.agent, session: options.session, hostConfig });
           } catch (err) {
             doc = { command: sub, error: message(err) };

@@ -90,6 +90,7 @@ export function getRuntime({ api, rawConfig, logger, wasm }) {
     const log = logger.error ?? logger.warn;
     log.call(logger, `[openviking] INVALID_CONFIG: the context engine is off until the plugin config is fixed (OpenClaw runs its built-in engine meanwhile; nothing is stored in OpenViking): ${lines.join("; ")}`);
     runtime = refusedRuntime({ wasm, rawConfig: rawConfig ?? {}, stateDir, logger, hostFacts, problems, errors });
+    runtime.degraded = check.degraded ?? null; // the rest of the config: what doctor and setup use
   } else {
     const inert = wasm.reportHost(hostFacts);
     if (inert) logger.warn(`[openviking] ${inert.line}`);
@@ -99,6 +100,14 @@ export function getRuntime({ api, rawConfig, logger, wasm }) {
   }
   registry.set(key, runtime);
   return runtime;
+}
+
+/** The runtime for `runtime`'s plugin config (or `rawConfig`) made anew (the environment may
+ *  have changed: `setup` just wrote the key): the cached one is replaced for this process. */
+export function freshRuntime(api, runtime, rawConfig = runtime.rawConfig) {
+  const registry = (globalThis[REGISTRY] ??= new Map());
+  for (const [k, v] of registry) if (v === runtime) registry.delete(k);
+  return getRuntime({ api, rawConfig, logger: runtime.logger, wasm: runtime.wasm });
 }
 
 /** The runtime of a config the engine refused: everything that would store or recall throws

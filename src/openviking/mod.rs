@@ -10,11 +10,13 @@
 //! - [`pause`] — a server that stopped answering is not asked again at once: the rules
 //! - [`pausing`] — the transport wrapper that applies them
 //! - [`probe`] — the operator's checks: health, the key, search
+//! - [`admin`] — a user key made with the root key (`setup`, local mode)
 //! - [`client`] — [`OpenVikingHttp`]: every operation the engine uses, as the `host::OpenViking`
 //!   trait over a transport (storage and clock pass through to the embedder's)
 //!
 //! No wasm-bindgen and no I/O of its own here.
 
+pub mod admin;
 pub mod answer;
 pub mod client;
 pub mod pause;

@@ -188,6 +188,7 @@ pub fn exported() -> Vec<String> {
         export::<openviking::probe::LocalServerFacts>(cfg),
         export::<openviking::probe::Reachability>(cfg),
         export::<openviking::probe::Probe>(cfg),
+        export::<openviking::admin::UserKey>(cfg),
     ]
 }
 

@@ -176,6 +176,27 @@ impl ContextEngine {
         bounded_op(inner.operation(), deadline(&inner, 0), "userId", async move { Ok(inner.resolve_user().await.map_or(JsValue::NULL, |u| JsValue::from_str(&u))) })
     }
 
+    /// `setup` (local mode): a user key made with the server's root key — the account created
+    /// with `userId` as its first user, or, when the account exists, that user's key made anew.
+    /// The keys cross only here; every error message is free of both.
+    #[wasm_bindgen(js_name = adminUserKey, unchecked_return_type = "Promise<UserKey>")]
+    pub fn admin_user_key(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ rootKey: string; accountId: string; userId: string }")] request: JsValue,
+    ) -> Promise {
+        let inner = self.inner.clone();
+        bounded_op(inner.operation(), deadline(&inner, 0), "adminUserKey", async move {
+            let req: crate::openviking::admin::AdminKeyCall = decode_request("(request)", &request).map_err(to_js_error)?;
+            let _now = inner.host.transport.ask_now();
+            let server = crate::openviking::Server::from_config(&inner.config);
+            let key = crate::openviking::admin::user_key(&inner.host.transport, &server, &req.root_key, &req.account_id, &req.user_id).await.map_err(|r| {
+                let secrets = [req.root_key.as_str()];
+                to_js_error(crate::error::EngineError::new(crate::error::ErrorCode::HostFailed, crate::openviking::server::redact_all(&r.message, &secrets)))
+            })?;
+            encode(&key)
+        })
+    }
+
     /// The operator's checks of the server, each reported: `GET /health` (no key), the key
     /// (`system/status`), a probe search of the user's memories; each within `timeoutMs`.
     /// `local` is what the plugin sees of its local server (`LocalServerFacts`; local mode):

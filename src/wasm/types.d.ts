@@ -271,7 +271,17 @@ export type ParsedConfig = {
  * `checkConfig`: every problem of a configuration at once (never thrown), and the
  * configuration the engine runs with — `null` when a problem is an error.
  */
-export type ConfigCheck = { config: ResolvedConfig | null, problems: Array<ConfigProblem>, };
+export type ConfigCheck = {
+  config: ResolvedConfig | null,
+  problems: Array<ConfigProblem>,
+  /**
+   * When a problem is an error: the configuration with each key in error left at its
+   * default — what `doctor` checks and `setup` starts a local server with while the errors
+   * keep the engine off (e.g. `apiKey` naming a variable not set yet). `null` otherwise,
+   * or when even that is not a configuration.
+   */
+  degraded: ResolvedConfig | null,
+};
 
 /**
  * A numeric plugin key's default and bounds (a value outside them is clamped, with a warning).
@@ -1336,6 +1346,19 @@ export type Probe = {
    * What it adds up to, with the fix (see [`verdict`]).
    */
   verdict: Reachability,
+};
+
+/**
+ * A user key and how it was made.
+ */
+export type UserKey = {
+  accountId: string,
+  userId: string,
+  userKey: string,
+  /**
+   * The account existed: the user's key was made anew (an older key no longer works).
+   */
+  regenerated: boolean,
 };
 
 // Hand-written: the host callbacks (the I/O the lifecycle engine asks of the plugin) and the

@@ -121,7 +121,7 @@ test("hard mistakes (baseUrl without a scheme, a file as stateDir, an unset ${VA
   }
 });
 
-test("local mode as the README sets it up: doctor checks configPath (on disk, JSON), the server binary (OPENVIKING_SERVER_BIN or PATH) and the key; then a turn starts openviking-server and is stored, and every check passes", { timeout: 420_000 }, async (t) => {
+test("local mode as the README sets it up: with the key's variable not set yet, doctor still checks configPath and the server binary; `setup` writes ov.conf, starts the server, makes a user key and writes it where OpenClaw reads it; a turn is stored and every check passes", { timeout: 420_000 }, async (t) => {
   const port = await freePort();
   const missing = home({ port, configPath: "/nonexistent/ov.conf" });
   const doctor = await openclaw(t, missing, ["openviking", "doctor", "--json"]);
@@ -132,46 +132,64 @@ test("local mode as the README sets it up: doctor checks configPath (on disk, JS
   const lock = doctor.json.checks.find((c) => c.id === "local-lock");
   assert.equal(lock.status, "ok");
 
-  // a real ov.conf (the harness's: root_api_key, workspace, embedding and vlm on the loopback
-  // stand-in) and its user key; the harness's own server is stopped, so the plugin starts one
+  // the harness gives the loopback embedding and LLM stand-in; its own server is stopped: the
+  // plugin's setup writes an ov.conf of its own and starts a server on it
   const ov = await startHarness();
   let stateDir = null;
   try {
     harnessCommand(ov, "kill-server");
-    const lport = Number(new URL(ov.env.baseUrl).port);
+    const lport = await freePort();
     const bare = { PATH: "/usr/bin:/bin" }; // no openviking-server on it
     const withBin = { ...bare, OPENVIKING_SERVER_BIN: SERVER_BIN };
     const checks = async (dir, env) => {
       const r = await openclaw(t, dir, ["openviking", "doctor", "--json"], env);
       return Object.fromEntries(r.json.checks.map((c) => [c.id, c]));
     };
-    const nokey = home({ port: lport, configPath: ov.env.configPath, hookFallback: false }, "oc-local-");
-    let by = await checks(nokey, bare);
-    assert.equal(by["local-config"].status, "ok");
-    assert.match(by["local-config"].detail, /exists and parses \(storage\.workspace .*, embedding openai\/standin-embed, server\.root_api_key set\)/);
-    assert.equal(by["local-bin"].status, "fail");
-    assert.match(by["local-bin"].detail, /^openviking-server not found: set OPENVIKING_SERVER_BIN to its path, or put it on PATH/);
-    assert.match(by["local-bin"].fix, /pip install openviking==0\.5\.2/);
-    assert.equal(by["local-key"].status, "fail");
-    assert.match(by["local-key"].fix, /api\/v1\/admin\/accounts .*result\.user_key/);
-    assert.ok(!JSON.stringify(by).includes(ov.env.rootKey), "the root key is never shown");
-    by = await checks(nokey, withBin);
-    assert.equal(by["local-bin"].status, "ok");
-    assert.equal(by["local-bin"].detail, `${SERVER_BIN} (OPENVIKING_SERVER_BIN)`);
-
-    const dir = home({ port: lport, configPath: ov.env.configPath, apiKey: ov.env.userKey, hookFallback: false }, "oc-local-");
+    // the README's plugin config: the key from a variable that is not set yet (the engine is off)
+    // (configPath: the default, ~/.openviking/ov.conf under this scratch home)
+    const dir = home({ apiKey: "${OPENVIKING_API_KEY}", port: lport, hookFallback: false }, "oc-local-");
     stateDir = path.join(dir, "state/plugins/openviking");
+    let by = await checks(dir, bare);
+    assert.equal(by.config.status, "fail", "the unset variable is named");
+    assert.equal(by["local-config"].status, "fail", "and the local checks still run");
+    assert.match(by["local-config"].detail, /does not exist/);
+    assert.equal(by["local-bin"].status, "fail");
+    assert.match(by["local-bin"].fix, /pip install openviking==0\.5\.2/);
+    assert.match(by["local-key"]?.fix ?? by["local-key"]?.detail ?? "", /needs a readable configPath|setup/);
+
+    const flags = ["--embedding-url", `${ov.env.standinUrl}/v1`, "--embedding-key", "standin", "--embedding-model", "standin-embed", "--embedding-dimension", String(ov.env.embeddingDim),
+      "--vlm-url", `${ov.env.standinUrl}/v1`, "--vlm-key", "standin", "--vlm-model", "standin-chat"];
+    const setup = await openclaw(t, dir, ["openviking", "setup", "--json", ...flags], withBin);
+    for (const l of setup.stdout.split("\n").slice(0, 60)) t.diagnostic(`| ${l}`);
+    assert.equal(setup.code, 0, `${setup.stdout.slice(0, 3000)}\n${setup.stderr.slice(-2000)}`);
+    assert.deepEqual(setup.json.steps.map((s) => [s.id, s.status]), [["ov-conf", "done"], ["server-bin", "ok"], ["server", "ok"], ["key", "done"], ["env", "done"]]);
+    assert.equal(setup.json.doctor.ok, true, "setup ends with doctor, every check passing");
+    const envFile = path.join(dir, "state", ".env");
+    assert.equal(setup.json.envFile, envFile);
+    const key = /^OPENVIKING_API_KEY=(.+)$/m.exec(fs.readFileSync(envFile, "utf8"))?.[1];
+    assert.ok(key && key.length > 10, "the key is in OpenClaw's .env");
+    assert.equal(fs.statSync(envFile).mode & 0o777, 0o600);
+    const conf = JSON.parse(fs.readFileSync(setup.json.configPath, "utf8"));
+    assert.equal(fs.statSync(setup.json.configPath).mode & 0o777, 0o600);
+    for (const out of [setup.stdout, setup.stderr]) {
+      assert.ok(!out.includes(key), "the user key is never printed");
+      assert.ok(!out.includes(conf.server.root_api_key), "nor the root key");
+    }
+    // a second run changes nothing it need not: the ov.conf kept, the key made anew
+    const again = await openclaw(t, dir, ["openviking", "setup", "--json"], withBin);
+    assert.equal(again.code, 0, again.stdout.slice(0, 2000));
+    assert.equal(again.json.steps[0].status, "ok");
+    assert.match(again.json.steps.find((s) => s.id === "key").detail, /made anew/);
+
+    // OpenClaw reads the key from its .env: a turn is stored, and doctor passes
     const r = await runTurn({ dir, sessionId: "loc", message: "We decided the billing service runs on Postgres 16.", timeoutMs: 120_000, env: withBin });
     t.diagnostic(`local turn: exit=${r.code} wall=${r.ms}ms`);
     assert.equal(r.code, 0, r.stderr.slice(-3000));
-    const deadline = Date.now() + 90_000;
-    while ((await inspectPort(lport)).state !== "openviking") {
-      assert.ok(Date.now() < deadline, "the server the plugin started answers");
-      await new Promise((res) => setTimeout(res, 500));
-    }
+    assert.doesNotMatch(r.stderr, /INVALID_CONFIG/);
     const flush = await openclaw(t, dir, ["openviking", "flush"], withBin);
     assert.equal(flush.code, 0, flush.stdout);
-    const client = createClient({ baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, agentId: "main" });
+    const userKey = /^OPENVIKING_API_KEY=(.+)$/m.exec(fs.readFileSync(envFile, "utf8"))[1];
+    const client = createClient({ baseUrl: `http://127.0.0.1:${lport}`, apiKey: userKey, agentId: "main" });
     const stored = await storedMessages(client, "main--loc");
     assert.ok(stored.some((m) => m.role === "user" && JSON.stringify(m).includes("Postgres 16")), "the turn is in OpenViking");
     const all = await openclaw(t, dir, ["openviking", "doctor"], withBin);
@@ -179,20 +197,10 @@ test("local mode as the README sets it up: doctor checks configPath (on disk, JS
     assert.match(all.stdout, /^OpenViking doctor: all checks passed/);
     for (const l of all.stdout.split("\n")) t.diagnostic(`| ${l}`);
 
-    // the README's way to a user key, run as written (its root key and port swapped for this server's)
+    // the README's local mode is that command
     const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
     const local = readme.slice(readme.indexOf("\n## Local mode"), readme.indexOf("\n## Configuration"));
-    const curl = [...local.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.includes("admin/accounts"));
-    assert.ok(curl, "the README shows how to make a user key");
-    const rootInReadme = /"server": \{ "root_api_key": "([^"]+)" \}/.exec(local)?.[1];
-    assert.ok(rootInReadme && curl.includes(rootInReadme), "the curl uses the ov.conf's root key");
-    const made = spawnSync("bash", ["-c", curl.replaceAll(rootInReadme, ov.env.rootKey).replaceAll("127.0.0.1:1933", `127.0.0.1:${lport}`)], { encoding: "utf8", timeout: 30_000 });
-    const userKey = JSON.parse(made.stdout).result?.user_key;
-    assert.ok(typeof userKey === "string" && userKey.length > 10, `a user key: ${made.stdout.slice(0, 300)} ${made.stderr}`);
-    const mine = home({ port: lport, configPath: ov.env.configPath, apiKey: userKey, hookFallback: false }, "oc-local-");
-    const st = await openclaw(t, mine, ["openviking", "status", "--json"], withBin);
-    assert.equal(st.code, 0, st.stdout);
-    assert.equal(st.json.identity.userId, "me", "the README's key is the user it names");
+    assert.match(local, /openclaw openviking setup/);
   } finally {
     if (stateDir) await stopLocalServer({ stateDir, graceMs: 5000 }).catch(() => {});
     await ov.stop();
