@@ -291,6 +291,10 @@ impl<H: Host> Engine<H> {
 
     /// Commits the imported session and follows the task for up to `wait_ms`: archived?
     async fn commit_imported(&self, target: &str, wait_ms: u64) -> bool {
+        // the previous commit's task still running (not waited for): the next trigger commits
+        if self.read_record(target, |r| r.guard.admit(self.host.now_ms(), true)) == crate::lifecycle::commit_guard::Admission::InFlight {
+            return false;
+        }
         let until = self.host.now_ms().saturating_add(wait_ms);
         match self.run_commit(target, true, "import", Some(until)).await {
             Ok(c) => c.compacted,

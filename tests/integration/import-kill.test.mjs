@@ -1,0 +1,126 @@
+// The import of an agent's past (`openclaw openviking import --apply`) against a real
+// OpenViking 0.5.2: a transcript of 120 turns (tool calls among them, every tenth with a
+// 30 kB output) is imported by a process SIGKILLed in the middle of a slice, then by a second
+// process to the end: OpenViking holds every turn exactly once, in the transcript's order,
+// each message with its turn id. A clean import of the same transcript into another session
+// measures throughput and where the time goes: `# import:` turns/s, and the share of the wall
+// time spent waiting for OpenViking's answers (the rest is the engine and the state dir).
+import { test, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startHarness } from "../../js-glue/test/openviking/helpers.mjs";
+import { createClient } from "../inspect/client.js";
+import { storedMessages } from "../inspect/stored.js";
+
+const RUN = fileURLToPath(new URL("./import-run.mjs", import.meta.url));
+const TURNS = 120;
+const CONFIG = { compactTurnThreshold: 40, compactTokensAddedThreshold: 10000000, compactMaxIntervalMinutes: 10080 };
+const cleanup = [];
+after(async () => {
+  for (const fn of cleanup.reverse()) await fn();
+});
+
+/** OpenClaw's transcript events of `n` turns, chained by parentId (2026.9.x shape). */
+function transcript(sessionId, n) {
+  const lines = [JSON.stringify({ type: "session", version: 4, id: sessionId, timestamp: "2026-11-01T09:00:00.000Z" })];
+  let parent = null;
+  const t0 = Date.parse("2026-11-01T09:00:00.000Z");
+  const push = (id, message) => {
+    lines.push(JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(message.timestamp).toISOString(), message }));
+    parent = id;
+  };
+  for (let i = 1; i <= n; i++) {
+    const at = t0 + i * 60_000;
+    push(`u${i}`, { role: "user", content: `question ${i}: what does config ${i} say?`, timestamp: at });
+    if (i % 3 === 0) {
+      push(`c${i}`, { role: "assistant", content: [{ type: "toolCall", id: `call_${i}`, name: "exec", arguments: { command: `cat config/${i}.yml` } }], stopReason: "toolUse", timestamp: at + 1 });
+      const out = i % 10 === 0 ? `pool: ${i}\n${"x".repeat(30_000)}` : `pool: ${i}`;
+      push(`r${i}`, { role: "toolResult", toolCallId: `call_${i}`, toolName: "exec", content: [{ type: "text", text: out }], isError: false, timestamp: at + 2 });
+    }
+    push(`a${i}`, { role: "assistant", content: [{ type: "text", text: `config ${i} sets the pool to ${i}.` }], stopReason: "stop", timestamp: at + 3 });
+  }
+  return lines.join("\n");
+}
+
+/** Runs import-run.mjs; with `killAfter` lines printed, SIGKILLs it (mid-slice: the next
+ *  slice is under way). Resolves with its JSON lines. */
+function run(args, { killAfter = Infinity } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RUN, JSON.stringify(args)], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    const docs = () => out.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`import-run.mjs hung: ${out.slice(-500)} ${err.slice(-500)}`));
+    }, 240_000);
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (docs().length >= killAfter) setTimeout(() => child.kill("SIGKILL"), 150); // inside the next slice
+    });
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code, signal) => {
+      clearTimeout(timer);
+      if (code && !signal) return reject(new Error(`import-run.mjs exited ${code}: ${err.slice(-2000)}`));
+      resolve({ docs: docs(), signal });
+    });
+  });
+}
+
+/** The turn ids OpenViking holds for a session, in order, one entry per turn. */
+async function storedTurns(client, ov) {
+  const ids = [];
+  for (const m of await storedMessages(client, ov)) if (ids.at(-1) !== m.turn_id) ids.push(m.turn_id);
+  return ids;
+}
+
+test("an import killed in the middle of a slice and run again stores every turn once, in order; a clean import's throughput", { timeout: 600_000 }, async (t) => {
+  const h = await startHarness();
+  cleanup.push(() => h.stop());
+  const dir = mkdtempSync(join(tmpdir(), "ove-import-"));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const base = { baseUrl: h.env.baseUrl, apiKey: h.env.userKey, userId: h.env.userId, stateDir: join(dir, "state"), config: CONFIG, timeoutMs: 15000, slice: 10 };
+  const client = createClient({ baseUrl: h.env.baseUrl, apiKey: h.env.userKey, agentId: "main" });
+  const file = join(dir, "past.jsonl");
+  writeFileSync(file, transcript("past", TURNS));
+  const expected = Array.from({ length: TURNS }, (_, i) => `main--past:eu${i + 1}`);
+
+  const first = await run({ ...base, sessionId: "past", file }, { killAfter: 3 });
+  assert.equal(first.signal, "SIGKILL");
+  const written = first.docs.reduce((n, d) => n + d.written, 0);
+  t.diagnostic(`killed after ${written} turns written (${first.docs.length} slices reported)`);
+  assert.ok(written >= 30 && written < TURNS, `killed mid-way: ${written}`);
+  const second = await run({ ...base, sessionId: "past", file });
+  const last = second.docs.at(-1);
+  assert.equal(last.remaining, 0, JSON.stringify(last));
+  assert.equal(last.stopped, null);
+  // a run after that writes nothing
+  const third = await run({ ...base, sessionId: "past", file });
+  assert.deepEqual([third.docs[0].written, third.docs[0].alreadyStored], [0, TURNS]);
+  assert.deepEqual(await storedTurns(client, "main--past-imported"), expected, "every turn once, in order");
+
+  // a clean import of the same 120 turns, twice: writing alone (commits started, their tasks
+  // not waited for), and as the CLI runs it (each commit's task followed to its end)
+  const measure = async (sessionId, extra) => {
+    const r = await run({ ...base, sessionId, file, slice: TURNS, ...extra });
+    const sum = (k) => r.docs.reduce((n, d) => n + d[k], 0);
+    assert.equal(sum("written"), TURNS);
+    assert.equal((await storedTurns(client, `main--${sessionId}-imported`)).length, TURNS);
+    return { wall: sum("ms"), ov: sum("openvikingMs"), commits: sum("commits") };
+  };
+  const writing = await measure("clean", { commitWaitMs: 0 });
+  const cli = await measure("clean2", {});
+  // committed as the triggers fired (every 40 turns), each commit's task followed to its end
+  const archives = new Set((await storedMessages(client, "main--clean2-imported")).map((m) => m.from).filter((f) => f !== "live"));
+  assert.equal(archives.size, cli.commits, `one archive per commit: ${[...archives].join(", ")}`);
+  assert.ok(cli.commits >= 3, `${cli.commits} commits`);
+  const rate = (m) => ((TURNS * 1000) / m.wall).toFixed(1);
+  const line = `# import: ${TURNS} turns — writing ${rate(writing)} turns/s (${(writing.wall / 1000).toFixed(1)} s, waiting for OpenViking's answers ${((100 * writing.ov) / writing.wall).toFixed(0)} % of it); ` +
+    `with each of ${cli.commits} commits followed to its task's end ${rate(cli)} turns/s (${(cli.wall / 1000).toFixed(1)} s)`;
+  console.log(line);
+  t.diagnostic(line.slice(2));
+});
