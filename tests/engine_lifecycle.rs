@@ -363,6 +363,23 @@ fn a_write_that_did_not_land_is_sent_again_exactly_once() {
 }
 
 #[test]
+fn a_refused_key_while_checking_a_write_is_said_as_such_not_as_silence() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    write(&e, "s1", Some("a0"), turn(0, "first turn"));
+    host.fail("add_messages", HostErrorKind::Timeout);
+    write(&e, "s1", Some("a1"), turn(1, "second turn, timed out"));
+    host.world().now += 16_000;
+    host.fail("session_meta", HostErrorKind::Denied); // the check of the unacknowledged write
+    let report = block_on(e.flush(OV)).unwrap();
+    let why = report.reason.unwrap_or_default();
+    assert!(why.contains("the API key was refused") && !why.contains("no answer"), "{why}");
+    host.fail("session_meta", HostErrorKind::Timeout);
+    let why = block_on(e.flush(OV)).unwrap().reason.unwrap_or_default();
+    assert!(why.contains("no answer"), "{why}");
+}
+
+#[test]
 fn a_send_still_on_its_way_when_its_process_dies_is_waited_for_by_the_next_not_sent_twice() {
     // two processes on one state dir; B loaded the session before A marked its send
     let host = FakeHost::new();

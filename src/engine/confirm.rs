@@ -63,7 +63,7 @@ impl<H: Host> Engine<H> {
         let live = match self.host.session_meta(ov_id).await {
             Ok(Some(meta)) => meta.message_count,
             Ok(None) => return Check::Absent { live: 0 },
-            Err(e) => return Check::Unknown(e.message),
+            Err(e) => return Check::Unknown(e.described()),
         };
         if messages.is_empty() || u.message_count != messages.len() as u64 || live != u.live_before + u.message_count {
             return Check::Absent { live };
@@ -71,7 +71,7 @@ impl<H: Host> Engine<H> {
         match self.host.live_messages(ov_id).await {
             Ok(stored) if stored.len() as u64 == live && ends_with_messages(&stored, messages) => Check::Stored,
             Ok(_) => Check::Absent { live },
-            Err(e) => Check::Unknown(e.message),
+            Err(e) => Check::Unknown(e.described()),
         }
     }
 }

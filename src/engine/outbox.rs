@@ -309,7 +309,7 @@ impl<H: Host> Engine<H> {
     /// a retry another process appended again — and is found among them). `Err` says why it
     /// is unknown.
     async fn stored_turn_ids(&self, ov_id: &str) -> Result<HashSet<String>, String> {
-        let why = |e: HostError| format!("no answer while checking which turns OpenViking holds: {}", e.message);
+        let why = |e: HostError| format!("{} while checking which turns OpenViking holds", e.described());
         let known = self.live_known.borrow().get(ov_id).cloned();
         let marked = self.records.borrow().get(ov_id).is_some_and(|r| r.unconfirmed.is_some());
         if let (Some(k), false) = (known, marked) {
@@ -362,7 +362,7 @@ impl<H: Host> Engine<H> {
                     self.update_cached(ov_id, |rec| rec.live_count = Some(live));
                     self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
                 }
-                Check::Unknown(why) => return Err(format!("no answer while checking an unacknowledged write: {why}")),
+                Check::Unknown(why) => return Err(format!("an unacknowledged write could not be checked yet: {why}")),
             }
         }
         match self.send_marked(ov_id, e).await {

@@ -45,6 +45,20 @@ impl HostError {
         HostError { kind, message: message.into() }
     }
 
+    /// What happened, for a message that names the step it happened in: "no answer" only
+    /// when there was none (a refused key is not silence).
+    pub fn described(&self) -> String {
+        let what = match self.kind {
+            HostErrorKind::Unreachable | HostErrorKind::Timeout => "no answer",
+            HostErrorKind::Denied => "the API key was refused",
+            HostErrorKind::ServerError => "OpenViking failed",
+            HostErrorKind::BadResponse => "an answer that could not be read",
+            HostErrorKind::Local => "the state dir failed",
+            HostErrorKind::NotFound | HostErrorKind::Conflict | HostErrorKind::Rejected => "OpenViking refused the request",
+        };
+        format!("{what} ({})", self.message)
+    }
+
     /// Worth retrying later (the server may come back); the turn goes to the outbox.
     pub fn retryable(&self) -> bool {
         matches!(self.kind, HostErrorKind::Unreachable | HostErrorKind::Timeout | HostErrorKind::ServerError | HostErrorKind::BadResponse)
