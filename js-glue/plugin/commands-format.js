@@ -61,6 +61,14 @@ function outboxLine(s) {
   return `${plural(s.outboxDepth, "turn")} waiting for OpenViking${age}`;
 }
 
+/** The turns acknowledged, and where they are: OpenViking, or the outbox on its way there. */
+function storedLine(s) {
+  const queued = s.outboxDepth ?? 0;
+  if (!queued) return `${s.turnsStored} (in OpenViking)`;
+  const sent = Math.max(0, s.turnsStored - queued);
+  return `${s.turnsStored}: ${sent} in OpenViking, ${queued} in the outbox (below)`;
+}
+
 function checkpointLine(c) {
   if (!c) return "none";
   const range = Array.isArray(c.turns) ? `turns ${c.turns[0]}–${c.turns[1]}` : "";
@@ -82,7 +90,7 @@ export function formatSessionStatus(s, now) {
   out.push(
     ...rows([
       ["in state dir", s.known === false ? "no (nothing stored for this session yet)" : "yes"],
-      ["turns stored", s.turnsStored],
+      ["turns stored", storedLine(s)],
       ["outbox", outboxLine(s)],
       ["last commit", commit],
       ["commit phase", s.commitPhase],

@@ -219,7 +219,7 @@ test("status: OpenViking, identity and every session of this agent (never anothe
   assert.match(human.out, /identity\s+user alice, agent main/);
   assert.match(human.out, /main--alpha {2}\(session alpha\)/);
   assert.match(human.out, /main--beta {2}\(session beta\)/);
-  assert.match(human.out, /turns stored\s+2/);
+  assert.match(human.out, /turns stored\s+2 \(in OpenViking\)/);
   assert.match(human.out, /turns +2 of 3 turns since the first turn \(no commit yet\)/, "trigger progress, counted from the first turn before any commit");
   assert.match(human.out, /last commit\s+never/);
   assert.doesNotMatch(human.out, /since the last commit/, "not beside \"last commit never\"");
@@ -338,7 +338,9 @@ test("flush: drains each session's outbox; reports written, still queued and why
   assert.deepEqual(stuckJson.json.totals, { written: 0, queued: 1 });
   assert.equal(stuckJson.json.sessions[0].queued, 1);
   assert.match(stuckJson.json.sessions[0].reason, /ECONNREFUSED/);
-  assert.match((await cli("status", { session: "delta" })).out, /outbox\s+1 turn waiting for OpenViking, oldest queued \d+ s ago/);
+  const delta = (await cli("status", { session: "delta" })).out;
+  assert.match(delta, /outbox\s+1 turn waiting for OpenViking, oldest queued \d+ s ago/);
+  assert.match(delta, /turns stored\s+\d+: \d+ in OpenViking, 1 in the outbox \(below\)/, "where each stored turn is");
 
   local.host.down = false;
   const done = await cli("flush", { json: true, session: "delta" });
