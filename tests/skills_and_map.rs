@@ -305,3 +305,16 @@ fn the_pure_assemble_with_skills_and_trees_composes_what_the_engine_composes() {
     bad["map"] = json!({"viking://user/alice/memories": [{"isDir": true}]});
     assert!(assemble_turn(&config, bad).unwrap_err().to_string().contains("map.viking://user/alice/memories[0].uri"));
 }
+
+#[test]
+fn an_outage_is_one_line_per_turn_not_one_per_search_that_failed() {
+    let h = host();
+    let e = engine(&h, json!({}));
+    h.world().down = Some(openviking_context_engine::host::HostErrorKind::Unreachable);
+    // a window: the memories and the skills go as separate finds, all of them failing
+    assemble(&e, "s3", "Write the release notes for 2.4 like the ones from last week", 20_000);
+    let w = h.world().warnings.clone();
+    assert!(h.world().calls.iter().any(|c| c == "find_skills"), "the skills' own find was tried");
+    assert_eq!(w.iter().filter(|l| l.contains("recall skipped")).count(), 1, "{w:?}");
+    assert!(!w.iter().any(|l| l.contains("skill search failed")), "the same outage, said once: {w:?}");
+}

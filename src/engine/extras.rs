@@ -36,25 +36,32 @@ impl<H: Host> Engine<H> {
 
     /// The skills relevant to `query` (empty with `skillRecall: false` or when the search
     /// fails: a turn never waits on skills for more than one call).
-    pub async fn skills_for(&self, query: &str, user_id: Option<&str>) -> Vec<SkillEntry> {
+    pub async fn skills_for(&self, query: &str, user_id: Option<&str>) -> Result<Vec<SkillEntry>, crate::host::HostError> {
         if !self.config.skill_recall {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let now = self.host.now_ms();
         if let Some((q, at, s)) = self.last_skills.borrow().as_ref() {
             if q == query && now.saturating_sub(*at) < SEARCH_REUSE_MS {
-                return s.clone();
+                return Ok(s.clone());
             }
         }
-        match self.host.find_skills(query, self.config.skill_limit).await {
-            Ok(v) => {
-                self.outage_over("skills");
-                let skills = read_skills(&v, user_id, self.config.skill_limit);
-                *self.last_skills.borrow_mut() = Some((query.to_string(), now, skills.clone()));
-                skills
-            }
+        let v = self.host.find_skills(query, self.config.skill_limit).await?;
+        self.outage_over("skills");
+        let skills = read_skills(&v, user_id, self.config.skill_limit);
+        *self.last_skills.borrow_mut() = Some((query.to_string(), now, skills.clone()));
+        Ok(skills)
+    }
+
+    /// The skills of a search, or none when it failed: one log line per outage — and none at
+    /// all when the turn's recall failed too (the same outage: its line says it).
+    pub fn skills_or_none(&self, found: Result<Vec<SkillEntry>, crate::host::HostError>, recall_failed: bool) -> Vec<SkillEntry> {
+        match found {
+            Ok(s) => s,
             Err(e) => {
-                self.warn_once("skills", &format!("skill search failed (skills are not listed until it works again): {e}"));
+                if !recall_failed {
+                    self.warn_once("skills", &format!("skill search failed (skills are not listed until it works again): {e}"));
+                }
                 Vec::new()
             }
         }

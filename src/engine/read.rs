@@ -555,11 +555,15 @@ impl<H: Host> Engine<H> {
             let memories = join2(self.search(q, limit, &s, intent.as_ref(), &skill_roots), self.stable_profile(uid.as_deref()));
             let extras = join2(separate, experiences);
             let ((search, profile), (skills, experiences)) = join2(memories, extras).await;
+            let recall_failed = search.problem.is_some() && search.failed.len() >= 2; // the "recall skipped" line
             let skills = match (skills, &search.skills) {
-                (Some(found), _) => found,
+                (Some(found), _) => self.skills_or_none(found, recall_failed),
                 (None, Some(answer)) => self.skills_from(q, answer, uid.as_deref()),
                 // the one find was refused and the memories went as two: the skills' own find
-                (None, None) => self.skills_for(q, uid.as_deref()).await,
+                (None, None) => {
+                    let found = self.skills_for(q, uid.as_deref()).await;
+                    self.skills_or_none(found, recall_failed)
+                }
             };
             Some((search, profile, s, skills, experiences))
         };
