@@ -168,9 +168,15 @@ fn at_the_first_contact_the_log_says_once_what_is_missing_and_import_on_bootstra
         let mut lines = transcript(3);
         lines.push(json!({"type": "message", "id": "ev-4-0", "parentId": "ev-3-3", "message": {"role": "user", "content": "question 4 about the pool", "timestamp": 4}}).to_string());
         assert!(block_on(e.past_check_due("s1")).unwrap());
+        // OpenViking down at the first look: it is tried again at the next bootstrap
+        host.world().down = Some(HostErrorKind::Unreachable);
+        let req: ImportRequest = openviking_context_engine::decode::request_from_value(json!({"sessionId": "s1", "lines": lines, "firstContact": true})).unwrap();
+        assert!(block_on(e.import_session(req)).is_err());
+        host.world().down = None;
+        assert!(block_on(e.past_check_due("s1")).unwrap(), "a look that failed is not a look");
+        let r = import(&e, &lines, false, json!({"firstContact": true}));
         assert!(!block_on(e.past_check_due("s1")).unwrap(), "once per session");
         assert!(!block_on(engine(&host.second_process(), json!({})).past_check_due("s1")).unwrap(), "and once across processes");
-        let r = import(&e, &lines, false, json!({"firstContact": true}));
         assert_eq!(r.turns, 3, "the turn being run is the live write's");
         let note = r.note.expect("a line for the log");
         if import_on_bootstrap {

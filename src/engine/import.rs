@@ -170,6 +170,13 @@ impl<H: Host> Engine<H> {
             req.apply = self.config.import_on_bootstrap;
         }
         let mut report = self.import_transcript(&req).await?;
+        if req.first_contact {
+            // looked at: the next bootstraps of this session need not (a look that failed,
+            // OpenViking down, is tried again at the next one)
+            let ov = ov_session_id(&self.config.agent_id, &req.session_id);
+            self.load_record(&ov, &req.session_id).await.map_err(host_err)?;
+            self.update(&ov, |r| r.past_checked = true).await.map_err(host_err)?;
+        }
         if req.first_contact && (report.remaining > 0 || report.written > 0) {
             let sid = &req.session_id;
             report.note = Some(if report.written > 0 || report.stopped.is_some() {
@@ -182,17 +189,13 @@ impl<H: Host> Engine<H> {
         Ok(report)
     }
 
-    /// First contact with a session: `true` once per session (its record remembers), so the
-    /// host looks at the transcript for earlier turns once.
+    /// First contact with a session: `true` until a first-contact import of it got through
+    /// (its record remembers), so the host looks at the transcript for earlier turns once.
     pub async fn past_check_due(&self, session_id: &str) -> Result<bool> {
         super::read::non_empty_session_id(session_id)?;
         let ov = ov_session_id(&self.config.agent_id, session_id);
         self.load_record(&ov, session_id).await.map_err(host_err)?;
-        if self.read_record(&ov, |r| r.past_checked) {
-            return Ok(false);
-        }
-        self.update(&ov, |r| r.past_checked = true).await.map_err(host_err)?;
-        Ok(true)
+        Ok(!self.read_record(&ov, |r| r.past_checked))
     }
 
     async fn import_transcript(&self, req: &ImportRequest) -> Result<ImportReport> {

@@ -380,8 +380,8 @@ impl ContextEngine {
         })
     }
 
-    /// First contact with a session (the host's bootstrap): true once per session, when the
-    /// host should hand its transcript to `importSession` with `firstContact`.
+    /// First contact with a session (the host's bootstrap): true until a `firstContact`
+    /// import of it got through, when the host should hand its transcript to `importSession`.
     #[wasm_bindgen(js_name = pastCheckDue, unchecked_return_type = "Promise<boolean>")]
     pub fn past_check_due(&self, #[wasm_bindgen(unchecked_param_type = "string")] session_id: JsValue) -> Promise {
         let inner = self.inner.clone();
