@@ -11,7 +11,7 @@ export default {
       askedAt: "2025-03-10T18:00:00Z",
       speakers: ["Dana","Theo"],
       sessions: [
-        // session 0
+        // conversation part 0
         {
           date: "2023-03-12T20:15:00Z",
           turns: [
@@ -27,7 +27,7 @@ export default {
             { speaker: 1, text: "Leah will be thrilled. She's training for the Raleigh half in April." },
           ],
         },
-        // session 1
+        // conversation part 1
         {
           date: "2023-05-21T17:40:00Z",
           turns: [
@@ -43,7 +43,7 @@ export default {
             { speaker: 1, text: "I'll fly up for the weekend after. Tell her I'm bringing the good coffee." },
           ],
         },
-        // session 2
+        // conversation part 2
         {
           date: "2023-08-03T02:10:00Z",
           turns: [
@@ -61,7 +61,7 @@ export default {
             { speaker: 1, text: "Junie wants a cat now, entirely because of your Biscuit videos." },
           ],
         },
-        // session 3
+        // conversation part 3
         {
           date: "2023-10-14T15:30:00Z",
           turns: [
@@ -77,7 +77,7 @@ export default {
             { speaker: 1, text: "Take your time. You don't owe anybody a decision." },
           ],
         },
-        // session 4
+        // conversation part 4
         {
           date: "2023-12-29T18:05:00Z",
           turns: [
@@ -93,7 +93,7 @@ export default {
             { speaker: 1, text: "Told you." },
           ],
         },
-        // session 5
+        // conversation part 5
         {
           date: "2024-02-18T16:20:00Z",
           turns: [
@@ -111,7 +111,7 @@ export default {
             { speaker: 1, text: "Good for her. Different path, same stubbornness as you." },
           ],
         },
-        // session 6
+        // conversation part 6
         {
           date: "2024-05-01T14:00:00Z",
           turns: [
@@ -127,7 +127,7 @@ export default {
             { speaker: 1, text: "Nerd. Proud nerd." },
           ],
         },
-        // session 7
+        // conversation part 7
         {
           date: "2024-07-10T03:30:00Z",
           turns: [
@@ -143,7 +143,7 @@ export default {
             { speaker: 1, text: "Send me the receipt, I'm splitting that with you. Not negotiable." },
           ],
         },
-        // session 8
+        // conversation part 8
         {
           date: "2024-08-26T22:45:00Z",
           turns: [
@@ -157,7 +157,7 @@ export default {
             { speaker: 1, text: "That's decent of him." },
           ],
         },
-        // session 9
+        // conversation part 9
         {
           date: "2024-10-06T19:00:00Z",
           turns: [
@@ -173,7 +173,7 @@ export default {
             { speaker: 1, text: "Of course you are. News from here: Leah started her new job at NC State, academic advising. She loves it." },
           ],
         },
-        // session 10
+        // conversation part 10
         {
           date: "2024-12-19T01:30:00Z",
           turns: [
@@ -189,7 +189,7 @@ export default {
             { speaker: 1, text: "You two and your rocks." },
           ],
         },
-        // session 11
+        // conversation part 11
         {
           date: "2025-02-16T17:10:00Z",
           turns: [
@@ -783,7 +783,7 @@ export default {
       askedAt: "2025-07-02T16:30:00Z",
       speakers: ["Ines","Walt"],
       sessions: [
-        // session 0
+        // conversation part 0
         {
           date: "2024-01-09T19:20:00Z",
           turns: [
@@ -799,7 +799,7 @@ export default {
             { speaker: 1, text: "Good. Margaret and I leave for Tucson at the end of the month for February, so email me, don't call." },
           ],
         },
-        // session 1
+        // conversation part 1
         {
           date: "2024-02-20T20:05:00Z",
           turns: [
@@ -817,7 +817,7 @@ export default {
             { speaker: 1, text: "Run the numbers on how many flats a commuter gets. I'd guess four a year. If it's fewer, you win." },
           ],
         },
-        // session 2
+        // conversation part 2
         {
           date: "2024-04-02T18:40:00Z",
           turns: [
@@ -833,7 +833,7 @@ export default {
             { speaker: 1, text: "Happy staff, happy shop." },
           ],
         },
-        // session 3
+        // conversation part 3
         {
           date: "2024-05-14T21:10:00Z",
           turns: [
@@ -849,7 +849,7 @@ export default {
             { speaker: 1, text: "That's $4,560 up front. Cash flow loves memberships." },
           ],
         },
-        // session 4
+        // conversation part 4
         {
           date: "2024-06-25T17:30:00Z",
           turns: [
@@ -865,7 +865,7 @@ export default {
             { speaker: 1, text: "Margaret will approve. She's coming by to buy a commuter, by the way. She wants a step-through frame, nothing fancy." },
           ],
         },
-        // session 5
+        // conversation part 5
         {
           date: "2024-08-12T19:00:00Z",
           turns: [
@@ -881,7 +881,7 @@ export default {
             { speaker: 1, text: "She rides it to the library every single day and tells everyone where she got it. You've got a walking billboard." },
           ],
         },
-        // session 6
+        // conversation part 6
         {
           date: "2024-10-07T18:15:00Z",
           turns: [
@@ -899,7 +899,7 @@ export default {
             { speaker: 1, text: "Then talk to the other owners on the block. A shared camera on the alley is cheaper for everyone." },
           ],
         },
-        // session 7
+        // conversation part 7
         {
           date: "2024-12-03T20:40:00Z",
           turns: [
@@ -915,7 +915,7 @@ export default {
             { speaker: 1, text: "Good. Reward loyalty, charge the newcomers." },
           ],
         },
-        // session 8
+        // conversation part 8
         {
           date: "2025-01-28T19:50:00Z",
           turns: [
@@ -931,7 +931,7 @@ export default {
             { speaker: 1, text: "Tell Femi to learn bookkeeping first." },
           ],
         },
-        // session 9
+        // conversation part 9
         {
           date: "2025-03-18T18:25:00Z",
           turns: [
@@ -947,7 +947,7 @@ export default {
             { speaker: 1, text: "See? It doesn't burn down without you." },
           ],
         },
-        // session 10
+        // conversation part 10
         {
           date: "2025-05-06T17:05:00Z",
           turns: [
@@ -965,7 +965,7 @@ export default {
             { speaker: 1, text: "Good man." },
           ],
         },
-        // session 11
+        // conversation part 11
         {
           date: "2025-06-24T19:35:00Z",
           turns: [
@@ -1556,7 +1556,7 @@ export default {
       askedAt: "2025-04-20T02:00:00Z",
       speakers: ["秦淑芬","孟佳慧"],
       sessions: [
-        // session 0
+        // conversation part 0
         {
           date: "2023-06-18T01:30:00Z",
           turns: [
@@ -1572,7 +1572,7 @@ export default {
             { speaker: 1, text: "你比我强。我上个月在西湖边摔了一跤，手腕骨裂，打了六个礼拜石膏，现在都不敢快走。" },
           ],
         },
-        // session 1
+        // conversation part 1
         {
           date: "2023-08-27T12:10:00Z",
           turns: [
@@ -1590,7 +1590,7 @@ export default {
             { speaker: 1, text: "随他奶奶，爱看书。" },
           ],
         },
-        // session 2
+        // conversation part 2
         {
           date: "2023-10-22T08:45:00Z",
           turns: [
@@ -1606,7 +1606,7 @@ export default {
             { speaker: 1, text: "人不少啊，挺正规。" },
           ],
         },
-        // session 3
+        // conversation part 3
         {
           date: "2024-01-14T03:20:00Z",
           turns: [
@@ -1622,7 +1622,7 @@ export default {
             { speaker: 1, text: "我们家乐乐下个月满周岁，现在只会喊奶奶不会喊爷爷，把她爷爷气的。" },
           ],
         },
-        // session 4
+        // conversation part 4
         {
           date: "2024-03-03T07:00:00Z",
           turns: [
@@ -1636,7 +1636,7 @@ export default {
             { speaker: 1, text: "这孩子教得好。" },
           ],
         },
-        // session 5
+        // conversation part 5
         {
           date: "2024-05-12T11:15:00Z",
           turns: [
@@ -1654,7 +1654,7 @@ export default {
             { speaker: 1, text: "电车现在真多，我们小区一半都是。" },
           ],
         },
-        // session 6
+        // conversation part 6
         {
           date: "2024-07-07T09:40:00Z",
           turns: [
@@ -1670,7 +1670,7 @@ export default {
             { speaker: 1, text: "独唱！到时候一定要录视频给我。" },
           ],
         },
-        // session 7
+        // conversation part 7
         {
           date: "2024-09-29T12:30:00Z",
           turns: [
@@ -1688,7 +1688,7 @@ export default {
             { speaker: 1, text: "碰上好导游，一趟旅游就成了一半。" },
           ],
         },
-        // session 8
+        // conversation part 8
         {
           date: "2024-11-10T06:20:00Z",
           turns: [
@@ -1704,7 +1704,7 @@ export default {
             { speaker: 1, text: "八十一还能上台，我们都得向她学习。" },
           ],
         },
-        // session 9
+        // conversation part 9
         {
           date: "2025-01-19T13:05:00Z",
           turns: [
@@ -1718,7 +1718,7 @@ export default {
             { speaker: 1, text: "你真公平。我们今年就老两口在杭州过，儿子一家去三亚了。" },
           ],
         },
-        // session 10
+        // conversation part 10
         {
           date: "2025-03-09T08:10:00Z",
           turns: [
@@ -1734,7 +1734,7 @@ export default {
             { speaker: 1, text: "吃一堑长一智。你这体重正好。" },
           ],
         },
-        // session 11
+        // conversation part 11
         {
           date: "2025-04-13T10:25:00Z",
           turns: [
@@ -2325,7 +2325,7 @@ export default {
       askedAt: "2025-06-28T13:00:00Z",
       speakers: ["苏晓棠","梁倩"],
       sessions: [
-        // session 0
+        // conversation part 0
         {
           date: "2023-11-05T14:20:00Z",
           turns: [
@@ -2341,7 +2341,7 @@ export default {
             { speaker: 1, text: "我这边刚升了高级产品经理，就是会更多了，一天六个。" },
           ],
         },
-        // session 1
+        // conversation part 1
         {
           date: "2023-12-31T15:40:00Z",
           turns: [
@@ -2359,7 +2359,7 @@ export default {
             { speaker: 1, text: "哈哈哈哈哈我要截图。" },
           ],
         },
-        // session 2
+        // conversation part 2
         {
           date: "2024-01-20T11:10:00Z",
           turns: [
@@ -2375,7 +2375,7 @@ export default {
             { speaker: 1, text: "难怪你理科这么好，家学渊源。" },
           ],
         },
-        // session 3
+        // conversation part 3
         {
           date: "2024-03-16T13:30:00Z",
           turns: [
@@ -2391,7 +2391,7 @@ export default {
             { speaker: 1, text: "冲！我四月去深圳出差，顺路去珠海看你。" },
           ],
         },
-        // session 4
+        // conversation part 4
         {
           date: "2024-05-26T12:00:00Z",
           turns: [
@@ -2407,7 +2407,7 @@ export default {
             { speaker: 1, text: "呸呸呸，别乱说。" },
           ],
         },
-        // session 5
+        // conversation part 5
         {
           date: "2024-06-30T14:50:00Z",
           turns: [
@@ -2425,7 +2425,7 @@ export default {
             { speaker: 1, text: "你导师是真上心，严是严了点。" },
           ],
         },
-        // session 6
+        // conversation part 6
         {
           date: "2024-08-04T13:15:00Z",
           turns: [
@@ -2441,7 +2441,7 @@ export default {
             { speaker: 1, text: "有个好师姐太重要了。" },
           ],
         },
-        // session 7
+        // conversation part 7
         {
           date: "2024-10-20T12:40:00Z",
           turns: [
@@ -2461,7 +2461,7 @@ export default {
             { speaker: 1, text: "一年前还不会游泳的人！" },
           ],
         },
-        // session 8
+        // conversation part 8
         {
           date: "2024-12-29T13:20:00Z",
           turns: [
@@ -2479,7 +2479,7 @@ export default {
             { speaker: 1, text: "你的人生里全是同名同姓的人。" },
           ],
         },
-        // session 9
+        // conversation part 9
         {
           date: "2025-02-16T12:30:00Z",
           turns: [
@@ -2497,7 +2497,7 @@ export default {
             { speaker: 1, text: "紧张不？" },
           ],
         },
-        // session 10
+        // conversation part 10
         {
           date: "2025-04-06T11:45:00Z",
           turns: [
@@ -2515,7 +2515,7 @@ export default {
             { speaker: 1, text: "听不懂，但感觉很厉害。" },
           ],
         },
-        // session 11
+        // conversation part 11
         {
           date: "2025-06-15T14:05:00Z",
           turns: [
