@@ -149,11 +149,7 @@ impl<H: Host> Engine<H> {
         let mut messages: Vec<Value> = Vec::new();
         if let Some(meta) = self.host.session_meta(ov_id).await? {
             for n in 1..=meta.commit_count {
-                match self.host.archive(ov_id, &format!("archive_{n:03}")).await {
-                    Ok(a) => messages.extend(a.get("messages").and_then(Value::as_array).cloned().unwrap_or_default()),
-                    Err(e) if e.kind == HostErrorKind::NotFound => {}
-                    Err(e) => return Err(e),
-                }
+                messages.extend(self.archive_messages(ov_id, n).await?);
             }
             messages.extend(self.host.live_messages(ov_id).await?);
         }

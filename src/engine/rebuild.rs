@@ -35,11 +35,7 @@ impl<H: Host> Engine<H> {
         let first = meta.commit_count.saturating_sub(ADOPT_ARCHIVES_MAX) + 1;
         let mut messages: Vec<Value> = Vec::new();
         for n in first..=meta.commit_count {
-            match self.host.archive(&ov_id, &format!("archive_{n:03}")).await {
-                Ok(a) => messages.extend(a.get("messages").and_then(Value::as_array).cloned().unwrap_or_default()),
-                Err(e) if e.kind == HostErrorKind::NotFound => {}
-                Err(e) => return Err(e),
-            }
+            messages.extend(self.archive_messages(&ov_id, n).await?);
             let Some(uid) = &uid else { continue };
             let uri = checkpoint_uri(uid, &self.config.agent_id, &ov_id, u32::try_from(n).unwrap_or(u32::MAX));
             if let Ok(v) = self.host.read_json(&uri).await {
@@ -82,6 +78,16 @@ impl<H: Host> Engine<H> {
         ledger.next = ledger.next.max(rec.state.next_sequence);
         let _ = self.host.save_state(&ledger_key(&ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await;
         Ok(())
+    }
+
+    /// The messages of a session's archive `n` (1-based), oldest first; none when OpenViking
+    /// has no such archive.
+    pub(super) async fn archive_messages(&self, ov_id: &str, n: u64) -> HostResult<Vec<Value>> {
+        match self.host.archive(ov_id, &format!("archive_{n:03}")).await {
+            Ok(a) => Ok(a.get("messages").and_then(Value::as_array).cloned().unwrap_or_default()),
+            Err(e) if e.kind == HostErrorKind::NotFound => Ok(Vec::new()),
+            Err(e) => Err(e),
+        }
     }
 
     /// Adopts this agent's sessions OpenViking holds that this state dir has no record of
