@@ -41,11 +41,14 @@ export default {
       // the config has an error (logged once, naming each key): the plugin stays loaded so
       // `openclaw openviking doctor|status` can say what to fix; the engine refuses to be
       // created, so OpenClaw runs its built-in engine (its log names the refusal) and nothing
-      // is acknowledged that was not stored
+      // is acknowledged that was not stored. In local mode with only the key missing, a turn
+      // (and the gateway's service) still starts the server, which makes the key.
       api.registerContextEngine(ENGINE_ID, () => {
+        void runtime.ensureServer();
         throw runtime.refusal();
       });
       if (typeof api.registerCli === "function" || typeof api.registerCommand === "function") registerCommands(api, runtime, { pluginVersion: manifest.version });
+      api.registerService?.({ id: "openviking-server", start: async () => void (await runtime.ensureServer()) });
       return;
     }
     api.registerContextEngine(ENGINE_ID, () => createContextEngine(runtime, { version: manifest.version }));

@@ -89,8 +89,8 @@ export function getRuntime({ api, rawConfig, logger, wasm }) {
     const lines = errors.map((p) => `${p.message} — fix: ${p.fix}`);
     const log = logger.error ?? logger.warn;
     log.call(logger, `[openviking] INVALID_CONFIG: the context engine is off until the plugin config is fixed (OpenClaw runs its built-in engine meanwhile; nothing is stored in OpenViking): ${lines.join("; ")}`);
-    runtime = refusedRuntime({ wasm, rawConfig: rawConfig ?? {}, stateDir, logger, hostFacts, problems, errors });
-    runtime.degraded = check.degraded ?? null; // the rest of the config: what doctor and setup use
+    // the rest of the config (each key in error at its default): what doctor and setup use
+    runtime = refusedRuntime({ wasm, rawConfig: rawConfig ?? {}, stateDir, logger, hostFacts, problems, errors, degraded: check.degraded ?? null });
   } else {
     const inert = wasm.reportHost(hostFacts);
     if (inert) logger.warn(`[openviking] ${inert.line}`);
@@ -112,9 +112,28 @@ export function freshRuntime(api, runtime, rawConfig = runtime.rawConfig) {
 
 /** The runtime of a config the engine refused: everything that would store or recall throws
  *  the engine's INVALID_CONFIG error (naming every bad key); `doctor` and `status` read
- *  `problems`. */
-function refusedRuntime({ wasm, rawConfig, stateDir, logger, hostFacts, problems, errors }) {
+ *  `problems`. One thing still runs: in local mode, when the only error is the API key (the
+ *  user key is made *with* the server), `ensureServer` starts the local server, so the
+ *  command that makes the key has a server to talk to. */
+function refusedRuntime({ wasm, rawConfig, stateDir, logger, hostFacts, problems, errors, degraded }) {
   const first = errors[0];
+  const serverDir = stateDir ?? degraded?.stateDir ?? null; // a configured dir is left unresolved above
+  const keyOnly = degraded?.mode === "local" && Boolean(serverDir) && errors.every((p) => p.key === "apiKey");
+  let serverReady = null;
+  function ensureServer() {
+    if (!keyOnly) return Promise.resolve(false);
+    serverReady ??= ensureLocalServer({ port: degraded.port, configPath: degraded.configPath, stateDir: serverDir, log: (m) => logger.info?.(`[openviking] ${m}`) })
+      .then(() => {
+        logger.warn(`[openviking] the local OpenViking server runs on port ${degraded.port}, while the context engine stays off until apiKey is fixed: \`openclaw openviking setup\` makes a user key with it`);
+        return true;
+      })
+      .catch((err) => {
+        logger.warn(`[openviking] local OpenViking server not started: ${err.message}`);
+        serverReady = null;
+        return false;
+      });
+    return serverReady;
+  }
   const message = `INVALID_CONFIG: the OpenViking context engine is off: ${errors.map((p) => `${p.message} — fix: ${p.fix}`).join("; ")}`;
   const refusal = () => Object.assign(new Error(message), { name: "OpenVikingEngineError", code: "INVALID_CONFIG", field: first.key });
   return {
@@ -127,10 +146,11 @@ function refusedRuntime({ wasm, rawConfig, stateDir, logger, hostFacts, problems
     problems,
     refused: message,
     refusal,
+    degraded,
     agent() {
       throw refusal();
     },
-    ensureServer: () => Promise.resolve(false),
+    ensureServer,
     localFacts: () => ({ starting: false, failed: null, logPath: null }),
     noteLocal() {},
     track: (p) => p,

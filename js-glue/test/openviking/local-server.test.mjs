@@ -165,4 +165,51 @@ describe("local OpenViking server manager", { skip: skipReason, timeout: 300000 
     assert.deepEqual(await stopLocalServer({ stateDir }), { stopped: false, reason: "no_pid_file" });
     assert.ok(await probeHealth(harnessPort()), "the harness server must survive");
   });
+
+  test("a plugin config refused only for its key (local mode) still starts the server on a turn, so the key can be made", async () => {
+    const refusedState = join(dir, "refused-state");
+    const saved = { ...process.env };
+    Object.assign(process.env, opts.env, { OPENVIKING_SERVER_BIN: SERVER_BIN }); // the plugin's server inherits the environment
+    delete process.env.OV_TEST_UNSET_KEY;
+    const logs = [];
+    const logger = { info: (m) => logs.push(m), warn: (m) => logs.push(m), error: (m) => logs.push(m) };
+    try {
+      const { default: plugin } = await import("../../index.js?refused-local");
+      let factory = null;
+      const services = [];
+      plugin.register({
+        pluginConfig: { mode: "local", apiKey: "${OV_TEST_UNSET_KEY}", port, configPath, stateDir: refusedState },
+        logger,
+        registerContextEngine: (_id, f) => (factory = f),
+        registerService: (s) => services.push(s.id),
+        registerTool() {},
+        on() {},
+      });
+      assert.deepEqual(services, ["openviking-server"]);
+      assert.throws(() => factory(), (e) => e.code === "INVALID_CONFIG" && e.field === "apiKey");
+      const t0 = Date.now();
+      while (!(await probeHealth(port)) && !logs.some((l) => /not started/.test(l)) && Date.now() - t0 < 90000) await new Promise((r) => setTimeout(r, 250));
+      assert.ok(await probeHealth(port), `the server answers: ${logs.join(" | ")}`);
+      const info = readPidFile(refusedState);
+      assert.deepEqual(serversOnPort(port), [info.pid]);
+      // what the user then does: the root key makes the user key on that server
+      const root = createClient({ baseUrl: `http://127.0.0.1:${port}`, apiKey: "root-local-test-key-0001", agentId: "admin", timeoutMs: 30000 });
+      assert.ok((await root.createAccount({ accountId: "refused", adminUserId: "dana" })).user_key);
+      while (!logs.some((l) => /runs on port/.test(l)) && Date.now() - t0 < 10000) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(logs.some((l) => l.includes(`runs on port ${port}, while the context engine stays off until apiKey is fixed`)), logs.join(" | "));
+      // any other error leaves the server alone
+      const other = join(dir, "other-state");
+      plugin.register({
+        pluginConfig: { mode: "local", apiKey: "k", port: "not-a-port", configPath, stateDir: other },
+        logger, registerContextEngine: (_id, f) => (factory = f), registerService() {}, registerTool() {}, on() {},
+      });
+      assert.throws(() => factory(), (e) => e.code === "INVALID_CONFIG" && e.field === "port");
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(existsSync(join(other, PID_FILE)), false);
+    } finally {
+      for (const k of Object.keys(process.env)) if (!(k in saved)) delete process.env[k];
+      Object.assign(process.env, saved);
+      await stopLocalServer({ stateDir: refusedState, graceMs: 15000 });
+    }
+  });
 });
