@@ -222,3 +222,30 @@ fn a_second_machine_continues_the_trigger_window_where_the_first_left_it() {
     let archived: Vec<String> = host.world().sessions[OV].archives[1].iter().filter(|m| m["role"] == "user").map(|m| m["turn_id"].as_str().unwrap().to_string()).collect();
     assert_eq!(archived, (6..12).map(|i| format!("k{i}")).collect::<Vec<_>>());
 }
+
+#[test]
+fn two_writers_on_one_state_dir_count_every_turn_toward_the_triggers() {
+    let host = FakeHost::new();
+    let other = host.second_process();
+    let cfg = json!({"compactTurnThreshold": 6, "compactTokensAddedThreshold": 1_000_000});
+    let (a, b) = (engine(&host, cfg.clone()), engine(&other, cfg));
+    let turns_of = |e: &Engine<FakeHost>| block_on(e.status(OV)).unwrap().triggers.iter().find(|t| t.kind == "turns").unwrap().current;
+    // each writer's own record sees only its own turns; the window is the ledger's
+    let due: Vec<bool> = (0..5).map(|i| write_and_commit(if i % 2 == 0 { &a } else { &b }, &format!("k{i}"), i, &format!("turn {i} of two writers"))).collect();
+    assert_eq!(due, [false; 5]);
+    assert_eq!((turns_of(&a), turns_of(&b)), (5, 5), "each counts both writers' turns (5, not 3 and 2)");
+    assert!(write_and_commit(&b, "k5", 5, "turn 5 of two writers"), "the sixth turn of the two fires the turn trigger");
+    let archived: Vec<String> = host.world().sessions[OV].archives[0].iter().filter(|m| m["role"] == "user").map(|m| m["turn_id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(archived, (0..6).map(|i| format!("k{i}")).collect::<Vec<_>>());
+    let now = host.world().now;
+    assert!(block_on(b.follow_task(OV, now + 10_000)).unwrap().is_some(), "the commit's task ends");
+    host.world().now += 7 * 60_000; // past the spacing between automatic commits
+    // the other writer learns of the commit at its next turn: the window starts after it
+    assert!(!write_and_commit(&a, "k6", 6, "turn 6 of two writers"));
+    assert_eq!((turns_of(&a), turns_of(&b)), (1, 1), "the turn since the commit, for both");
+    let fired = (7..12).position(|i| write_and_commit(if i % 2 == 0 { &a } else { &b }, &format!("k{i}"), i, &format!("turn {i} of two writers")));
+    assert_eq!(fired, Some(4), "the second window fires at its sixth turn too (turn 11), not at twice the threshold");
+    assert_eq!(host.world().sessions[OV].archives.len(), 2);
+    let second: Vec<String> = host.world().sessions[OV].archives[1].iter().filter(|m| m["role"] == "user").map(|m| m["turn_id"].as_str().unwrap().to_string()).collect();
+    assert_eq!(second, (6..12).map(|i| format!("k{i}")).collect::<Vec<_>>());
+}

@@ -333,7 +333,7 @@ pub fn compose(input: ComposeInput) -> Composition {
     // whatever else goes, so a long history is not estimated at all.
     let mut newest_first: Vec<u64> = Vec::new();
     let mut reach: u64 = 0;
-    while newest_first.len() < raw.len() && token_budget.is_none_or(|b| fixed + reach <= b) {
+    while newest_first.len() < raw.len() && token_budget.map_or(true, |b| fixed + reach <= b) {
         let t = tokens(&raw[raw.len() - 1 - newest_first.len()]);
         newest_first.push(t);
         reach += t;

@@ -4,13 +4,14 @@
 //! after a CLI turn ended, since the pending task id is durable — and on completion records
 //! a `CompactCheckpoint` (locally and as JSON in OpenViking).
 
-use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS};
-use super::record::outbox_key;
+use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS, WRITE_LOCK_TTL_MS};
+use super::record::{ledger_key, outbox_key, TurnLedger};
 use super::Engine;
 use crate::lifecycle::checkpoint::{archive_index_from_uri, checkpoint_id, checkpoint_uri, extracted_memory_uris, CompactCheckpoint, TurnRange};
 use crate::lifecycle::commit_guard::{Admission, CommitPhase};
 use crate::host::{CommitAnswer, Host, HostResult, TaskAnswer};
-use crate::lifecycle::triggers::{record_commit, snapshot_window};
+use crate::lifecycle::shared_window::SharedWindow;
+use crate::lifecycle::triggers::{note_recorded, record_commit, snapshot_window};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -39,12 +40,21 @@ impl<H: Host> Engine<H> {
     /// Under the replay lease: `None` when the outbox is not empty (a turn arrived), else the
     /// commit request's answer.
     async fn request_commit(&self, ov_id: &str, forced: bool) -> HostResult<Option<HostResult<CommitAnswer>>> {
+        // the window every writer counts, read before the outbox is seen empty: each turn it
+        // holds was queued before, so it has been sent and is archived by this commit
+        let shared = self.shared_window(ov_id).await;
         if !self.host.outbox_read(&outbox_key(ov_id)).await?.is_empty() {
             return Ok(None);
         }
         self.ensure_session(ov_id).await?;
         let now = self.host.now_ms();
         self.update(ov_id, |rec| {
+            if let Some(w) = &shared {
+                w.apply(&mut rec.state);
+                if let Some(newest) = w.newest_sequence() {
+                    note_recorded(&mut rec.state, newest);
+                }
+            }
             rec.guard.on_commit_requested(now, forced);
             snapshot_window(&mut rec.state);
             rec.live_count = None; // the commit archives the live messages
@@ -134,13 +144,16 @@ impl<H: Host> Engine<H> {
                 Ok(outcome(false, format!("nothing to compact ({reason})")))
             }
             Ok(CommitAnswer::Accepted { task_id, archive_uri }) => {
-                self.update(ov_id, |rec| {
-                    let (start, end, turn_ids) = record_commit(&mut rec.state, now);
-                    rec.state.last_commit_reason = Some(reason.to_string());
-                    rec.guard.on_commit_accepted(now, task_id, archive_uri, start, end);
-                    rec.pending_turn_ids = turn_ids;
-                })
-                .await?;
+                let end = self
+                    .update(ov_id, |rec| {
+                        let (start, end, turn_ids) = record_commit(&mut rec.state, now);
+                        rec.state.last_commit_reason = Some(reason.to_string());
+                        rec.guard.on_commit_accepted(now, task_id, archive_uri, start, end);
+                        rec.pending_turn_ids = turn_ids;
+                        end
+                    })
+                    .await?;
+                self.share_commit(ov_id, end, now).await;
                 // the map lists the folders again while the commit's memories come in
                 self.map_commit_started().await;
                 // turns held while archiving go in now, into the next window
@@ -152,6 +165,43 @@ impl<H: Host> Engine<H> {
                 let pending = cp.is_none() && self.read_record(ov_id, |rec| rec.guard.pending_task().is_some());
                 Ok(CommitOutcome { compacted: true, reason: None, checkpoint: cp, task_pending: pending })
             }
+        }
+    }
+
+    /// The session's shared trigger window (`lifecycle::shared_window`), as last saved.
+    pub(super) async fn shared_window(&self, ov_id: &str) -> Option<SharedWindow> {
+        let v = self.host.load_state(&ledger_key(ov_id)).await.ok().flatten()?;
+        serde_json::from_value::<TurnLedger>(v).ok()?.window
+    }
+
+    /// Moves the shared window past a commit's archive, under the write lock, and takes this
+    /// process's counters from it. Not done (the lock or the store refused): the other writers
+    /// still count the archived turns until the next commit, and it is said.
+    async fn share_commit(&self, ov_id: &str, end_sequence: u64, now: u64) {
+        let okey = outbox_key(ov_id);
+        if !matches!(self.take_lock(&okey, WRITE_LOCK_TTL_MS, self.config.timeout_ms).await, Ok(true)) {
+            self.host.warn(&format!("the commit of {ov_id} could not be noted in its turn ledger (its write lock was held); other processes count its turns until the next commit"));
+            return;
+        }
+        let shared = async {
+            let mut ledger: TurnLedger = match self.host.load_state(&ledger_key(ov_id)).await? {
+                Some(v) => serde_json::from_value(v).unwrap_or_default(),
+                None => return Ok(None),
+            };
+            let Some(w) = ledger.window.as_mut() else { return Ok(None) };
+            w.commit(end_sequence, now);
+            let w = w.clone();
+            self.host.save_state(&ledger_key(ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await?;
+            Ok::<_, crate::host::HostError>(Some(w))
+        }
+        .await;
+        self.give_lock(&okey).await;
+        match shared {
+            Ok(Some(w)) => {
+                let _ = self.update(ov_id, |rec| w.apply(&mut rec.state)).await;
+            }
+            Ok(None) => {}
+            Err(e) => self.host.warn(&format!("the commit of {ov_id} could not be noted in its turn ledger ({e}); other processes count its turns until the next commit")),
         }
     }
 

@@ -76,6 +76,7 @@ impl<H: Host> Engine<H> {
             }
         }
         ledger.next = ledger.next.max(rec.state.next_sequence);
+        ledger.window = Some(crate::lifecycle::shared_window::SharedWindow::from_state(&rec.state));
         let _ = self.host.save_state(&ledger_key(&ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await;
         Ok(())
     }

@@ -5,6 +5,7 @@ use super::Engine;
 use crate::lifecycle::checkpoint::CheckpointIndex;
 use crate::lifecycle::commit_guard::CommitGuard;
 use crate::host::{Host, HostErrorKind, HostResult};
+use crate::lifecycle::shared_window::SharedWindow;
 use crate::lifecycle::triggers::SessionState;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -124,6 +125,9 @@ pub struct TurnLedger {
     pub next: u64,
     pub turn_ids: Vec<String>,
     pub content_keys: Vec<String>,
+    /// The trigger window every writer counts (`None` in a ledger from before it was shared:
+    /// begun from the first writer's own counters).
+    pub window: Option<SharedWindow>,
 }
 
 impl TurnLedger {

@@ -161,7 +161,11 @@ pub struct TokenSplit {
 impl<H: Host> Engine<H> {
     /// The status of one of this agent's sessions.
     pub async fn status(&self, ov_id: &str) -> HostResult<SessionStatus> {
-        let rec = self.load_record(ov_id, "").await?;
+        let mut rec = self.load_record(ov_id, "").await?;
+        // the window as every writer on this state dir counts it
+        if let Some(w) = self.shared_window(ov_id).await {
+            w.apply(&mut rec.state);
+        }
         let outbox = self.host.outbox_read(&outbox_key(ov_id)).await?;
         let now = self.host.now_ms();
         let oldest = outbox.first().and_then(|e| e.get("queuedAtMs")).and_then(Value::as_u64).map(|t| now.saturating_sub(t));

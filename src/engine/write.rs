@@ -13,7 +13,8 @@ use crate::host::{Host, HostError};
 use crate::context::messages::estimate_message_tokens;
 use crate::context::messages::synthetic::is_synthetic;
 use crate::lifecycle::session_map::ov_session_id;
-use crate::lifecycle::triggers::{allocate_sequence, evaluate, note_recorded, push_window_turn_id, record_turn, Trigger};
+use crate::lifecycle::shared_window::{SharedWindow, WindowTurn};
+use crate::lifecycle::triggers::{allocate_sequence, evaluate, note_recorded, Trigger};
 use crate::lifecycle::turn::{build_envelope, stamp_messages, to_openviking_messages, TurnMeta};
 use crate::decode::Request;
 use serde::{Deserialize, Serialize};
@@ -146,7 +147,9 @@ pub struct WriteOutcome {
 
 /// What an append gives the rest of the write: the sequence, the turn id, whether it counts,
 /// its tokens, the capture decision and its history entry.
-type Appended = (u64, String, bool, u64, CaptureReason, crate::tools::history::TurnEntry);
+/// What an append under the write lock took: the sequence, whether it counts, the capture
+/// decision, its history entry, and the shared window after it.
+type Appended = (u64, bool, CaptureReason, crate::tools::history::TurnEntry, SharedWindow);
 
 fn host_err(e: HostError) -> EngineError {
     let code = if e.kind == crate::host::HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
@@ -215,7 +218,7 @@ impl<H: Host> Engine<H> {
             Ok(false) => Err(EngineError::new(ErrorCode::HostTimeout, format!("another process held the outbox of {ov_id} for {} ms; retry the turn", self.config.timeout_ms))),
             Err(e) => Err(host_err(e)),
         };
-        let (sequence, turn_id, counts, tokens, capture_reason, indexed) = match appended {
+        let (sequence, counts, capture_reason, indexed, window) = match appended {
             Ok(Ok(v)) => {
                 self.landed(&req, ckey.as_deref());
                 v
@@ -238,9 +241,9 @@ impl<H: Host> Engine<H> {
         // triggers (the next process reads the entry back).
         self.index_turn(&ov_id, &req.session_id, indexed).await;
         let (trigger, admission) = self.update_cached(&ov_id, |rec| {
-            record_turn(&mut rec.state, tokens, counts, now);
+            // every writer's turns since the last commit (the ledger's window), not only ours
+            window.apply(&mut rec.state);
             note_recorded(&mut rec.state, sequence);
-            push_window_turn_id(&mut rec.state, turn_id.clone());
             if let Some(b) = req.token_budget {
                 rec.state.token_budget = Some(b);
             }
@@ -356,6 +359,9 @@ impl<H: Host> Engine<H> {
         if ckey.is_some_and(|c| ledger.content_keys.iter().any(|k| k == c)) {
             return Ok(Err(true));
         }
+        if ledger.window.is_none() {
+            ledger.window = Some(self.read_record(ov_id, |r| SharedWindow::from_state(&r.state)));
+        }
         let past_queue = queued.iter().filter_map(|e| e.get("sequence").and_then(Value::as_u64)).max().map_or(0, |s| s + 1);
         let sequence = {
             let mut records = self.records.borrow_mut();
@@ -367,11 +373,22 @@ impl<H: Host> Engine<H> {
         let (entry, counts, tokens, reason, indexed) = self.prepare(req, ov_id, sequence, &turn_id, checkpoint_id, ckey, now)?;
         self.host.outbox_append(okey, entry).await.map_err(host_err)?;
         ledger.note(sequence, &turn_id, ckey);
+        let window = ledger.window.get_or_insert_with(SharedWindow::default);
+        // a queued turn whose process died before the ledger was saved weighs in from its entry
+        for e in &queued {
+            let num = |f: &str| e.get(f).and_then(Value::as_u64);
+            if let Some(s) = num("sequence") {
+                let id = e.get("turnId").and_then(Value::as_str).unwrap_or_default().to_string();
+                window.record(WindowTurn { sequence: s, tokens: num("tokens").unwrap_or(0), counts: e.get("counts").and_then(Value::as_bool).unwrap_or(false), turn_id: id }, now);
+            }
+        }
+        window.record(WindowTurn { sequence, tokens, counts, turn_id: turn_id.clone() }, now);
+        let window = window.clone();
         if let Err(e) = self.host.save_state(&ledger_key(ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await {
             // the queued entry itself keeps the next sequence past it and its keys
             self.host.warn(&format!("the turn ledger of {ov_id} could not be saved ({e})"));
         }
-        Ok(Ok((sequence, turn_id, counts, tokens, reason, indexed)))
+        Ok(Ok((sequence, counts, reason, indexed, window)))
     }
 
     /// The keys check, at once in the cached record (not saved yet): `None` — a duplicate

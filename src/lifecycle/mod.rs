@@ -11,6 +11,7 @@ pub mod checkpoint;
 pub mod commit_guard;
 pub mod inert;
 pub mod session_map;
+pub mod shared_window;
 pub mod transcript;
 pub mod trigger_timeline;
 pub mod triggers;
