@@ -97,7 +97,11 @@ fn the_skills_found_for_a_turn_are_listed_after_the_memories_own_scopes_only() {
     let split = &out.result.split;
     assert!(split.skills > 0 && split.recall > 0);
     assert_eq!(out.result.skills.iter().map(|s| s.tokens as u64).sum::<u64>(), split.skills);
-    assert_eq!(split.summary + split.raw + split.recall + split.skills + split.current + split.map, out.result.composition.estimated_tokens);
+    assert_eq!(split.summary + split.raw + split.recall + split.recall_opening + split.skills + split.current + split.map, out.result.composition.estimated_tokens);
+    // the pair's call and result are the outcome's tokens (within recallTokenBudget); the
+    // message opening the pair is counted apart
+    assert_eq!(split.recall + split.skills, out.result.recall.as_ref().unwrap().tokens as u64);
+    assert!(split.recall_opening > 0);
     // a second assemble of the same turn reuses the skill search
     assemble(&e, "s1", "Write the release notes for 2.4, then deploy to staging", 20_000);
     assert_eq!(h.world().skill_finds.len(), 1);

@@ -90,8 +90,10 @@ pub struct Trimmed {
 }
 
 /// How the composed context's tokens split (what the tuning page draws): the summary
-/// message, the raw turns kept, the recall pair (its memories; its skills' lines apart), the
-/// current turn (its prompt included), and the map of folders in the system prompt addition.
+/// message, the raw turns kept, the recall pair (its call and result: `recall` + `skills` =
+/// the outcome's `tokens`, the part `recallTokenBudget` bounds; its skills' lines apart), the
+/// one-line user message opening the pair, the current turn (its prompt included), and the
+/// map of folders in the system prompt addition.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
@@ -104,6 +106,11 @@ pub struct TokenSplit {
     #[serde(skip_serializing_if = "is_zero")]
     #[cfg_attr(feature = "typescript", ts(optional = nullable))]
     pub skills: u64,
+    /// The user message opening the recall pair in the context (outside `recallTokenBudget`);
+    /// absent when the pair is not in the context.
+    #[serde(skip_serializing_if = "is_zero")]
+    #[cfg_attr(feature = "typescript", ts(optional = nullable))]
+    pub recall_opening: u64,
     /// The map of folders (`map`), counted against the budget; absent when there is none.
     #[serde(skip_serializing_if = "is_zero")]
     #[cfg_attr(feature = "typescript", ts(optional = nullable))]
@@ -128,7 +135,9 @@ pub fn token_split(c: &Composition) -> TokenSplit {
     let current_at = msgs.len().saturating_sub(c.current_messages).max(start);
     for (i, m) in msgs.iter().enumerate().skip(start) {
         let t = estimate_message_tokens(m) as u64;
-        if crate::context::messages::synthetic::is_synthetic(m) {
+        if crate::context::messages::synthetic::is_pair_opening(m) {
+            split.recall_opening += t;
+        } else if crate::context::messages::synthetic::is_synthetic(m) {
             split.recall += t;
         } else if i >= current_at {
             split.current += t;
@@ -137,7 +146,7 @@ pub fn token_split(c: &Composition) -> TokenSplit {
         }
     }
     // the prompt the host sends apart from its messages
-    split.current += c.estimated_tokens.saturating_sub(split.summary + split.raw + split.recall + split.current);
+    split.current += c.estimated_tokens.saturating_sub(split.summary + split.raw + split.recall + split.recall_opening + split.current);
     split
 }
 

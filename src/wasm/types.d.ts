@@ -828,6 +828,11 @@ export type AssembleResult = {
  */
 skills?: number, 
 /**
+ * The user message opening the recall pair in the context (outside `recallTokenBudget`);
+ * absent when the pair is not in the context.
+ */
+recallOpening?: number, 
+/**
  * The map of folders (`map`), counted against the budget; absent when there is none.
  */
 map?: number, },
@@ -883,6 +888,11 @@ export type Assembled = {
  * The skills section of the recall pair (`recall::skills`); absent when none was listed.
  */
 skills?: number, 
+/**
+ * The user message opening the recall pair in the context (outside `recallTokenBudget`);
+ * absent when the pair is not in the context.
+ */
+recallOpening?: number, 
 /**
  * The map of folders (`map`), counted against the budget; absent when there is none.
  */

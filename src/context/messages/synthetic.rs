@@ -202,6 +202,11 @@ pub fn is_synthetic(m: &Value) -> bool {
     }
 }
 
+/// The user message opening a recall pair ([`RECALL_OPENING`] or [`RECALL_OPENING_BEFORE`]).
+pub fn is_pair_opening(m: &Value) -> bool {
+    role(m) == Some("user") && is_recall_opening(m)
+}
+
 /// Removes every synthetic recall call and result, pairs together: a result goes when it is
 /// ours by the rule above or answers a call removed here (a host that dropped `toolName`).
 /// An assistant message that also carried other content keeps that content.
