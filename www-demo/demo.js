@@ -214,7 +214,7 @@ function run() {
   const out = engine.assemble(assembleRequest(host.value));
   const recall = out.recall;
   render.renderQuery(out.query);
-  render.renderDecisions(recall, out.trimmed.recall);
+  render.renderDecisions(out);
   render.renderCandidates(recall);
   render.renderBudget(out, engine.config.recentRawTurnCount, engine.config.largeToolResultTokens);
   render.renderComposed(out, out.messages.length ? wasm.estimateMessageTokens(out.messages) : [], data.prompt);

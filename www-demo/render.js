@@ -29,22 +29,27 @@ export function renderQuery(query) {
     queryParts(query));
 }
 
-/** Injected vs cut: counts, cut reasons, and the injected memories as the model sees them. */
-export function renderDecisions(recall, trimmed = false) {
+/** Injected vs cut: counts, cut reasons, the recall pair's tokens (the outcome's, and how
+ *  they stand in the context: the engine's `split`), and the injected memories. */
+export function renderDecisions(out) {
+  const recall = out.recall;
   if (!recall) {
     fill("decisions", h("p", { class: "note" }, "No recall this turn."), h("span", { id: "injected-count", hidden: true }, "0"));
     return;
   }
+  const trimmed = out.trimmed.recall;
   const cuts = {};
   for (const e of recall.explain) if (e.decision === "cut") cuts[e.reason] = (cuts[e.reason] ?? 0) + 1;
   const cutTotal = Object.values(cuts).reduce((a, b) => a + b, 0);
   fill("decisions",
     h("div", { class: "stats" },
-      h("div", { class: "stat kept" }, h("span", { class: "big", id: "injected-count" }, recall.memories.length), trimmed ? " picked, not injected" : " injected"),
+      h("div", { class: "stat kept" }, h("span", { class: "big", id: "injected-count" }, recall.memories.length), trimmed ? " memories picked, not injected" : ` memor${recall.memories.length === 1 ? "y" : "ies"} injected`),
       h("div", { class: "stat cut" }, h("span", { class: "big", id: "cut-count" }, cutTotal), " cut"),
-      h("div", { class: "stat" }, h("span", { class: "big" }, `${tok(recall.tokens)} / ${tok(recall.budget)}`), " recall tokens"),
+      h("div", { class: "stat", id: "recall-tokens", dataset: { tokens: recall.tokens, budget: recall.budget } },
+        h("span", { class: "big" }, `${tok(recall.tokens)} / ${tok(recall.budget)}`), " recall pair tokens (of recallTokenBudget)"),
       h("ul", { class: "reasons", id: "cut-reasons" }, CUT_ORDER.filter((r) => cuts[r]).map((r) =>
         h("li", {}, h("span", { class: `badge cut-${r}` }, r), ` ${cuts[r]}`)))),
+    pairLine(out),
     trimmed
       ? h("p", { class: "error-inline", id: "recall-trimmed" }, "The host token budget trimmed the recall pair: these memories were picked, but the model does not see them this turn (see Token budget).")
       : null,
@@ -53,7 +58,25 @@ export function renderDecisions(recall, trimmed = false) {
           h("li", {},
             h("div", { class: "mem-head" }, h("span", { class: "badge cat" }, m.category), h("span", { class: "score" }, `score ${num(m.score)}`), h("span", { class: "uri" }, m.uri)),
             h("div", { class: "mem-body" }, m.content))))
-      : h("p", { class: "note" }, "Nothing injected: every candidate was cut (see the reasons in the table)."));
+      : h("p", { class: "note" }, recall.tokens
+          ? "No memory injected (every candidate was cut, see the table): the pair carries only what is listed beside the memories (see Token budget)."
+          : "Nothing injected: every candidate was cut (see the reasons in the table)."));
+}
+
+/** The recall pair's tokens as the Token budget bar shows them (the engine's `split`): its
+ *  memories part and its skills part make the outcome's `tokens`; the line opening the pair
+ *  is counted apart, outside recallTokenBudget. */
+function pairLine(out) {
+  const { recall, split } = out;
+  if (!out.recallIncluded) {
+    return h("p", { class: "help", id: "recall-pair-line", dataset: { included: "false" } },
+      recall.tokens ? "The recall pair is not in the context this turn: 0 of its tokens reach the model." : "No recall pair this turn: nothing to inject.");
+  }
+  return h("p", { class: "help", id: "recall-pair-line", dataset: { included: "true", memories: split.recall, skills: split.skills ?? 0, opening: split.recallOpening ?? 0 } },
+    "In the context (Token budget): recall pair = memories ", h("strong", {}, tok(split.recall)),
+    recall.experienceTokens ? ` (experience lines ${tok(recall.experienceTokens)} of them)` : "",
+    " + skills ", h("strong", {}, tok(split.skills ?? 0)), ` = ${tok(recall.tokens)} tokens`,
+    `, plus ${tok(split.recallOpening ?? 0)} for the one-line user message that opens the pair (not counted in recallTokenBudget).`);
 }
 
 /** One row per candidate, in the engine's order, with every rank component. */
@@ -99,11 +122,14 @@ export function renderBudget(out, rawSetting, largeSetting) {
     { key: "raw", label: "raw turns", value: split.raw,
       note: `${out.recentRawTurns} earlier turn${out.recentRawTurns === 1 ? "" : "s"} kept raw (recentRawTurnCount ${rawSetting})${trimmed.rawTurns ? `; the ${trimmed.rawTurns} oldest trimmed to fit` : ""}` +
         (out.standIns.length ? `; ${out.standIns.length} tool output${out.standIns.length === 1 ? "" : "s"} counted as ${out.standIns.length === 1 ? "its stand-in" : "their stand-ins"} (see below)` : "") },
-    { key: "recall", label: "recall", value: split.recall,
-      note: (out.recallIncluded ? "the synthetic memory_recall_auto pair" : trimmed.recall ? "trimmed: the recall pair did not fit the budget" : "no recall pair this turn") +
-        (out.recallIncluded && out.recall?.experienceTokens ? `, of which ${tok(out.recall.experienceTokens)} for experience lines (see below)` : "") },
-    { key: "skills", label: "skills", value: split.skills ?? 0,
-      note: out.skills.length ? `the skills list in the recall pair: ${out.skills.length} skill${out.skills.length === 1 ? "" : "s"} (see below)` : "no skill listed this turn" },
+    { key: "recall", label: "recall pair: memories", value: split.recall,
+      note: (out.recallIncluded ? `the synthetic memory_recall_auto call and result with ${out.recall.memories.length} memor${out.recall.memories.length === 1 ? "y" : "ies"}` : trimmed.recall ? "trimmed: the recall pair did not fit the budget" : "no recall pair this turn") +
+        (out.recallIncluded && out.recall?.experienceTokens ? `, of which ${tok(out.recall.experienceTokens)} for experience lines (see below)` : "") +
+        (out.recallIncluded ? `; with skills: the pair's ${tok(out.recall.tokens)} of the ${tok(out.recall.budget)} recallTokenBudget` : "") },
+    { key: "skills", label: "recall pair: skills", value: split.skills ?? 0,
+      note: out.skills.length ? `the skills list in the same result: ${out.skills.length} skill${out.skills.length === 1 ? "" : "s"} (see below)${out.recall?.memories.length ? "" : "; with no memory, the call is counted here"}` : "no skill listed this turn" },
+    { key: "recallOpening", label: "recall opening", value: split.recallOpening ?? 0,
+      note: out.recallIncluded ? "the one-line user message before the pair; not counted in recallTokenBudget" : "no recall pair this turn" },
     { key: "map", label: "map", value: split.map ?? 0,
       note: out.map ? "the map of folders in the system prompt addition (see below)" : "no map of folders this turn" },
     { key: "current", label: "current turn", value: split.current, note: "the current turn with its prompt: never trimmed" },
@@ -181,7 +207,7 @@ function standInList(standIns, largeSetting) {
       h("code", { class: "ref" }, s.reference))));
 }
 
-const KIND_LABEL = { summary: "summary", raw: "raw", recall: "synthetic pair", current: "current turn" };
+const KIND_LABEL = { summary: "summary", raw: "raw", recall: "synthetic pair", opening: "recall opening", current: "current turn" };
 
 /**
  * The composed context, message by message, as `Engine.assemble` returned it: the summary
@@ -191,11 +217,13 @@ const KIND_LABEL = { summary: "summary", raw: "raw", recall: "synthetic pair", c
  */
 export function renderComposed(out, perMessage, prompt) {
   const pair = out.recallIncluded && out.recall ? out.recall.messages.map((m) => JSON.stringify(m)) : [];
+  // the pair's call and the message just before it, which opens the pair
+  const call = pair.length ? out.messages.findIndex((m) => JSON.stringify(m) === pair[0]) : -1;
   const hasSummary = out.compactSummaries.length > 0;
   const latest = out.compactSummaries.at(-1);
   const items = out.messages.map((m, i) => ({
     message: m, tokens: perMessage[i],
-    kind: i === 0 && hasSummary ? "summary" : pair.includes(JSON.stringify(m)) ? "recall" : "raw",
+    kind: i === 0 && hasSummary ? "summary" : pair.includes(JSON.stringify(m)) ? "recall" : i === call - 1 ? "opening" : "raw",
     standIn: m.role === "toolResult" ? out.standIns.find((s) => s.callId === m.toolCallId) ?? null : null,
   }));
   // the prompt's tokens are what the engine counted beyond the messages
@@ -205,7 +233,7 @@ export function renderComposed(out, perMessage, prompt) {
     h("p", { class: "composed-line", id: "composed-line" },
       hasSummary ? `1 summary message (for ${out.summarizedTurns} earlier turns) · ` : "",
       `${out.recentRawTurns} raw turns (${rawMessages} messages) · `,
-      out.recallIncluded ? "the recall pair · " : out.trimmed.recall ? "recall pair trimmed · " : "no recall pair · ",
+      out.recallIncluded ? "the recall pair with its opening message · " : out.trimmed.recall ? "recall pair trimmed · " : "no recall pair · ",
       out.standIns.length ? `${out.standIns.length} tool output${out.standIns.length === 1 ? "" : "s"} as stand-in${out.standIns.length === 1 ? "" : "s"} · ` : "",
       `the current turn: ${tok(out.estimatedTokens)} tokens in all`),
     out.systemPromptAddition

@@ -1,7 +1,8 @@
 // The replay view: steps through the loaded transcript one user message at a time (the
 // messages before it are the history, its text is the prompt) and shows what the engine's
 // autoRecall would inject at that point with the current settings and the loaded search
-// results. The trigger timeline is engine.replayTriggers as it answers: per turn, whether it
+// results (autoRecall: the memories only, so its recall pair carries no experience or skill
+// line, unlike the current turn's assemble above it). The trigger timeline is engine.replayTriggers as it answers: per turn, whether it
 // counts toward compaction, its tokens, and the trigger that fires (assuming each compaction
 // commits at once); the page only draws the engine's records.
 import { h, fill, num, tok } from "./dom.js";
@@ -109,7 +110,10 @@ function stepResult(out) {
     h("h3", {}, "Recall query"),
     out.query.query ? h("pre", { class: "query-text" }, out.query.query) : h("p", { class: "note" }, "No query: every turn in the window was skipped."),
     queryParts(out.query),
-    h("h3", {}, r ? `Injected: ${r.memories.length} memories · ${tok(r.tokens)} / ${tok(r.budget)} tokens` : "Injected: nothing (no recall this turn)"),
+    r
+      ? h("h3", { id: "replay-injected", dataset: { memories: r.memories.length, tokens: r.tokens, budget: r.budget } },
+          `Injected: ${r.memories.length} memor${r.memories.length === 1 ? "y" : "ies"} · recall pair ${tok(r.tokens)} / ${tok(r.budget)} tokens (of recallTokenBudget; memories only: the replay adds no experience or skill)`)
+      : h("h3", { id: "replay-injected" }, "Injected: nothing (no recall this turn)"),
     r && r.memories.length
       ? h("ol", { class: "memories compact", id: "replay-memories" }, r.memories.map((m) =>
           h("li", {}, h("span", { class: "badge cat" }, m.category), h("span", { class: "score" }, num(m.score)), " ", m.content)))

@@ -71,3 +71,41 @@ export async function openDemoBrowser(prefix, problems) {
   page.on("pageerror", (err) => problems.push(`pageerror: ${err.message}`));
   return { base, server, browser, page };
 }
+
+const tok = (n) => Math.round(n).toLocaleString("en-US");
+
+/** The recall figures the page shows: the pair's tokens and budget in the recall card, the
+ *  pair's line there, the bar's recall parts, the opening message in the composed list. */
+export function recallFigures(page) {
+  return page.evaluate(() => {
+    const n = (el, k = "tokens") => (el ? Number(el.dataset[k]) : null);
+    const stat = document.getElementById("recall-tokens");
+    const line = document.getElementById("recall-pair-line");
+    return {
+      injected: Number(document.getElementById("injected-count").textContent),
+      tokens: n(stat), budget: n(stat, "budget"), statText: stat?.innerText.replace(/\s+/g, " ").trim() ?? null,
+      line: line && { included: line.dataset.included === "true", memories: n(line, "memories"), skills: n(line, "skills"), opening: n(line, "opening"), text: line.innerText },
+      legend: { recall: n(document.getElementById("budget-recall")), skills: n(document.getElementById("budget-skills")), recallOpening: n(document.getElementById("budget-recallOpening")) },
+      opening: [...document.querySelectorAll("#composed-list li[data-kind=opening]")].map((li) => Number(li.dataset.tokens)),
+      decisions: document.getElementById("decisions").innerText,
+    };
+  });
+}
+
+/** The recall figures agree with each other: the card's pair tokens are the bar's memories +
+ *  skills parts, the opening message is counted apart, each labelled as what it is. */
+export function checkRecallFigures(f, assert) {
+  if (f.tokens === null) return assert.equal(f.line, null, "no recall: no pair line");
+  assert.equal(f.statText, `${tok(f.tokens)} / ${tok(f.budget)} recall pair tokens (of recallTokenBudget)`);
+  if (f.line.included) {
+    assert.equal(f.legend.recall + f.legend.skills, f.tokens, "the pair's tokens = the bar's memories + skills parts");
+    assert.deepEqual([f.line.memories, f.line.skills, f.line.opening], [f.legend.recall, f.legend.skills, f.legend.recallOpening]);
+    assert.ok(f.line.opening > 0, "the pair's opening message is counted apart");
+    assert.deepEqual(f.opening, [f.legend.recallOpening], "the opening message in the composed list costs what the bar shows");
+    assert.ok(f.line.text.startsWith(`In the context (Token budget): recall pair = memories ${tok(f.line.memories)}`), f.line.text);
+    assert.ok(f.line.text.includes(` + skills ${tok(f.line.skills)} = ${tok(f.tokens)} tokens, plus ${tok(f.line.opening)} for the one-line user message that opens the pair (not counted in recallTokenBudget).`), f.line.text);
+  } else {
+    assert.deepEqual([f.legend.recall, f.legend.skills, f.legend.recallOpening, f.opening.length], [0, 0, 0, 0]);
+  }
+  if (f.injected === 0 && f.tokens > 0) assert.match(f.decisions, /No memory injected .*: the pair carries only what is listed beside the memories/);
+}

@@ -15,7 +15,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { root, loadDemo, loadPkgInNode, openDemoBrowser } from "./browser.mjs";
+import { root, loadDemo, loadPkgInNode, openDemoBrowser, recallFigures, checkRecallFigures } from "./browser.mjs";
 
 const SCREENSHOT = join(root, "tests", "artifacts", "demo.png");
 const T = { timeout: 60_000 };
@@ -72,7 +72,7 @@ async function engineOut(sample, parts = {}) {
 async function shown() {
   return page.evaluate(() => {
     const n = (el) => (el ? Number(el.dataset.tokens) : null);
-    const parts = ["summary", "raw", "recall", "current", "skills", "map"];
+    const parts = ["summary", "raw", "recall", "current", "skills", "map", "recallOpening"];
     const bar = Object.fromEntries([...document.querySelectorAll("#budget-bar .seg:not(.seg-free)")].map((s) => [s.dataset.part, Number(s.dataset.tokens)]));
     return {
       bar,
@@ -92,7 +92,7 @@ async function assertShows(out) {
   const s = await shown();
   const nonZero = Object.fromEntries(Object.entries(out.split).filter(([, v]) => v > 0));
   assert.deepEqual(s.bar, nonZero, "the bar's parts are out.split");
-  assert.deepEqual(s.legend, { skills: 0, map: 0, ...out.split }, "the legend is out.split");
+  assert.deepEqual(s.legend, { skills: 0, map: 0, recallOpening: 0, ...out.split }, "the legend is out.split");
   assert.equal(s.total, out.estimatedTokens);
   assert.equal(Object.values(out.split).reduce((a, b) => a + b, 0), out.estimatedTokens, "the split adds up");
   assert.equal(s.budget, out.budget);
@@ -111,6 +111,14 @@ async function assertShows(out) {
   assert.equal(s.list.filter((m) => m.kind === "summary").length, out.compactSummaries.length ? 1 : 0);
   if (out.compactSummaries.length) assert.equal(s.list[0].kind, "summary");
   assert.equal(s.list.filter((m) => m.kind === "recall").length, out.recallIncluded ? 2 : 0);
+  // the recall figures: the engine's, and they agree with the bar
+  const f = await recallFigures(page);
+  checkRecallFigures(f, assert);
+  assert.deepEqual([f.tokens, f.budget, f.injected], out.recall ? [out.recall.tokens, out.recall.budget, out.recall.memories.length] : [null, null, 0]);
+  if (out.recallIncluded) {
+    assert.equal(out.split.recall + (out.split.skills ?? 0), out.recall.tokens, "the engine's split: memories + skills = the pair's tokens");
+    assert.deepEqual([f.line.memories, f.line.skills, f.line.opening], [out.split.recall, out.split.skills ?? 0, out.split.recallOpening]);
+  }
   return s;
 }
 
@@ -170,6 +178,11 @@ test("raising the score threshold lowers the injected count", T, async () => {
   assert.ok(await page.locator("#candidates tr[data-reason=below_threshold]").count() > 0);
   await page.fill("#set-recallScoreThreshold", "0.95");
   assert.equal(await injected(), 0);
+  // no memory, but the pair still lists the skills: its tokens are said to be theirs
+  const out = await engineOut(await readSample("en"));
+  assert.ok(out.recall.memories.length === 0 && out.recall.tokens > 0 && out.split.skills === out.recall.tokens, JSON.stringify(out.split));
+  await assertShows(out);
+  assert.match(await page.innerText("#decisions"), /^0 memories injected/);
 });
 
 test("lowering the recall token budget cuts items as over_budget, shown on the page", T, async () => {
@@ -182,7 +195,7 @@ test("lowering the recall token budget cuts items as over_budget, shown on the p
   assert.match(await cut.first().innerText(), /over_budget/);
   assert.ok(await page.locator("#cut-reasons").innerText().then((t) => t.includes("over_budget")));
   assert.ok(await injected() < before);
-  assert.match(await page.textContent("#budget-recall"), /recall \d+/);
+  assert.match(await page.textContent("#budget-recall"), /recall pair: memories \d+/);
 });
 
 test("the budget bar and the composed context are the engine's assemble, number for number", T, async () => {
@@ -191,7 +204,7 @@ test("the budget bar and the composed context are the engine's assemble, number 
   const out = await engineOut(sample);
   assert.equal(out.compactSummaries.length, 0, "the plain sample has no checkpoint");
   await assertShows(out);
-  assert.match(await page.innerText("#composed-line"), new RegExp(`^${out.recentRawTurns} raw turns \\(\\d+ messages\\) · the recall pair · the current turn: ${out.estimatedTokens.toLocaleString("en-US")} tokens in all$`));
+  assert.match(await page.innerText("#composed-line"), new RegExp(`^${out.recentRawTurns} raw turns \\(\\d+ messages\\) · the recall pair with its opening message · the current turn: ${out.estimatedTokens.toLocaleString("en-US")} tokens in all$`));
   assert.equal(await page.locator("#composed-list li[data-kind=summary]").count(), 0);
   assert.equal(await page.textContent("#composed-list li[data-kind=current] .text"), `${sample.prompt} · the prompt, sent by the host apart from the messages`);
   assert.match(await page.innerText("#budget-summary"), /no compact summary/);
@@ -538,6 +551,14 @@ test("the replay steps through the transcript turn by turn", T, async () => {
   assert.equal(await page.textContent("#replay-position"), "Turn 6 of 6");
   assert.ok(await page.isDisabled("#replay-next"));
   assert.equal(await page.locator("#replay-memories li").count(), await injected());
+  // its recall pair is the engine's autoRecall (memories only), labelled as such
+  const en = await readSample("en");
+  const plain = new wasm.Engine(JSON.parse(await page.inputValue("#export")), {});
+  const r = plain.autoRecall({ prompt: en.prompt, messages: en.messages, search: en.search, contents: en.contents, nowMs: lastTimestamp(en.messages), explain: true }).recall;
+  plain.free();
+  const head = await page.locator("#replay-injected");
+  assert.deepEqual([await head.getAttribute("data-tokens"), await head.getAttribute("data-budget")].map(Number), [r.tokens, r.budget]);
+  assert.equal(await head.textContent(), `Injected: ${r.memories.length} memories · recall pair ${r.tokens.toLocaleString("en-US")} / ${r.budget.toLocaleString("en-US")} tokens (of recallTokenBudget; memories only: the replay adds no experience or skill)`);
   await page.click("#replay-prev");
   assert.equal(await page.textContent("#replay-position"), "Turn 5 of 6");
   const timeline = await page.innerText("#trigger-timeline");

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { promisify } from "node:util";
 import { createServer } from "node:net";
-import { root, startServe as startServeChild, launchBrowser, loadDemo } from "./browser.mjs";
+import { root, startServe as startServeChild, launchBrowser, loadDemo, recallFigures, checkRecallFigures } from "./browser.mjs";
 
 const run = promisify(execFile);
 const HARNESS = join(root, "tests", "openviking", "harness.py");
@@ -113,8 +113,11 @@ test("live search finds the seeded memory and it becomes the ranked search resul
   await mkdir(dirname(SCREENSHOT), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
   // the settings re-rank the live results without searching again
+  checkRecallFigures(await recallFigures(page), assert);
   await page.fill("#set-recallScoreThreshold", "1");
   assert.equal(Number(await page.textContent("#injected-count")), 0);
+  // no memory: the recall figures still agree, and say whose tokens they are
+  checkRecallFigures(await recallFigures(page), assert);
   await page.fill("#set-recallScoreThreshold", "0.15");
   assert.ok(await page.locator("#candidates tbody tr", { hasText: "theme.md" }).count() >= 1);
   assert.deepEqual(problems, []);

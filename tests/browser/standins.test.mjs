@@ -77,7 +77,7 @@ function shown() {
       composedLine: document.getElementById("composed-line").textContent,
       rawNote: document.getElementById("budget-raw").textContent,
       bar,
-      legend: Object.fromEntries(["summary", "raw", "recall", "current"].map((p) => [p, Number(document.getElementById(`budget-${p}`).dataset.tokens)])),
+      legend: Object.fromEntries(["summary", "raw", "recall", "recallOpening", "current"].map((p) => [p, Number(document.getElementById(`budget-${p}`).dataset.tokens)])),
       total: Number(document.getElementById("budget-total").dataset.tokens),
       budget: Number(document.getElementById("budget-total").dataset.budget),
       rawTurnsTrimmed: document.getElementById("trimmed-rawTurns").dataset.value,
@@ -115,7 +115,7 @@ async function assertShows(out) {
     assert.ok(li.summary.includes(`${x.toolName} output of ${tok(x.tokens)} tokens (${tok(x.lines)} lines) → ${tok(x.standInTokens)} tokens`), li.summary);
   }
   // the budget: the engine's split (stand-ins counted as what the model sees)
-  assert.deepEqual(s.legend, out.split);
+  assert.deepEqual(s.legend, { recallOpening: 0, ...out.split });
   assert.deepEqual(s.bar, Object.fromEntries(Object.entries(out.split).filter(([, v]) => v > 0)));
   assert.equal(s.total, out.estimatedTokens);
   assert.equal(s.budget, out.budget);
