@@ -4,7 +4,7 @@
 // composed context — summary, raw turns, recall pair, current turn — under the host budget,
 // all as the engine computes it. Any failure ends up on the page.
 import { h, fill } from "./dom.js";
-import { buildSettings, readConfig, readHostBudget, resetSettings, setValue } from "./settings.js";
+import { buildSettings, readConfig, readHostBudget, resetSettings, setValue, showProblems } from "./settings.js";
 import { InputError, parseSearch, parseTranscript, readFileText } from "./data.js";
 import { textOf } from "./messages.js";
 import * as render from "./render.js";
@@ -199,21 +199,27 @@ function update() {
 }
 
 function run() {
+  const config = readConfig();
   let next;
   try {
-    next = new wasm.Engine(readConfig(), {});
+    next = new wasm.Engine(config, {});
   } catch (err) {
     render.renderWarnings([]);
+    // the engine refuses the config: its problem beside the field it names
+    showProblems(err?.field ? [{ key: err.field, severity: "error", message: err.message }] : [], null, update);
     return render.renderError(err);
   }
   engine?.free();
   engine = next;
   render.renderWarnings(engine.warnings);
+  // each warning beside its field, with the value the engine runs with
+  showProblems(wasm.parseConfig(config, {}).problems, engine.config, update);
   const host = readHostBudget();
   if (host.error) return render.renderError({ message: host.error, field: "hostTokenBudget" });
   const out = engine.assemble(assembleRequest(host.value));
   const recall = out.recall;
   render.renderQuery(out.query);
+  render.renderKeyResults(out);
   render.renderDecisions(out);
   render.renderCandidates(recall);
   render.renderBudget(out, engine.config.recentRawTurnCount, engine.config.largeToolResultTokens);

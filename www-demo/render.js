@@ -79,6 +79,23 @@ function pairLine(out) {
     `, plus ${tok(split.recallOpening ?? 0)} for the one-line user message that opens the pair (not counted in recallTokenBudget).`);
 }
 
+/** The key results in one line that stays in view (sticky) while the settings are edited:
+ *  memories injected and cut, the recall pair's tokens of its budget, the composed context's
+ *  tokens of the host budget — the same engine numbers the cards below show. */
+export function renderKeyResults(out) {
+  const recall = out.recall;
+  const cut = recall ? recall.explain.filter((e) => e.decision === "cut").length : 0;
+  const budget = out.budget ?? out.estimatedTokens;
+  fill("key-results",
+    h("span", { id: "key-injected", dataset: { memories: recall ? recall.memories.length : 0 } },
+      h("strong", {}, recall ? recall.memories.length : 0), out.trimmed.recall ? " picked, not injected" : " injected"),
+    h("span", { id: "key-cut" }, h("strong", {}, cut), " cut"),
+    h("span", { id: "key-recall", dataset: { tokens: recall ? recall.tokens : 0, budget: recall ? recall.budget : 0 } },
+      "recall pair ", h("strong", {}, recall ? `${tok(recall.tokens)} / ${tok(recall.budget)}` : "none"), recall ? " tokens" : ""),
+    h("span", { id: "key-total", dataset: { tokens: out.estimatedTokens, budget } },
+      "context ", h("strong", {}, `${tok(out.estimatedTokens)} / ${tok(budget)}`), " tokens"));
+}
+
 /** One row per candidate, in the engine's order, with every rank component. */
 export function renderCandidates(recall) {
   if (!recall) return fill("candidates", h("p", { class: "note" }, "No candidates: no recall this turn."));

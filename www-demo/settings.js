@@ -1,7 +1,8 @@
 // The recall settings panel: one control per recall key of the plugin config (bounds and
 // defaults from the engine, `configBounds()` and `parseConfig({})`: the page holds none of its
 // own), plus the host's token budget, which is a simulation input and not a plugin key. Values go to the engine as typed, so the engine's own warnings
-// (a value clamped, or one it cannot take read as the default — each naming the key and the fix) show on the page.
+// (a value clamped, or one it cannot take read as the default — each naming the key and the fix) show on the page,
+// each beside its field with the value the engine runs with (`showProblems`).
 import { h } from "./dom.js";
 
 /** Plugin config keys tuned here (presentation only: label, slider step, help). */
@@ -49,6 +50,7 @@ function control(s, onChange) {
     const box = h("input", { type: "checkbox", id, checked: s.def, oninput: onChange });
     return h("div", { class: "setting bool" },
       h("label", { for: id }, box, " ", s.label, h("code", {}, s.key)),
+      problemSlot(s.key),
       h("p", { class: "help" }, `${s.help} · default ${s.def}`));
   }
   const number = h("input", { type: "number", id, min: s.min, max: s.max, step: s.int ? 1 : s.step, value: s.def });
@@ -61,7 +63,40 @@ function control(s, onChange) {
   return h("div", { class: s.sim ? "setting sim" : "setting" },
     h("label", { for: id }, s.label, h("code", {}, s.key)),
     h("div", { class: "pair" }, range, number),
+    problemSlot(s.key),
     h("p", { class: "help" }, `${s.help} · ${s.min}–${s.max.toLocaleString("en-US")}, default ${s.def.toLocaleString("en-US")}`));
+}
+
+/** Where the engine's problem with this key shows, right under its control. */
+const problemSlot = (key) => h("div", { class: "field-problem", id: `problem-${key}`, role: "status", hidden: true });
+
+/**
+ * Shows each of the engine's config problems (`parseConfig(...).problems`: key, severity,
+ * message, fix) beside the control of its key, with the value the engine runs with
+ * (`effective`, the engine's resolved config; none for an error) and a button that puts
+ * that value in the box. Clears the others. `onChange` runs after the button.
+ */
+export function showProblems(problems, effective, onChange) {
+  const byKey = new Map(problems.map((p) => [p.key, p]));
+  for (const slot of document.querySelectorAll(".field-problem")) {
+    const key = slot.id.slice("problem-".length);
+    const p = byKey.get(key);
+    slot.hidden = !p;
+    slot.className = p ? `field-problem ${p.severity}` : "field-problem";
+    if (!p) {
+      slot.replaceChildren();
+      delete slot.dataset.effective;
+      continue;
+    }
+    const inEffect = p.severity === "warning" && effective && key in effective ? effective[key] : undefined;
+    if (inEffect === undefined) delete slot.dataset.effective;
+    else slot.dataset.effective = JSON.stringify(inEffect);
+    slot.replaceChildren(
+      h("div", { class: "problem-message" }, p.message, p.fix ? ` — fix: ${p.fix}` : ""),
+      inEffect === undefined ? null : h("div", { class: "problem-effect" },
+        "In effect: ", h("strong", { class: "effective" }, String(inEffect)), " (what the engine runs with and Export shows) ",
+        h("button", { type: "button", class: "quiet small use-effective", onclick: () => { setValue(key, inEffect); onChange(); } }, `Use ${inEffect}`)));
+  }
 }
 
 /** The plugin config the controls describe (numbers as typed; junk passed through as text). */

@@ -15,18 +15,20 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { root, loadDemo, loadPkgInNode, openDemoBrowser, recallFigures, checkRecallFigures } from "./browser.mjs";
+import { root, loadDemo, loadPkgInNode, openDemoBrowser } from "./browser.mjs";
+import { engineFigures, readSample, lastTimestamp } from "./engine-figures.mjs";
 
 const SCREENSHOT = join(root, "tests", "artifacts", "demo.png");
 const T = { timeout: 60_000 };
 
-let server, base, browser, page, wasm;
+let server, base, browser, page, wasm, engineOut, shown, assertShows;
 const problems = [];
 
 before(async () => {
   // the same package the page runs, in Node: the reference for every number the page shows
   wasm = await loadPkgInNode();
   ({ base, server, browser, page } = await openDemoBrowser("ov-demo-chromium-", problems));
+  ({ engineOut, shown, assertShows } = engineFigures(page, wasm));
 });
 
 after(async () => {
@@ -41,86 +43,6 @@ const load = () => loadDemo(page, base);
 const shows = (selector, re) => page.locator(selector, { hasText: re }).waitFor({ timeout: 10_000 });
 
 const injected = async () => Number(await page.textContent("#injected-count"));
-
-const readSample = async (id) => JSON.parse(await readFile(join(root, "www-demo", "samples", `${id}.json`), "utf8"));
-const lastTimestamp = (messages) => [...messages].reverse().find((m) => typeof m.timestamp === "number")?.timestamp ?? 0;
-
-/**
- * Engine.assemble in Node on the page's data: the page's current settings (its export
- * snippet) and the given request parts, with the sample's for the rest.
- */
-async function engineOut(sample, parts = {}) {
-  const config = JSON.parse(await page.inputValue("#export"));
-  const engine = new wasm.Engine(config, {});
-  try {
-    const messages = parts.messages ?? sample.messages;
-    const request = {
-      prompt: parts.prompt ?? sample.prompt, messages, search: sample.search, contents: sample.contents, nowMs: lastTimestamp(messages),
-      tokenBudget: parts.tokenBudget ?? sample.tokenBudget, summaries: parts.summaries ?? sample.summaries ?? [],
-    };
-    // what the sample hands in beside the memories (experiences, skills, the folders' trees)
-    for (const k of ["userId", "experiences", "skills", "map"]) if (sample[k] !== undefined) request[k] = sample[k];
-    const nextSequence = "nextSequence" in parts ? parts.nextSequence : sample.nextSequence;
-    if (nextSequence !== undefined) request.nextSequence = nextSequence;
-    return engine.assemble(request);
-  } finally {
-    engine.free();
-  }
-}
-
-/** What the page shows: the bar's parts, the legend, the total, the trimmed counts, the composed list. */
-async function shown() {
-  return page.evaluate(() => {
-    const n = (el) => (el ? Number(el.dataset.tokens) : null);
-    const parts = ["summary", "raw", "recall", "current", "skills", "map", "recallOpening"];
-    const bar = Object.fromEntries([...document.querySelectorAll("#budget-bar .seg:not(.seg-free)")].map((s) => [s.dataset.part, Number(s.dataset.tokens)]));
-    return {
-      bar,
-      legend: Object.fromEntries(parts.map((p) => [p, n(document.getElementById(`budget-${p}`))])),
-      free: n(document.getElementById("budget-free")),
-      total: n(document.getElementById("budget-total")),
-      budget: Number(document.getElementById("budget-total").dataset.budget),
-      over: document.getElementById("budget-over") ? Number(document.getElementById("budget-over").dataset.tokens) : null,
-      trimmed: Object.fromEntries([...document.querySelectorAll("#budget-trimmed li")].map((li) => [li.id.replace("trimmed-", ""), li.dataset.value])),
-      list: [...document.querySelectorAll("#composed-list li")].map((li) => ({ kind: li.dataset.kind, role: li.dataset.role, tokens: Number(li.dataset.tokens) })),
-    };
-  });
-}
-
-/** The page shows exactly the engine's composition `out`. */
-async function assertShows(out) {
-  const s = await shown();
-  const nonZero = Object.fromEntries(Object.entries(out.split).filter(([, v]) => v > 0));
-  assert.deepEqual(s.bar, nonZero, "the bar's parts are out.split");
-  assert.deepEqual(s.legend, { skills: 0, map: 0, recallOpening: 0, ...out.split }, "the legend is out.split");
-  assert.equal(s.total, out.estimatedTokens);
-  assert.equal(Object.values(out.split).reduce((a, b) => a + b, 0), out.estimatedTokens, "the split adds up");
-  assert.equal(s.budget, out.budget);
-  assert.equal(s.free, Math.max(0, out.budget - out.estimatedTokens));
-  assert.equal(s.over, out.overBudget ? out.estimatedTokens - out.budget : null);
-  const yes = (b) => (b ? "yes" : "no");
-  assert.deepEqual(s.trimmed, {
-    recall: yes(out.trimmed.recall), olderSummaries: String(out.trimmed.olderSummaries),
-    rawTurns: String(out.trimmed.rawTurns), latestSummary: yes(out.trimmed.latestSummary),
-  });
-  // the composed list: the engine's messages in order, then the current prompt
-  assert.equal(s.list.length, out.messages.length + 1);
-  assert.deepEqual(s.list.slice(0, -1).map((m) => m.role), out.messages.map((m) => m.role));
-  assert.deepEqual(s.list.slice(0, -1).map((m) => m.tokens), wasm.estimateMessageTokens(out.messages));
-  assert.equal(s.list.at(-1).kind, "current");
-  assert.equal(s.list.filter((m) => m.kind === "summary").length, out.compactSummaries.length ? 1 : 0);
-  if (out.compactSummaries.length) assert.equal(s.list[0].kind, "summary");
-  assert.equal(s.list.filter((m) => m.kind === "recall").length, out.recallIncluded ? 2 : 0);
-  // the recall figures: the engine's, and they agree with the bar
-  const f = await recallFigures(page);
-  checkRecallFigures(f, assert);
-  assert.deepEqual([f.tokens, f.budget, f.injected], out.recall ? [out.recall.tokens, out.recall.budget, out.recall.memories.length] : [null, null, 0]);
-  if (out.recallIncluded) {
-    assert.equal(out.split.recall + (out.split.skills ?? 0), out.recall.tokens, "the engine's split: memories + skills = the pair's tokens");
-    assert.deepEqual([f.line.memories, f.line.skills, f.line.opening], [out.split.recall, out.split.skills ?? 0, out.split.recallOpening]);
-  }
-  return s;
-}
 
 test("serve.mjs: wasm MIME type, the two folders only", T, async () => {
   const wasm = await fetch(`${base}pkg/openviking_context_engine_bg.wasm`);
@@ -533,6 +455,72 @@ test("on a phone (390 × 844) the page has no horizontal scroll, every sample; s
     // the controls still work there
     await page.fill("#set-recallLimit", "2");
     await shows("#injected-count", /^[0-2]$/);
+  } finally {
+    await page.setViewportSize({ width: 1400, height: 900 });
+  }
+});
+
+test("a value the engine does not take as typed: its warning beside the field, with the value in effect that Export shows", T, async () => {
+  await load();
+  assert.equal(await page.locator(".field-problem:not([hidden])").count(), 0, "no problem at the defaults");
+  for (const [key, typed] of [["recallLimit", "500"], ["recallScoreThreshold", "5"], ["memoryMapTokenBudget", "1"]]) {
+    await page.fill(`#set-${key}`, typed);
+    // the engine's own problem for this key, and the value it runs with
+    const parsed = wasm.parseConfig({ [key]: Number(typed) }, {});
+    const problem = parsed.problems.find((p) => p.key === key);
+    assert.ok(problem && problem.severity === "warning", `${key}=${typed}: ${JSON.stringify(parsed.problems)}`);
+    const inEffect = parsed.config[key];
+    assert.notEqual(inEffect, Number(typed), `${key}: the engine does not take ${typed}`);
+    const slot = page.locator(`#problem-${key}`);
+    await slot.waitFor({ state: "visible" });
+    assert.equal(await slot.getAttribute("data-effective"), JSON.stringify(inEffect));
+    const text = await slot.innerText();
+    assert.ok(text.includes(`${problem.message} — fix: ${problem.fix}`), text);
+    assert.ok(text.includes(`In effect: ${inEffect} (what the engine runs with and Export shows)`), text);
+    assert.equal(JSON.parse(await page.inputValue("#export"))[key], inEffect, "Export shows the value the warning names");
+    // its button puts that value in the box; the warning goes
+    await slot.locator("button.use-effective").click();
+    assert.equal(await page.inputValue(`#set-${key}`), String(inEffect));
+    await slot.waitFor({ state: "hidden" });
+  }
+  assert.deepEqual(problems, []);
+});
+
+test("on a phone (390 × 844) the key results stay in view beside the setting being changed", T, async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    await load();
+    const sample = await readSample("en");
+    const inView = (sel) => page.evaluate((sel) => {
+      const r = document.querySelector(sel).getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, scrollY: window.scrollY, scrollWidth: document.scrollingElement.scrollWidth };
+    }, sel);
+    for (const [key, value] of [["recallLimit", "2"], ["recallTokenBudget", "120"], ["recallLimit", "500"]]) {
+      await page.locator(`#set-${key}`).scrollIntoViewIfNeeded();
+      await page.fill(`#set-${key}`, value);
+      const out = await engineOut(sample);
+      // the changed result, the engine's numbers, on screen without scrolling
+      const key_ = page.locator("#key-results");
+      assert.equal(Number(await key_.locator("#key-injected").getAttribute("data-memories")), out.recall.memories.length);
+      assert.deepEqual([await key_.locator("#key-recall").getAttribute("data-tokens"), await key_.locator("#key-recall").getAttribute("data-budget")].map(Number), [out.recall.tokens, out.recall.budget]);
+      assert.equal(await key_.innerText().then((t) => t.replace(/\s+/g, " ").trim()),
+        `${out.recall.memories.length} injected ${out.recall.explain.filter((e) => e.decision === "cut").length} cut recall pair ${out.recall.tokens.toLocaleString("en-US")} / ${out.recall.budget.toLocaleString("en-US")} tokens context ${out.estimatedTokens.toLocaleString("en-US")} / ${out.budget.toLocaleString("en-US")} tokens`);
+      for (const sel of ["#key-injected", "#key-recall", `#set-${key}`]) {
+        const r = await inView(sel);
+        assert.ok(r.top >= 0 && r.bottom <= 844, `${key}=${value}: ${sel} is at ${r.top}–${r.bottom}, outside 0–844 (scrollY ${r.scrollY})`);
+        assert.ok(r.scrollWidth <= 390, `the page scrolls sideways: ${r.scrollWidth}`);
+      }
+      const cards = await inView("#decisions");
+      assert.ok(cards.top > 844 || cards.bottom < 0, `the test edits a setting away from the result cards (${cards.top})`);
+      if (value === "500") {
+        const r = await inView(`#problem-${key}`);
+        assert.ok(r.top >= 0 && r.bottom <= 844, `the warning beside ${key} is in view: ${r.top}–${r.bottom}`);
+      }
+    }
+    // and the field the sticky line covers is not hidden under it
+    const bar = await inView("#key-results");
+    const field = await inView("#set-recallLimit");
+    assert.ok(field.top >= bar.bottom || field.bottom <= bar.top, `the key results cover the field (${bar.top}–${bar.bottom} vs ${field.top}–${field.bottom})`);
   } finally {
     await page.setViewportSize({ width: 1400, height: 900 });
   }
