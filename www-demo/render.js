@@ -144,7 +144,7 @@ export function renderBudget(out, rawSetting, largeSetting) {
         (out.recallIncluded && out.recall?.experienceTokens ? `, of which ${tok(out.recall.experienceTokens)} for experience lines (see below)` : "") +
         (out.recallIncluded ? `; with skills: the pair's ${tok(out.recall.tokens)} of the ${tok(out.recall.budget)} recallTokenBudget` : "") },
     { key: "skills", label: "recall pair: skills", value: split.skills ?? 0,
-      note: out.skills.length ? `the skills list in the same result: ${out.skills.length} skill${out.skills.length === 1 ? "" : "s"} (see below)${out.recall?.memories.length ? "" : "; with no memory, the call is counted here"}` : "no skill listed this turn" },
+      note: out.skills.length ? `the skills list in the same result: ${out.skills.length} skill${out.skills.length === 1 ? "" : "s"} (see below)${out.recall?.memories.length || out.recall?.experienceTokens ? "" : "; with no memory or experience, the call is counted here"}` : "no skill listed this turn" },
     { key: "recallOpening", label: "recall opening", value: split.recallOpening ?? 0,
       note: out.recallIncluded ? "the one-line user message before the pair; not counted in recallTokenBudget" : "no recall pair this turn" },
     { key: "map", label: "map", value: split.map ?? 0,
