@@ -5,8 +5,11 @@
 // trimmed are the engine's own numbers — the same pkg/ loaded here in Node, called on the same
 // sample, must give exactly what the page shows (the compacted sample's summary included, and
 // a lower host budget trimming; the experience, skills and map of folders with their tokens and
-// why, moved by skillLimit, memoryMapTokenBudget, recallTokenBudget); the export snippet round-trips through parseConfig; bad input
-// is reported on the page; own transcripts with and without checkpoints; the Chinese sample
+// why, moved by skillLimit, memoryMapTokenBudget, recallTokenBudget; the recall pair's tokens
+// equal to the bar's memories + skills parts, each labelled); the export snippet round-trips
+// through parseConfig; bad input is reported on the page; a value the engine clamps shows its
+// warning beside the field with the value in effect, the one Export shows; on a phone the key
+// results stay in view while a setting is edited; own transcripts with and without checkpoints; the Chinese sample
 // and the replay work. Prints the page load time and saves a screenshot (the compacted
 // sample) to tests/artifacts/demo.png.
 //
