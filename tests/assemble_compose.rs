@@ -208,11 +208,12 @@ fn the_token_split_adds_up_and_names_each_part() {
     inp.summaries = vec![summary(0, 8)];
     let c = compose(inp);
     let s = token_split(&c);
-    assert_eq!(s.summary + s.raw + s.recall + s.current, c.estimated_tokens);
+    assert_eq!(s.summary + s.raw + s.recall + s.recall_opening + s.current, c.estimated_tokens);
     assert_eq!(s.summary, estimate_message_tokens(&c.messages[0]) as u64);
     let opening = openviking_context_engine::context::messages::synthetic::recall_opening(0);
-    let pair_tokens: u64 = pair().iter().chain([&opening]).map(|m| estimate_message_tokens(m) as u64).sum();
-    assert_eq!(s.recall, pair_tokens, "the pair and the user message that opens it");
+    let pair_tokens: u64 = pair().iter().map(|m| estimate_message_tokens(m) as u64).sum();
+    assert_eq!(s.recall, pair_tokens, "the pair's call and result");
+    assert_eq!(s.recall_opening, estimate_message_tokens(&opening) as u64, "the user message that opens it, apart");
     assert!(s.raw > 0 && s.current > 0, "{s:?}");
     // without a summary or a pair, everything is raw or current
     let mut bare = input(convo(4), None);
