@@ -109,3 +109,22 @@ export function checkRecallFigures(f, assert) {
   }
   if (f.injected === 0 && f.tokens > 0) assert.match(f.decisions, /No memory injected .*: the pair carries only what is listed beside the memories/);
 }
+
+/** The status of a GET of `path` as sent, dot segments and escapes kept (fetch() normalises them). */
+export async function rawGet(base, path) {
+  const { request } = await import("node:http");
+  const { port } = new URL(base);
+  return new Promise((ok, fail) => {
+    const req = request({ host: "127.0.0.1", port, path: `/${path}`, method: "GET" }, (res) => { res.resume(); ok(res.statusCode); });
+    req.on("error", fail);
+    req.end();
+  });
+}
+
+/** Where the element `sel` is on the screen, how far the page is scrolled, how wide it is. */
+export function viewBox(page, sel) {
+  return page.evaluate((sel) => {
+    const r = document.querySelector(sel).getBoundingClientRect();
+    return { top: r.top, bottom: r.bottom, scrollY: window.scrollY, scrollWidth: document.scrollingElement.scrollWidth };
+  }, sel);
+}

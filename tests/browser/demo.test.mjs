@@ -5,10 +5,9 @@
 // trimmed are the engine's own numbers — the same pkg/ loaded here in Node, called on the same
 // sample, must give exactly what the page shows (the compacted sample's summary included, and
 // a lower host budget trimming; the experience, skills and map of folders with their tokens and
-// why, moved by skillLimit, memoryMapTokenBudget, recallTokenBudget; the recall pair's tokens
-// equal to the bar's memories + skills parts, each labelled); the export snippet round-trips
-// through parseConfig; bad input is reported on the page; a value the engine clamps shows its
-// warning beside the field with the value in effect, the one Export shows; on a phone the key
+// why, moved by skillLimit, memoryMapTokenBudget, recallTokenBudget; the recall pair's tokens =
+// the bar's memories + skills parts); the export round-trips through parseConfig; bad input is
+// reported; a clamped value's warning and value in effect beside its field; on a phone the key
 // results stay in view while a setting is edited; own transcripts with and without checkpoints; the Chinese sample
 // and the replay work. Prints the page load time and saves a screenshot (the compacted
 // sample) to tests/artifacts/demo.png.
@@ -18,8 +17,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { root, loadDemo, loadPkgInNode, openDemoBrowser } from "./browser.mjs";
-import { engineFigures, readSample, lastTimestamp } from "./engine-figures.mjs";
+import { root, loadDemo, loadPkgInNode, openDemoBrowser, rawGet, viewBox } from "./browser.mjs";
+import { engineFigures, extrasOf, readSample, lastTimestamp } from "./engine-figures.mjs";
 
 const SCREENSHOT = join(root, "tests", "artifacts", "demo.png");
 const T = { timeout: 60_000 };
@@ -46,6 +45,7 @@ const load = () => loadDemo(page, base);
 const shows = (selector, re) => page.locator(selector, { hasText: re }).waitFor({ timeout: 10_000 });
 
 const injected = async () => Number(await page.textContent("#injected-count"));
+const extrasShown = () => extrasOf(page);
 
 test("serve.mjs: wasm MIME type, the two folders only", T, async () => {
   const wasm = await fetch(`${base}pkg/openviking_context_engine_bg.wasm`);
@@ -56,20 +56,10 @@ test("serve.mjs: wasm MIME type, the two folders only", T, async () => {
   // (www-demo/ has a README.md of its own, so the escapes aim at files only the top level has)
   for (const path of ["../Cargo.toml", "%2e%2e/Makefile", "pkg/%2e%2e/Cargo.toml", "pkg/%2e%2e/%2e%2e/Makefile", "..%2fCargo.toml", "%2e%2e%2f%2e%2e%2fetc/passwd"]) {
     // fetch() normalises dot segments, so send the raw path through a plain HTTP request line
-    const res = await rawGet(path);
+    const res = await rawGet(base, path);
     assert.equal(res, 404, path);
   }
 });
-
-async function rawGet(path) {
-  const { request } = await import("node:http");
-  const { port } = new URL(base);
-  return new Promise((ok, fail) => {
-    const req = request({ host: "127.0.0.1", port, path: `/${path}`, method: "GET" }, (res) => { res.resume(); ok(res.statusCode); });
-    req.on("error", fail);
-    req.end();
-  });
-}
 
 test("the page loads and renders results with no console or page errors", T, async () => {
   await load();
@@ -139,9 +129,6 @@ test("the budget bar and the composed context are the engine's assemble, number 
   await assertShows(await engineOut(sample));
   assert.deepEqual(problems, []);
 });
-
-/** The experiences, skills and map the page lists (#budget-extras), with their data-*. */
-const extrasShown = () => page.evaluate(() => [...document.querySelectorAll("#budget-extras li")].map((li) => ({ ...li.dataset })));
 
 test("experiences, skills and the map of folders: shown with the engine's tokens and why, and moved by the settings", T, async () => {
   await load();
@@ -494,10 +481,7 @@ test("on a phone (390 × 844) the key results stay in view beside the setting be
   try {
     await load();
     const sample = await readSample("en");
-    const inView = (sel) => page.evaluate((sel) => {
-      const r = document.querySelector(sel).getBoundingClientRect();
-      return { top: r.top, bottom: r.bottom, scrollY: window.scrollY, scrollWidth: document.scrollingElement.scrollWidth };
-    }, sel);
+    const inView = (sel) => viewBox(page, sel);
     for (const [key, value] of [["recallLimit", "2"], ["recallTokenBudget", "120"], ["recallLimit", "500"]]) {
       await page.locator(`#set-${key}`).scrollIntoViewIfNeeded();
       await page.fill(`#set-${key}`, value);

@@ -10,6 +10,8 @@ import { root, recallFigures, checkRecallFigures } from "./browser.mjs";
 export const readSample = async (id) => JSON.parse(await readFile(join(root, "www-demo", "samples", `${id}.json`), "utf8"));
 export const lastTimestamp = (messages) => [...messages].reverse().find((m) => typeof m.timestamp === "number")?.timestamp ?? 0;
 
+/** The experiences, skills and map the page lists (#budget-extras), with their data-*. */
+export const extrasOf = (page) => page.evaluate(() => [...document.querySelectorAll("#budget-extras li")].map((li) => ({ ...li.dataset })));
 
 /** engineOut, shown and assertShows for this page and the engine package `wasm`. */
 export function engineFigures(page, wasm) {
