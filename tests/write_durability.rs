@@ -43,6 +43,29 @@ fn a_crash_after_the_append_before_the_record_is_saved_keeps_the_turn_acknowledg
 }
 
 #[test]
+fn a_turn_whose_process_died_before_its_ledger_was_saved_is_noted_when_another_process_sends_it() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({}));
+    block_on(e.write_turn(turn_write("s1", Some("k0"), turn(0, "first turn")))).unwrap();
+    let state_before = host.world().state.clone();
+    host.world().down = Some(HostErrorKind::Unreachable);
+    block_on(e.write_turn(turn_write("s1", Some("k1"), turn(1, "second turn, process killed")))).unwrap();
+    host.world().state = state_before; // the ledger and the record never saw turn 1
+    host.world().down = None;
+    // another process sends the queued turn and drops it from the outbox
+    let next = engine(&host, json!({}));
+    assert_eq!(block_on(next.flush(OV)).unwrap().written, 1);
+    let third = engine(&host, json!({}));
+    let out = block_on(third.write_turn(turn_write("s1", Some("k2"), turn(2, "third turn")))).unwrap();
+    assert_eq!(out.sequence, Some(2), "the sent turn's sequence is not handed out again");
+    let retry = block_on(third.write_turn(turn_write("s1", Some("k1"), turn(1, "second turn, process killed")))).unwrap();
+    assert_eq!(retry.status, WriteStatus::Duplicate, "the retry of the sent turn is known by its id");
+    assert_eq!(user_texts(&host, OV), ["first turn", "second turn, process killed", "third turn"]);
+    let turns = block_on(third.status(OV)).unwrap().triggers.iter().find(|t| t.kind == "turns").unwrap().current;
+    assert_eq!(turns, 3, "each of the three weighs once in the trigger window");
+}
+
+#[test]
 fn a_crash_mid_send_is_checked_not_resent_and_the_retry_is_a_duplicate() {
     let host = FakeHost::new();
     let e = engine(&host, json!({}));

@@ -11,7 +11,7 @@
 //! entry sent to it.
 
 use super::confirm::Check;
-use super::record::{mark_key, outbox_key, Unconfirmed};
+use super::record::{ledger_key, mark_key, outbox_key, TurnLedger, Unconfirmed};
 use super::Engine;
 use crate::host::clock::Moment;
 use crate::host::{Host, HostError, HostErrorKind, HostResult};
@@ -50,6 +50,8 @@ struct Entry {
     sequence: Option<u64>,
     turn_id: String,
     messages: Vec<Value>,
+    /// The entry as queued (its weight in the triggers: `tokens`, `counts`).
+    raw: Value,
 }
 
 fn entry(v: &Value) -> Entry {
@@ -57,6 +59,7 @@ fn entry(v: &Value) -> Entry {
         sequence: v.get("sequence").and_then(Value::as_u64),
         turn_id: v.get("turnId").and_then(Value::as_str).unwrap_or_default().to_string(),
         messages: v.get("messages").and_then(Value::as_array).cloned().unwrap_or_default(),
+        raw: serde_json::json!({"sequence": v.get("sequence"), "turnId": v.get("turnId"), "contentKey": v.get("contentKey"), "tokens": v.get("tokens"), "counts": v.get("counts")}),
     }
 }
 
@@ -221,7 +224,7 @@ impl<H: Host> Engine<H> {
                     }
                     stored.insert(e.turn_id.clone());
                     // one drop per entry: a crash replays at most the entry in hand
-                    self.drop_entry(&okey, &e.turn_id).await?;
+                    self.drop_entry(ov_id, &okey, e).await?;
                     done += 1;
                 }
             }
@@ -336,11 +339,22 @@ impl<H: Host> Engine<H> {
 
     /// Drops one replayed entry, by its turn id, under the write lock (a drop rewrites the
     /// outbox: an append by another process must not land in the file it replaces).
-    async fn drop_entry(&self, okey: &str, turn_id: &str) -> HostResult<()> {
+    /// The turn ledger notes the entry first when it lacks it (its writer died before saving
+    /// the ledger): its id, its sequence and its weight in the shared trigger window.
+    async fn drop_entry(&self, ov_id: &str, okey: &str, e: &Entry) -> HostResult<()> {
         if !self.take_lock(okey, WRITE_LOCK_TTL_MS, self.config.timeout_ms).await? {
             return Err(HostError::new(HostErrorKind::Local, format!("another process held the outbox {okey} too long to drop a written turn")));
         }
-        let r = self.host.outbox_drop(okey, &[turn_id.to_string()]).await;
+        let lkey = ledger_key(ov_id);
+        if let Ok(Some(v)) = self.host.load_state(&lkey).await {
+            let mut ledger: TurnLedger = serde_json::from_value(v).unwrap_or_default();
+            if ledger.note_queued_entry(&e.raw, self.host.now_ms()) {
+                if let Err(err) = self.host.save_state(&lkey, serde_json::to_value(&ledger).unwrap_or(Value::Null)).await {
+                    self.host.warn(&format!("the turn ledger of {ov_id} could not be saved ({err})"));
+                }
+            }
+        }
+        let r = self.host.outbox_drop(okey, &[e.turn_id.clone()]).await;
         self.give_lock(okey).await;
         r
     }

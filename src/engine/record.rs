@@ -5,7 +5,7 @@ use super::Engine;
 use crate::lifecycle::checkpoint::CheckpointIndex;
 use crate::lifecycle::commit_guard::CommitGuard;
 use crate::host::{Host, HostErrorKind, HostResult};
-use crate::lifecycle::shared_window::SharedWindow;
+use crate::lifecycle::shared_window::{SharedWindow, WindowTurn};
 use crate::lifecycle::triggers::SessionState;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -137,6 +137,41 @@ impl TurnLedger {
         if let Some(c) = content_key {
             remember(&mut self.content_keys, c);
         }
+    }
+
+    /// Notes a queued outbox entry the ledger lacks (its process died between the append and
+    /// the ledger's save): its turn id, content key and sequence (so neither a retry of it
+    /// nor a later turn's sequence repeats it once it has left the outbox), and its weight in
+    /// the shared window. Whether anything was added.
+    pub fn note_queued_entry(&mut self, entry: &Value, now_ms: u64) -> bool {
+        let Some(sequence) = entry.get("sequence").and_then(Value::as_u64) else { return false };
+        let turn_id = entry.get("turnId").and_then(Value::as_str).unwrap_or_default();
+        let mut added = false;
+        if !turn_id.is_empty() && !self.turn_ids.iter().any(|t| t == turn_id) {
+            self.note(sequence, turn_id, entry.get("contentKey").and_then(Value::as_str));
+            added = true;
+        }
+        if sequence >= self.next {
+            self.next = sequence + 1;
+            added = true;
+        }
+        self.note_window_entry(entry, now_ms) || added
+    }
+
+    /// Adds a queued entry's weight to the shared window when the window lacks it.
+    fn note_window_entry(&mut self, entry: &Value, now_ms: u64) -> bool {
+        let (Some(window), Some(sequence)) = (self.window.as_mut(), entry.get("sequence").and_then(Value::as_u64)) else { return false };
+        let before = window.sums().turns;
+        window.record(
+            WindowTurn {
+                sequence,
+                tokens: entry.get("tokens").and_then(Value::as_u64).unwrap_or(0),
+                counts: entry.get("counts").and_then(Value::as_bool).unwrap_or(false),
+                turn_id: entry.get("turnId").and_then(Value::as_str).unwrap_or_default().to_string(),
+            },
+            now_ms,
+        );
+        window.sums().turns != before
     }
 }
 

@@ -373,15 +373,11 @@ impl<H: Host> Engine<H> {
         let (entry, counts, tokens, reason, indexed) = self.prepare(req, ov_id, sequence, &turn_id, checkpoint_id, ckey, now)?;
         self.host.outbox_append(okey, entry).await.map_err(host_err)?;
         ledger.note(sequence, &turn_id, ckey);
-        let window = ledger.window.get_or_insert_with(SharedWindow::default);
-        // a queued turn whose process died before the ledger was saved weighs in from its entry
+        // a queued turn whose process died before the ledger was saved is noted from its entry
         for e in &queued {
-            let num = |f: &str| e.get(f).and_then(Value::as_u64);
-            if let Some(s) = num("sequence") {
-                let id = e.get("turnId").and_then(Value::as_str).unwrap_or_default().to_string();
-                window.record(WindowTurn { sequence: s, tokens: num("tokens").unwrap_or(0), counts: e.get("counts").and_then(Value::as_bool).unwrap_or(false), turn_id: id }, now);
-            }
+            ledger.note_queued_entry(e, now);
         }
+        let window = ledger.window.get_or_insert_with(SharedWindow::default);
         window.record(WindowTurn { sequence, tokens, counts, turn_id: turn_id.clone() }, now);
         let window = window.clone();
         if let Err(e) = self.host.save_state(&ledger_key(ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await {

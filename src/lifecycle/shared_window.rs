@@ -75,7 +75,10 @@ impl SharedWindow {
     /// Adds an appended turn (a sequence a commit already archived adds nothing).
     pub fn record(&mut self, turn: WindowTurn, now_ms: u64) {
         let carried = self.carried_through.is_some_and(|c| turn.sequence <= c);
-        if turn.sequence < self.start || carried || self.turns.iter().any(|t| t.sequence == turn.sequence) {
+        // one turn queued twice under two sequences (a retry whose first append was never
+        // noted in the ledger) is one turn
+        let known = |t: &WindowTurn| t.sequence == turn.sequence || (!turn.turn_id.is_empty() && t.turn_id == turn.turn_id);
+        if turn.sequence < self.start || carried || self.turns.iter().any(known) || (!turn.turn_id.is_empty() && self.carried_ids.contains(&turn.turn_id)) {
             return;
         }
         let at = self.turns.iter().position(|t| t.sequence > turn.sequence).unwrap_or(self.turns.len());
@@ -183,6 +186,14 @@ mod tests {
             evaluate(&fresh, &c, seq).is_some()
         });
         assert_eq!(fired, Some(19), "the turn trigger fires at its threshold counted over both writers");
+    }
+
+    #[test]
+    fn one_turn_queued_under_two_sequences_counts_once() {
+        let mut shared = SharedWindow::default();
+        shared.record(turn(4, 10), 1);
+        shared.record(WindowTurn { sequence: 9, ..turn(4, 10) }, 2);
+        assert_eq!(shared.sums().turns, 1);
     }
 
     #[test]

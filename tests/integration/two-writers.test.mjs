@@ -9,7 +9,8 @@
 // run twice at once ("twins": both lanes' processes retrying the same keys together, to
 // prove the dedupe). A last writer flushes. Then every acknowledged turn must be in
 // OpenViking (live messages and archives, read with tests/inspect) exactly once, each lane's
-// turns in the lane's order, every message's turn_id its turn's key, the outbox empty.
+// turns in the lane's order, every message's turn_id its turn's key, the outbox empty, and
+// the trigger window in the shared turn ledger counting each stored turn once.
 //
 // Env: TWO_TURNS (300), TWO_KILLS (24: writers killed inside a write, at least), TWO_TWINS
 // (3: twin retries, at least), TWO_SEED (random; printed — every writer's plan follows from
@@ -231,6 +232,17 @@ test(`two writers: ${TURNS} turns of one session by two lanes of writer processe
   assert.equal(outboxLeft, 0, "the outbox drained");
   assert.equal(lastFlush?.queued, 0, "the last flush left nothing queued");
   assert.equal(lastFlush?.reason ?? null, null, "the last flush gave no reason");
+  // the trigger window both lanes count (no commit ran): every stored turn once, whichever
+  // writer wrote it and wherever one was killed
+  const window = (await store.loadState(`turns/${OV_ID}`))?.window;
+  const sequences = (window?.turns ?? []).map((t) => t.s);
+  assert.equal(new Set(sequences).size, sequences.length, "no turn twice in the window");
+  if ((window?.carried?.turns ?? 0) + sequences.length !== users.length) {
+    const ids = new Set([...(window?.carried_ids ?? window?.carriedIds ?? []), ...(window?.turns ?? []).map((t) => t.id)]);
+    console.log(`# window: carried ${JSON.stringify(window?.carried)} through ${window?.carriedThrough}; turns not in it: ${users.filter((i) => !ids.has(`k-${i}`)).join(" ")}; log ${logFile}`);
+    writeFileSync(logFile, `${log.join("\n")}\n`);
+  }
+  assert.equal((window?.carried?.turns ?? 0) + sequences.length, users.length, "the shared trigger window counts every stored turn");
   assert.equal(tally.hung, 0, "no writer hung");
   assert.equal(tally.exitedBadly, 0, "no writer crashed by itself");
   assert.deepEqual(notes, [], "driver invariants");
