@@ -249,3 +249,58 @@ fn two_writers_on_one_state_dir_count_every_turn_toward_the_triggers() {
     let second: Vec<String> = host.world().sessions[OV].archives[1].iter().filter(|m| m["role"] == "user").map(|m| m["turn_id"].as_str().unwrap().to_string()).collect();
     assert_eq!(second, (6..12).map(|i| format!("k{i}")).collect::<Vec<_>>());
 }
+
+/// Runs `f` on the second machine: its own state dir (swapped in for the call), the same
+/// OpenViking as the first.
+fn on_machine_b<R>(host: &FakeHost, b: &mut (std::collections::HashMap<String, Value>, std::collections::HashMap<String, Vec<Value>>), f: impl FnOnce() -> R) -> R {
+    let swap = |host: &FakeHost, b: &mut (std::collections::HashMap<String, Value>, std::collections::HashMap<String, Vec<Value>>)| {
+        let mut w = host.world();
+        std::mem::swap(&mut w.state, &mut b.0);
+        std::mem::swap(&mut w.outbox, &mut b.1);
+    };
+    swap(host, b);
+    let r = f();
+    swap(host, b);
+    r
+}
+
+#[test]
+fn two_machines_writing_one_session_at_once_answer_status_and_history_search_the_same() {
+    let host = FakeHost::new();
+    let cfg = json!({"compactTurnThreshold": 1000, "compactTokensAddedThreshold": 1_000_000});
+    let mut b_dir = Default::default();
+    let a = engine(&host, cfg.clone());
+    let b = on_machine_b(&host, &mut b_dir, || engine(&host, cfg.clone()));
+    for i in 0..6 {
+        write(&a, &format!("a{i}"), i, &format!("machine A turn {i}: the kiln runs at {} degrees", 900 + i));
+        on_machine_b(&host, &mut b_dir, || write(&b, &format!("b{i}"), i, &format!("machine B turn {i}: the glaze is cobalt number {i}")));
+    }
+    assert_eq!(user_texts(&host, OV).len(), 12, "OpenViking holds both machines' turns");
+    let stored = |s: &openviking_context_engine::engine::SessionStatus| (s.turns_stored, s.triggers.iter().find(|t| t.kind == "turns").unwrap().current);
+    let sa = block_on(a.status(OV)).unwrap();
+    let sb = on_machine_b(&host, &mut b_dir, || block_on(b.status(OV)).unwrap());
+    assert_eq!((stored(&sa), stored(&sb)), ((12, 12), (12, 12)), "each machine counts what OpenViking holds");
+    // each finds what only the other wrote
+    let found_on_a = run(&a, "memory_search_history", json!({"query": "glaze cobalt", "limit": 50}));
+    let found_on_b = on_machine_b(&host, &mut b_dir, || run(&b, "memory_search_history", json!({"query": "kiln degrees", "limit": 50})));
+    let ids = |v: &Value, prefix: &str| hits(v).into_iter().map(|h| h.0).filter(|id| id.starts_with(prefix)).collect::<Vec<_>>();
+    assert_eq!(ids(&found_on_a, "b"), (0..6).map(|i| format!("b{i}")).collect::<Vec<_>>(), "A finds every turn B wrote");
+    assert_eq!(ids(&found_on_b, "a"), (0..6).map(|i| format!("a{i}")).collect::<Vec<_>>(), "B finds every turn A wrote");
+
+    // machine B commits; A learns the commit, its checkpoint and the window after it
+    let done = on_machine_b(&host, &mut b_dir, || block_on(b.compact("s1", None)).unwrap());
+    assert!(done.compacted);
+    write(&a, "a6", 6, "machine A turn 6: the kiln cooled overnight");
+    let sa = block_on(a.status(OV)).unwrap();
+    let sb = on_machine_b(&host, &mut b_dir, || block_on(b.status(OV)).unwrap());
+    assert_eq!((stored(&sa), stored(&sb)), ((13, 1), (13, 1)), "the turn since B's commit, on both");
+    assert_eq!((sa.checkpoints, sa.last_commit_reason.clone(), sa.last_commit_at_ms), (sb.checkpoints, sb.last_commit_reason.clone(), sb.last_commit_at_ms));
+    assert_eq!(sa.checkpoints, 1);
+    let archived_on_a = hits(&run(&a, "memory_search_history", json!({"query": "glaze cobalt", "limit": 50})));
+    assert!(archived_on_a.iter().filter(|h| h.0.starts_with('b')).all(|h| h.1), "A sees B's turns as archived now: {archived_on_a:?}");
+    // a second look learns nothing new and asks OpenViking once
+    let calls = host.world().calls.len();
+    block_on(a.status(OV)).unwrap();
+    let asked: Vec<String> = host.world().calls[calls..].to_vec();
+    assert!(!asked.iter().any(|c| c.starts_with("live_messages") || c.starts_with("archive")), "{asked:?}");
+}

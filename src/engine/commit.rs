@@ -58,6 +58,7 @@ impl<H: Host> Engine<H> {
             rec.guard.on_commit_requested(now, forced);
             snapshot_window(&mut rec.state);
             rec.live_count = None; // the commit archives the live messages
+            rec.followed_live = None;
         })
         .await?;
         self.set_mark(ov_id, None).await?;
@@ -146,6 +147,9 @@ impl<H: Host> Engine<H> {
             Ok(CommitAnswer::Accepted { task_id, archive_uri }) => {
                 let end = self
                     .update(ov_id, |rec| {
+                        if let Some(n) = crate::lifecycle::checkpoint::archive_index_from_uri(&archive_uri) {
+                            rec.seen_commits = Some(rec.seen_commits.map_or(u64::from(n), |s| s.max(u64::from(n))));
+                        }
                         let (start, end, turn_ids) = record_commit(&mut rec.state, now);
                         rec.state.last_commit_reason = Some(reason.to_string());
                         rec.guard.on_commit_accepted(now, task_id, archive_uri, start, end);
@@ -330,7 +334,9 @@ impl<H: Host> Engine<H> {
         end: u64,
         result: Option<&Value>,
     ) -> HostResult<CompactCheckpoint> {
-        let (commit_reason, turn_ids) = self.read_record(ov_id, |rec| (rec.state.last_commit_reason.clone(), rec.pending_turn_ids.clone()));
+        // committed when the archive was cut (the commit accepted), not when its task ended:
+        // every machine that reads the checkpoint then counts the interval from the same time
+        let (commit_reason, turn_ids, committed_ms) = self.read_record(ov_id, |rec| (rec.state.last_commit_reason.clone(), rec.pending_turn_ids.clone(), rec.state.last_commit_at_ms));
         let archive_index = archive_index_from_uri(archive_uri).unwrap_or(0);
         let archive_id = archive_uri.trim_end_matches('/').rsplit('/').next().unwrap_or("").to_string();
         let mut extracted = Vec::new();
@@ -365,7 +371,7 @@ impl<H: Host> Engine<H> {
         let cp = CompactCheckpoint {
             checkpoint_id: checkpoint_id(ov_id, archive_index),
             session_id: ov_id.to_string(),
-            committed_at: crate::text::time::iso8601(self.host.now_ms()),
+            committed_at: crate::text::time::iso8601(committed_ms.unwrap_or_else(|| self.host.now_ms())),
             archive_index,
             source_turn_range: TurnRange { start_sequence: start, end_sequence: end },
             summary_uri: summary.as_ref().map(|_| format!("{archive_uri}/.overview.md")),

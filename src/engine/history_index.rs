@@ -150,10 +150,18 @@ impl<H: Host> Engine<H> {
             }
         };
         input.query.ov_session_id.clone_from(&only);
-        // sessions OpenViking holds that this state dir has not seen are adopted first
+        // sessions OpenViking holds that this state dir has not seen are adopted first, and
+        // what other machines wrote to the ones it has is learned (`follow`)
         match &only {
-            Some(id) => drop(self.load_record(id, "").await),
-            None => self.adopt_agent_sessions().await,
+            Some(id) => {
+                drop(self.load_record(id, "").await);
+                self.follow_openviking(id).await;
+            }
+            None => {
+                self.adopt_agent_sessions().await;
+                let current = ctx.session_id.as_deref().filter(|s| !s.trim().is_empty()).map(|s| ov_session_id(&self.config.agent_id, s));
+                self.follow_open_sessions(current.as_deref()).await;
+            }
         }
         let chunks = self.own_chunks(only.as_deref()).await?;
         let sessions: std::collections::HashSet<&str> = chunks.iter().map(|c| c.ov_session_id.as_str()).collect();

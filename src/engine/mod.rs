@@ -24,6 +24,7 @@ mod compact;
 mod confirm;
 mod experiences;
 mod extras;
+mod follow;
 mod history_index;
 mod identity;
 mod import;
@@ -40,6 +41,7 @@ mod write;
 
 pub use commit::CommitOutcome;
 pub use extras::{MAP_COMMIT_REFRESH_MS, MAP_COMMIT_WINDOW_MS};
+pub use follow::{Followed, FOLLOW_ARCHIVES_MAX, FOLLOW_SESSIONS_MAX};
 pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT_MAX_MS};
 pub use history_index::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};

@@ -427,6 +427,10 @@ impl<H: Host> Engine<H> {
                 // mark, which the next replay checks)
                 self.update_cached(ov_id, |rec| {
                     rec.live_count = Some(live);
+                    // every message up to here is known when nothing came between
+                    if count.is_some() && rec.followed_live == Some(live_before) && live == live_before + n {
+                        rec.followed_live = Some(live);
+                    }
                     rec.guard.on_reachable();
                 });
                 self.outage_over(ov_id);

@@ -62,6 +62,8 @@ impl<H: Host> Engine<H> {
         }
         rec.state.next_sequence = rec.state.next_sequence.max(next);
         rec.live_count = Some(meta.message_count);
+        rec.seen_commits = Some(meta.commit_count);
+        rec.followed_live = Some(meta.message_count);
         bound_checkpoints(rec);
         // the history index, one document per chunk
         let mut chunks: BTreeMap<u64, Option<IndexChunk>> = BTreeMap::new();

@@ -62,6 +62,14 @@ pub struct SessionRecord {
     /// The session's transcript was looked at for turns from before the engine (once, at
     /// the first contact: `import::past_check_due`).
     pub past_checked: bool,
+    /// OpenViking's commit count for the session as this state dir last knew it (its own
+    /// commits, an adoption, a follow of another machine's: `follow`); `None` in a record
+    /// from before it was kept.
+    pub seen_commits: Option<u64>,
+    /// The live message count up to which this state dir knows every message's turn: moved
+    /// by a send only when OpenViking's answer shows no other writer's messages came between;
+    /// `None`: unknown (a commit since). A count past it means another machine wrote (`follow`).
+    pub followed_live: Option<u64>,
 }
 
 fn yes() -> bool {
@@ -429,6 +437,7 @@ impl<H: Host> Engine<H> {
             r.created = true;
             if fresh {
                 r.live_count = Some(0);
+                r.followed_live = Some(0);
             }
         })
         .await

@@ -161,6 +161,9 @@ pub struct TokenSplit {
 impl<H: Host> Engine<H> {
     /// The status of one of this agent's sessions.
     pub async fn status(&self, ov_id: &str) -> HostResult<SessionStatus> {
+        self.load_record(ov_id, "").await?;
+        // what other machines wrote since this state dir last looked
+        self.follow_openviking(ov_id).await;
         let mut rec = self.load_record(ov_id, "").await?;
         // the window as every writer on this state dir counts it
         if let Some(w) = self.shared_window(ov_id).await {

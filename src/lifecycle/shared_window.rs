@@ -114,6 +114,21 @@ impl SharedWindow {
         self.first_turn_at_ms = None;
     }
 
+    /// Another machine's commit archived these turns (by id): they leave the window, and so
+    /// do the carried ones (older than every entry, so archived before them).
+    pub fn archive_turns(&mut self, turn_ids: &std::collections::HashSet<&str>) {
+        let before = self.turns.len();
+        self.turns.retain(|t| !turn_ids.contains(t.turn_id.as_str()));
+        if self.turns.len() < before || self.carried_ids.iter().any(|id| turn_ids.contains(id.as_str())) {
+            self.carried = WindowSums::default();
+            self.carried_through = None;
+            self.carried_ids.clear();
+        }
+        if self.turns.is_empty() {
+            self.first_turn_at_ms = None;
+        }
+    }
+
     /// What the window adds up to.
     pub fn sums(&self) -> WindowSums {
         let mut s = self.carried;

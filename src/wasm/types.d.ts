@@ -814,6 +814,18 @@ atMs: number, } | null,
    * the first contact: `import::past_check_due`).
    */
   pastChecked: boolean,
+  /**
+   * OpenViking's commit count for the session as this state dir last knew it (its own
+   * commits, an adoption, a follow of another machine's: `follow`); `null` in a record
+   * from before it was kept.
+   */
+  seenCommits: number | null,
+  /**
+   * The live message count up to which this state dir knows every message's turn: moved
+   * by a send only when OpenViking's answer shows no other writer's messages came between;
+   * `null`: unknown (a commit since). A count past it means another machine wrote (`follow`).
+   */
+  followedLive: number | null,
 };
 
 export type AssembleResult = {
