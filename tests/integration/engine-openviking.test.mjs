@@ -3,7 +3,8 @@
 // archives and yields a summary, extracted memories and a checkpoint, retried keys write
 // nothing twice, one process per turn behaves like a long-lived engine; tool parts keep their
 // status, duration and skill; recall's intent narrows and windows the finds OpenViking answers;
-// history search finds an archived turn by meaning.
+// history search finds an archived turn by meaning; two machines writing one session answer
+// status and history search the same.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -285,6 +286,33 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
       const theirs = await ask(other.engine, scope);
       assert.ok(!theirs.some((id) => id.startsWith("m-")), `another agent of the same user never gets these turns: ${theirs}`);
     }
+  });
+
+  test("two machines writing one session at once: status and history search answer the same on both, before and after one of them commits", async () => {
+    const config = { compactTurnThreshold: 1000, compactTokensAddedThreshold: 10000000 };
+    const [a, b] = await Promise.all([makeEngine({ ...base(), stateDir: stateDir("two-a"), config }), makeEngine({ ...base(), stateDir: stateDir("two-b"), config })]);
+    const say = (e, who, i) => e.engine.writeTurn({ sessionId: "twomach", advancementKey: `${who}-${i}`, messages: [
+      { role: "user", content: `${who === "a" ? "Ada" : "Bo"} note ${i}: ${who === "a" ? `the kiln runs at ${900 + i} degrees` : `the glaze is cobalt number ${i}`}`, timestamp: 1764000000000 + i },
+      { role: "assistant", content: [{ type: "text", text: `Noted ${who}${i}.` }], stopReason: "stop", timestamp: 1764000000001 + i }] });
+    // 2 × 20 turns at once, each machine its own state dir
+    await Promise.all([a, b].map(async (m, k) => {
+      for (let i = 0; i < 20; i++) assert.equal((await say(m, k ? "b" : "a", i)).status, "committed");
+    }));
+    const view = async (m) => {
+      const st = await m.engine.status("main--twomach");
+      const found = (q) => m.engine.runTool("memory_search_history", { query: q, scope: "session", limit: 50 }, { sessionId: "twomach" });
+      const ids = [...(await found("kiln degrees")).hits, ...(await found("glaze cobalt")).hits].map((h) => h.turnId);
+      return { stored: st.turnsStored, window: st.triggers.find((t) => t.kind === "turns").current, checkpoints: st.checkpoints, reason: st.lastCommitReason, found: new Set(ids).size };
+    };
+    const [va, vb] = [await view(a), await view(b)];
+    assert.deepEqual(va, { stored: 40, window: 40, checkpoints: 0, reason: null, found: 40 }, "machine A knows all 40");
+    assert.deepEqual(vb, va, "machine B answers the same");
+    const out = await b.engine.runCommit({ ovSessionId: "main--twomach", reason: "test", waitMs: 90000 });
+    assert.ok(out.compacted && out.checkpoint, JSON.stringify(out));
+    assert.equal((await say(a, "a", 20)).status, "committed");
+    const [after1, after2] = [await view(a), await view(b)];
+    assert.deepEqual(after1, { stored: 41, window: 1, checkpoints: 1, reason: "test", found: 41 }, "A learned B's commit and checkpoint");
+    assert.deepEqual(after2, after1);
   });
 
   test("an archive summary that says nothing (the empty template) is not used, and status says so", async () => {
