@@ -532,7 +532,7 @@ pub fn state_dir_problem(path: &str, code: &str, detail: &str, configured: bool)
         "EACCES" | "EPERM" => "this user may not write there".to_string(),
         "EROFS" => "it is on a read-only filesystem".to_string(),
         "ENOSPC" => "the disk is full".to_string(),
-        _ => format!("it cannot be written ({})", crate::openviking::answer::quote_within(if detail.is_empty() { code } else { detail }, 160)),
+        _ => format!("it cannot be written ({})", crate::text::quote_within(if detail.is_empty() { code } else { detail }, 160)),
     };
     let fix = if configured {
         "set stateDir to a folder this user can write (or remove it: the default is <OpenClaw state dir>/plugins/openviking)"

@@ -69,6 +69,7 @@
 //!   `plugin` (`ContextEngine` and the plugin's free functions) and `page` (the pure `Engine`,
 //!   `liveSearch`); `testing` adds the test-only exports to a build with both
 
+pub mod address;
 pub mod config;
 pub mod context;
 pub mod decode;
@@ -76,6 +77,7 @@ pub mod engine;
 pub mod error;
 pub mod host;
 pub mod lifecycle;
+pub mod message;
 pub mod openviking;
 pub(crate) mod order;
 pub mod recall;

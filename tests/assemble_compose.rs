@@ -6,9 +6,10 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(all(target_arch = "wasm32", feature = "browser-tests"))]
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use openviking_context_engine::context::compose::{active_instructions, compose, ComposeInput, SummaryRef, SUMMARY_MARKER};
-use openviking_context_engine::context::messages::synthetic::{recall_pair, RecalledMemory};
-use openviking_context_engine::context::messages::{role, text_of};
+use openviking_context_engine::context::compose::{active_instructions, compose, ComposeInput, SummaryRef};
+use openviking_context_engine::message::synthetic::SUMMARY_MARKER;
+use openviking_context_engine::message::synthetic::{recall_pair, RecalledMemory};
+use openviking_context_engine::message::{role, text_of};
 use serde_json::{json, Value};
 
 const WM: &str = "# Working Memory\n\n## Current State\n_desc_\nMigrating the orders table; index build pending.\n\n## Open Issues\n_desc_\n- Confirm the maintenance window with ops\n";
@@ -40,7 +41,7 @@ fn input(messages: Vec<Value>, budget: Option<u64>) -> ComposeInput {
 }
 
 fn users(msgs: &[Value]) -> Vec<String> {
-    msgs.iter().filter(|m| role(m) == Some("user") && !openviking_context_engine::context::messages::synthetic::is_synthetic(m)).map(text_of).collect()
+    msgs.iter().filter(|m| role(m) == Some("user") && !openviking_context_engine::message::synthetic::is_synthetic(m)).map(text_of).collect()
 }
 
 #[test]
@@ -63,7 +64,7 @@ fn archived_turns_become_the_summary_but_the_recent_ones_stay_raw() {
 
 #[test]
 fn the_recall_pair_follows_a_user_turn_even_in_a_new_session() {
-    use openviking_context_engine::context::messages::synthetic::{is_synthetic, RECALL_OPENING};
+    use openviking_context_engine::message::synthetic::{is_synthetic, RECALL_OPENING};
     // a new session on OpenClaw 2026.9.x: no prior turns, the prompt sent apart — the pair
     // would be the first message, which Anthropic's and Bedrock's APIs refuse
     let mut inp = input(Vec::new(), None);
@@ -159,7 +160,7 @@ fn active_instructions_read_the_working_memory_sections() {
 #[cfg(not(target_arch = "wasm32"))]
 mod properties {
     use super::*;
-    use openviking_context_engine::context::messages::tool_call_ids;
+    use openviking_context_engine::message::tool_call_ids;
     use proptest::prelude::*;
     use std::collections::HashSet;
 
@@ -202,7 +203,7 @@ mod properties {
 #[test]
 fn the_token_split_adds_up_and_names_each_part() {
     use openviking_context_engine::context::compose::token_split;
-    use openviking_context_engine::context::messages::estimate_message_tokens;
+    use openviking_context_engine::message::estimate_message_tokens;
     let mut inp = input(convo(10), None);
     inp.next_sequence = 10;
     inp.summaries = vec![summary(0, 8)];
@@ -210,7 +211,7 @@ fn the_token_split_adds_up_and_names_each_part() {
     let s = token_split(&c);
     assert_eq!(s.summary + s.raw + s.recall + s.recall_opening + s.current, c.estimated_tokens);
     assert_eq!(s.summary, estimate_message_tokens(&c.messages[0]) as u64);
-    let opening = openviking_context_engine::context::messages::synthetic::recall_opening(0);
+    let opening = openviking_context_engine::message::synthetic::recall_opening(0);
     let pair_tokens: u64 = pair().iter().map(|m| estimate_message_tokens(m) as u64).sum();
     assert_eq!(s.recall, pair_tokens, "the pair's call and result");
     assert_eq!(s.recall_opening, estimate_message_tokens(&opening) as u64, "the user message that opens it, apart");

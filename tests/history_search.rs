@@ -274,7 +274,7 @@ mod properties {
                 .enumerate()
                 .map(|(ci, (owner, turns))| {
                     let agent = ["main", "other", "main-", "mainx"][owner];
-                    let ov = format!("{}--s{ci}", openviking_context_engine::lifecycle::session_map::agent_segment(agent));
+                    let ov = format!("{}--s{ci}", openviking_context_engine::address::session_map::agent_segment(agent));
                     IndexChunk {
                         version: INDEX_VERSION,
                         agent_id: agent.into(),

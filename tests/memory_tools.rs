@@ -157,7 +157,7 @@ fn memory_expand_never_opens_another_agents_session() {
         block_on(other.write_turn(turn_write("s1", Some(&format!("k{i}")), turn(i, "a secret of the other agent")))).unwrap();
     }
     block_on(other.compact("s1", None)).unwrap();
-    let ov_other = openviking_context_engine::lifecycle::session_map::ov_session_id("main-", "s1");
+    let ov_other = openviking_context_engine::address::session_map::ov_session_id("main-", "s1");
     let e = engine(&host, json!({}));
     for uri in [format!("viking://user/alice/sessions/{ov_other}"), format!("viking://user/alice/sessions/{ov_other}/history/archive_001")] {
         assert_eq!(refused(&e, "memory_expand", json!({"summaryOrMemoryUri": uri})), (ErrorCode::InvalidInput, Some("summaryOrMemoryUri".into())), "{uri}");

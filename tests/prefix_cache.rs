@@ -9,7 +9,7 @@
 #![cfg(not(target_arch = "wasm32"))]
 
 use openviking_context_engine::context::compose::{compose, ComposeInput, SummaryRef};
-use openviking_context_engine::context::messages::synthetic::{recall_pair, RecalledMemory};
+use openviking_context_engine::message::synthetic::{recall_pair, RecalledMemory};
 use serde_json::{json, Value};
 
 struct Rng(u64);

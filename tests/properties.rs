@@ -5,9 +5,9 @@
 
 use openviking_context_engine::recall::auto::{auto_recall, RecallRequest};
 use openviking_context_engine::config::{parse_config, Config, Env};
-use openviking_context_engine::context::messages::estimate_message_tokens;
-use openviking_context_engine::context::messages::synthetic::{inject_recall, recall_pair, RecalledMemory};
-use openviking_context_engine::context::messages::{role, tool_call_ids};
+use openviking_context_engine::message::estimate_message_tokens;
+use openviking_context_engine::message::synthetic::{inject_recall, recall_pair, RecalledMemory};
+use openviking_context_engine::message::{role, tool_call_ids};
 use openviking_context_engine::recall::candidate::SearchItem;
 use openviking_context_engine::recall::{content_words, near_duplicate, query_words_in, recall, relevance_words, RecallSettings};
 use openviking_context_engine::text::{collapse_whitespace, truncate_with_ellipsis, utf16_len};
@@ -201,7 +201,7 @@ proptest! {
         prop_assert_eq!(once.len(), msgs.len() + 3, "the pair and the user message that opens it");
         prop_assert!(calls_have_results(&once));
         // the synthetic call always follows a user turn (Anthropic, Bedrock, Gemini)
-        let at = once.iter().position(openviking_context_engine::context::messages::synthetic::is_synthetic).unwrap();
+        let at = once.iter().position(openviking_context_engine::message::synthetic::is_synthetic).unwrap();
         prop_assert_eq!(once[at]["role"].as_str(), Some("user"));
         let removed = inject_recall(once, None, separate);
         prop_assert_eq!(removed, msgs);

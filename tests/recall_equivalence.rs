@@ -6,8 +6,8 @@
 //! explain records the same memories, pair and tokens.
 #![cfg(not(target_arch = "wasm32"))]
 
-use openviking_context_engine::context::messages::estimate_message_tokens;
-use openviking_context_engine::context::messages::synthetic::{recall_pair, RecalledMemory};
+use openviking_context_engine::message::estimate_message_tokens;
+use openviking_context_engine::message::synthetic::{recall_pair, RecalledMemory};
 use openviking_context_engine::recall::candidate::{Scope, SearchItem};
 use openviking_context_engine::recall::explain::{CutReason, Decision, ExplainRecord};
 use openviking_context_engine::recall::rank::{one_typo_apart, TYPO_RUNS, profile_query, query_tokens, token_matches, QueryProfile, RankParts};

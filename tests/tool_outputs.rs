@@ -11,7 +11,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 mod support;
 
 use openviking_context_engine::engine::AssembleCall;
-use openviking_context_engine::context::messages::text_of;
+use openviking_context_engine::message::text_of;
 use serde_json::{json, Value};
 use support::{block_on, engine, turn_write, FakeHost};
 

@@ -370,7 +370,7 @@ fn declared_shapes_are_what_serde_produces() {
         n += check(d, "ToolDefinition", t.name, &t);
     }
     n += check(d, "Inert", "inert", &lifecycle::inert::diagnose_host(&lifecycle::inert::HostFacts { slot: Some("legacy".into()), host_version: None }).unwrap());
-    n += check(d, "MemoryScopes", "scopes", &recall::scopes::memory_scopes(None, Some("alice"), "main"));
+    n += check(d, "MemoryScopes", "scopes", &address::scopes::memory_scopes(None, Some("alice"), "main"));
     assert!(n > 60, "checked only {n} objects");
 }
 

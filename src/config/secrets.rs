@@ -5,7 +5,7 @@
 //! user info of a URL (`http://user:KEY@host` reads `http://***@host`); and every string found
 //! in those places or configured as the key, wherever else it appears (`[redacted]`).
 
-use crate::openviking::server::{redact_forms, secret_forms};
+use crate::text::redact::{redact_forms, secret_forms};
 use serde_json::Value;
 
 /// What a field that may hold a secret shows instead of its value.

@@ -21,8 +21,8 @@
 //! - After a compaction the summary's "Current State" and "Open Issues" sections are carried
 //!   as active instructions in the system prompt addition (design §3.4 item 6).
 
-use crate::context::messages::synthetic::strip_synthetic;
-use crate::context::messages::{estimate_message_tokens, role, text_of};
+use crate::message::synthetic::{is_summary_message, strip_synthetic, SUMMARY_MARKER};
+use crate::message::{estimate_message_tokens, role, split_turns};
 use crate::text::tokens::estimate_tokens;
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -30,15 +30,13 @@ use serde_json::{json, Value};
 /// The user message that opens a recall pair (valid on every provider: the call follows a
 /// user turn), stamped like the call.
 fn opening_of(call: &Value) -> Value {
-    crate::context::messages::synthetic::recall_opening(call.get("timestamp").and_then(Value::as_u64).unwrap_or(0))
+    crate::message::synthetic::recall_opening(call.get("timestamp").and_then(Value::as_u64).unwrap_or(0))
 }
 
 fn opening_tokens(pair: &[Value; 2]) -> u64 {
     estimate_message_tokens(&opening_of(&pair[0])) as u64
 }
 
-/// Marks the engine's summary message, so a later assemble (or a capture) recognises it.
-pub const SUMMARY_MARKER: &str = "<conversation-summary";
 
 /// A compact summary available for composition.
 #[derive(Debug, Clone, PartialEq)]
@@ -135,9 +133,9 @@ pub fn token_split(c: &Composition) -> TokenSplit {
     let current_at = msgs.len().saturating_sub(c.current_messages).max(start);
     for (i, m) in msgs.iter().enumerate().skip(start) {
         let t = estimate_message_tokens(m) as u64;
-        if crate::context::messages::synthetic::is_pair_opening(m) {
+        if crate::message::synthetic::is_pair_opening(m) {
             split.recall_opening += t;
-        } else if crate::context::messages::synthetic::is_synthetic(m) {
+        } else if crate::message::synthetic::is_synthetic(m) {
             split.recall += t;
         } else if i >= current_at {
             split.current += t;
@@ -176,23 +174,6 @@ pub struct Composition {
     pub current_messages: usize,
 }
 
-fn is_summary_message(m: &Value) -> bool {
-    role(m) == Some("user") && text_of(m).trim_start().starts_with(SUMMARY_MARKER)
-}
-
-/// Splits messages into turns: a new turn starts at each user message.
-pub fn split_turns(messages: Vec<Value>) -> Vec<Vec<Value>> {
-    let mut turns: Vec<Vec<Value>> = Vec::new();
-    for m in messages {
-        if role(&m) == Some("user") || turns.is_empty() {
-            turns.push(Vec::new());
-        }
-        if let Some(t) = turns.last_mut() {
-            t.push(m);
-        }
-    }
-    turns
-}
 
 fn tokens(msgs: &[Value]) -> u64 {
     msgs.iter().map(|m| estimate_message_tokens(m) as u64).sum()
@@ -660,7 +641,7 @@ mod linear_matches_reference {
             checkpoint_id: format!("c{k}"), archive_uri: format!("viking://user/u/sessions/s/history/archive_{k}"),
             start_sequence: k * 3, end_sequence: k * 3 + 2, text: format!("# Working Memory\n\n## Current State\nstate {k} ").repeat(k as usize + 1),
         }).collect();
-        let pair = recall.then(|| crate::context::messages::synthetic::recall_pair("deploy", &[crate::context::messages::synthetic::RecalledMemory {
+        let pair = recall.then(|| crate::message::synthetic::recall_pair("deploy", &[crate::message::synthetic::RecalledMemory {
             uri: "viking://user/u/memories/a.md".into(), category: "events".into(), content: "we chose blue-green ".repeat(20), score: 0.8 }], 1));
         let input = ComposeInput {
             messages, prompt: prompt.then(|| "what about the canary size?".to_string()), token_budget: budget,

@@ -21,7 +21,7 @@
 //!   it when it is older than [`MAP_STALE_MS`], after a commit (and while its memories come
 //!   in) and after a memory write or delete (`engine::extras`).
 
-use crate::recall::scopes::{agent_owned_memories, is_plain_segment, user_memories, SCHEME, ENGINE_RESOURCES};
+use crate::address::scopes::{agent_owned_memories, is_plain_segment, user_memories, SCHEME, ENGINE_RESOURCES};
 use crate::text::tokens::estimate_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

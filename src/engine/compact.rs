@@ -4,7 +4,7 @@
 
 use super::Engine;
 use crate::host::{Host, HostResult};
-use crate::lifecycle::session_map::ov_session_id;
+use crate::address::session_map::ov_session_id;
 use crate::text::tokens::estimate_tokens;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -11,7 +11,7 @@ use super::Engine;
 use crate::host::{FindFilter, Host};
 use crate::host::join::join_all;
 use crate::recall::experience::{body_of, derived_from, find_candidates, find_query, is_agents, source_session, ExperienceCandidate, ExperienceCue, EXPERIENCE_POOL};
-use crate::recall::scopes::experiences_root;
+use crate::address::scopes::experiences_root;
 
 /// Trajectory → session entries kept (a process sees few; cleared when full).
 const TRAJECTORY_SESSIONS_KEPT: usize = 1024;

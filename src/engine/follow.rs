@@ -50,7 +50,7 @@ impl<H: Host> Engine<H> {
             if ids.len() >= FOLLOW_SESSIONS_MAX {
                 break;
             }
-            if !ids.contains(&id) && crate::lifecycle::session_map::owns_session(&self.config.agent_id, &id) {
+            if !ids.contains(&id) && crate::address::session_map::owns_session(&self.config.agent_id, &id) {
                 ids.push(id);
             }
         }
@@ -61,7 +61,7 @@ impl<H: Host> Engine<H> {
 
     async fn follow_once(&self, ov_id: &str) -> HostResult<Followed> {
         let rec = self.load_record(ov_id, "").await?;
-        if !rec.created || !crate::lifecycle::session_map::owns_session(&self.config.agent_id, ov_id) {
+        if !rec.created || !crate::address::session_map::owns_session(&self.config.agent_id, ov_id) {
             return Ok(Followed::default());
         }
         let Some(meta) = self.host.session_meta(ov_id).await? else { return Ok(Followed::default()) };

@@ -13,7 +13,7 @@ use crate::tools::history::by_meaning;
 use crate::tools::history::rank::{search, Hit};
 use crate::tools::history::{add_to_chunk, chunk_key, chunk_of, session_of_key, IndexChunk, TurnEntry};
 use crate::host::Host;
-use crate::lifecycle::session_map::{ov_session_id, owns_session};
+use crate::address::session_map::{ov_session_id, owns_session};
 use crate::tools::{HistoryScope, HistorySearchInput};
 use serde_json::{json, Value};
 
@@ -167,7 +167,7 @@ impl<H: Host> Engine<H> {
         let sessions: std::collections::HashSet<&str> = chunks.iter().map(|c| c.ov_session_id.as_str()).collect();
         let n_sessions = sessions.len();
         let uid = self.resolve_user().await;
-        let root = uid.as_deref().and_then(|u| crate::recall::scopes::sessions_root(Some(u)));
+        let root = uid.as_deref().and_then(|u| crate::address::scopes::sessions_root(Some(u)));
         let by_words_only = match (&uid, &input.query.matcher, input.query.sort) {
             (Some(uid), crate::tools::history::rank::Matcher::Terms { .. }, crate::tools::history::rank::Sort::Relevance) if !chunks.is_empty() => {
                 match self.turns_by_meaning(uid, only.as_deref(), &input.asked).await {

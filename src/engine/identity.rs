@@ -21,7 +21,7 @@ pub fn identity_key(base_url: &str, api_key: &str, agent_id: &str) -> String {
 fn kept_user(v: &Value, now_ms: u64) -> Option<String> {
     let id = v.get("userId")?.as_str()?;
     let at = v.get("at")?.as_u64()?;
-    (crate::recall::scopes::is_plain_segment(id) && at <= now_ms && now_ms - at < IDENTITY_TTL_MS).then(|| id.to_string())
+    (crate::address::scopes::is_plain_segment(id) && at <= now_ms && now_ms - at < IDENTITY_TTL_MS).then(|| id.to_string())
 }
 
 impl<H: Host> Engine<H> {
@@ -48,7 +48,7 @@ impl<H: Host> Engine<H> {
             return Ok(u);
         }
         match self.host.user_id().await {
-            Ok(Some(u)) if crate::recall::scopes::is_plain_segment(&u) => {
+            Ok(Some(u)) if crate::address::scopes::is_plain_segment(&u) => {
                 self.set_user_id(&u);
                 // a failed save only costs the next process a round trip
                 let _ = self.host.save_cache(&key, json!({ "userId": u, "at": now })).await;

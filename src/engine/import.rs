@@ -21,10 +21,10 @@
 use super::locks::WRITE_LOCK_TTL_MS;
 use super::record::{ledger_key, outbox_key, TurnLedger};
 use super::{Engine, TurnWrite};
-use crate::context::messages::estimate_message_tokens;
+use crate::message::estimate_message_tokens;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::host::{Host, HostError, HostErrorKind, HostResult};
-use crate::lifecycle::session_map::ov_session_id;
+use crate::address::session_map::ov_session_id;
 use crate::lifecycle::transcript::{read_transcript, PastTurn, Skipped};
 use crate::lifecycle::turn::{build_envelope, TurnMeta};
 use crate::tools::history::{turn_entry, turns_from_messages, TurnEntry};

@@ -12,7 +12,7 @@
 use super::Engine;
 use crate::error::{EngineError, Result};
 use crate::host::Host;
-use crate::lifecycle::session_map::owns_session;
+use crate::address::session_map::owns_session;
 use crate::tools::output_standin::{is_output_ref, output_ref_of_digest, read_output, Outsized, OutputRead, ReadSpec};
 use serde_json::{json, Value};
 

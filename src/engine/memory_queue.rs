@@ -24,7 +24,7 @@ use serde_json::{json, Value};
 
 /// The agent's memory queue (an outbox key of its own: no OpenViking session id has a `/`).
 pub fn memory_queue_key(agent_id: &str) -> String {
-    format!("memory-ops/{}", crate::lifecycle::session_map::safe_segment(agent_id))
+    format!("memory-ops/{}", crate::address::session_map::safe_segment(agent_id))
 }
 
 /// Why a memory change did not happen now.
@@ -255,7 +255,7 @@ impl<H: Host> Engine<H> {
                 let uri = match uri {
                     Some(u) => u.clone(),
                     None => match self.resolve_user_why().await {
-                        Ok(uid) => format!("{}/{category}/{name}", crate::recall::scopes::user_memories(self.config.target_uri.as_deref(), Some(&uid))),
+                        Ok(uid) => format!("{}/{category}/{name}", crate::address::scopes::user_memories(self.config.target_uri.as_deref(), Some(&uid))),
                         Err(Some(e)) if e.retryable() => return Err(e.message),
                         Err(_) => return Err("the user behind the API key is not known yet".into()),
                     },

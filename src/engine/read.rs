@@ -31,11 +31,11 @@ use crate::host::{FindFilter, Host, HostErrorKind, HostResult};
 use crate::recall::combined_find;
 use crate::recall::intent::{of_turn as turn_intent, RecallIntent};
 use crate::openviking::probe::{classify, Reachability};
-use crate::context::messages::synthetic::RecalledMemory;
+use crate::message::synthetic::RecalledMemory;
 use crate::recall::RecallSettings;
-use crate::recall::scopes::{memory_scopes, profile_uri, MemoryScopes};
+use crate::address::scopes::{memory_scopes, profile_uri, MemoryScopes};
 use crate::recall::skills::own_skill_roots;
-use crate::lifecycle::session_map::ov_session_id;
+use crate::address::session_map::ov_session_id;
 use crate::decode::Request;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -785,6 +785,6 @@ impl<H: Host> Engine<H> {
         }
         let (out, _) = self.recall_with(&self.config, prompt, messages, None).await?;
         let memories = out.recall.map(|r| r.memories).unwrap_or_default();
-        Ok(crate::context::messages::fallback::fallback_block(&memories))
+        Ok(crate::message::fallback::fallback_block(&memories))
     }
 }

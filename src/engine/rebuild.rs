@@ -12,7 +12,7 @@ use super::Engine;
 use crate::lifecycle::checkpoint::{checkpoint_uri, CompactCheckpoint};
 use crate::tools::history::{add_to_chunk, chunk_key, chunk_of, turns_from_messages, IndexChunk};
 use crate::host::{Host, HostErrorKind, HostResult, SessionMeta};
-use crate::lifecycle::session_map::{owns_session, parse_ov_session_id};
+use crate::address::session_map::{owns_session, parse_ov_session_id};
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -184,7 +184,7 @@ impl TurnLedger {
 }
 
 pub fn session_key_key(agent_id: &str, session_key: &str) -> String {
-    format!("key/{}/{}", crate::lifecycle::session_map::safe_segment(agent_id), crate::lifecycle::session_map::safe_segment(session_key))
+    format!("key/{}/{}", crate::address::session_map::safe_segment(agent_id), crate::address::session_map::safe_segment(session_key))
 }
 
 impl SessionRecord {

@@ -18,8 +18,8 @@ use super::Engine;
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::tools::expand::{classify, expand, ExpandTarget};
 use crate::host::{Host, HostError};
-use crate::recall::scopes::{agent_owned_memories, sessions_root, user_memories};
-use crate::lifecycle::session_map::owns_session;
+use crate::address::scopes::{agent_owned_memories, sessions_root, user_memories};
+use crate::address::session_map::owns_session;
 use crate::tools::{
     ExpandInput, ForgetInput, RecallInput, StoreInput, FORGET_AUTO_DELETE_SCORE, FORGET_DEFAULT_LIMIT,
 };

@@ -10,7 +10,7 @@ use super::Engine;
 use crate::lifecycle::commit_guard::CommitPhase;
 use crate::host::{Host, HostResult};
 use crate::context::summary_check::checkpoint_summary_problem;
-use crate::recall::scopes::MemoryScopes;
+use crate::address::scopes::MemoryScopes;
 use crate::lifecycle::triggers::evaluate;
 use serde::Serialize;
 use serde_json::Value;
@@ -248,7 +248,7 @@ impl<H: Host> Engine<H> {
     /// stored turn (live, else in the newest archive), the question and the memories the
     /// turn was shown. Only this agent's sessions (a parsed id, never a prefix).
     async fn rebuilt_trace(&self, ov_id: &str) -> Option<Trace> {
-        if !crate::lifecycle::session_map::owns_session(&self.config.agent_id, ov_id) {
+        if !crate::address::session_map::owns_session(&self.config.agent_id, ov_id) {
             return None;
         }
         let mut messages = self.host.live_messages(ov_id).await.ok()?;

@@ -10,9 +10,9 @@ use crate::lifecycle::capture::{capture_decision, CaptureReason};
 use crate::lifecycle::commit_guard::{Admission, TurnRouting};
 use crate::error::{EngineError, ErrorCode, Result};
 use crate::host::{Host, HostError};
-use crate::context::messages::estimate_message_tokens;
-use crate::context::messages::synthetic::is_synthetic;
-use crate::lifecycle::session_map::ov_session_id;
+use crate::message::estimate_message_tokens;
+use crate::message::synthetic::is_synthetic;
+use crate::address::session_map::ov_session_id;
 use crate::lifecycle::shared_window::{SharedWindow, WindowTurn};
 use crate::lifecycle::triggers::{allocate_sequence, evaluate, note_recorded, Trigger};
 use crate::lifecycle::turn::{build_envelope, stamp_messages, to_openviking_messages, TurnMeta};
@@ -81,14 +81,14 @@ impl TurnWrite {
 /// entry and the live message ~1 s apart), else the user message's timestamp. `None`
 /// without any timestamp (two identical untimed messages are not the same turn).
 pub fn content_key(messages: &[Value]) -> Option<String> {
-    let first = messages.iter().find(|m| crate::context::messages::role(m) == Some("user") && !is_synthetic(m))?;
+    let first = messages.iter().find(|m| crate::message::role(m) == Some("user") && !is_synthetic(m))?;
     let ts = |m: &Value| m.get("timestamp").and_then(Value::as_f64);
-    let answer_ts = messages.iter().find(|m| crate::context::messages::role(m) == Some("assistant") && !is_synthetic(m)).and_then(ts);
+    let answer_ts = messages.iter().find(|m| crate::message::role(m) == Some("assistant") && !is_synthetic(m)).and_then(ts);
     let ts = match answer_ts {
         Some(t) => format!("a{t}"),
         None => format!("{}", ts(first)?),
     };
-    let text = crate::context::messages::text_of(first);
+    let text = crate::message::text_of(first);
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for b in text.bytes() {
         h ^= u64::from(b);
@@ -479,7 +479,7 @@ impl<H: Host> Engine<H> {
         stamp_messages(&mut messages, turn_id, indexed.timestamp_ms);
         let decision = capture_decision(&env, self.config.capture_mode, self.config.capture_max_length);
         let counts = decision.counts && !req.is_heartbeat;
-        let tokens: u64 = crate::context::messages::synthetic::without_synthetic(&req.messages).iter().map(|(_, m)| estimate_message_tokens(m) as u64).sum();
+        let tokens: u64 = crate::message::synthetic::without_synthetic(&req.messages).iter().map(|(_, m)| estimate_message_tokens(m) as u64).sum();
         let entry = json!({
             "sequence": sequence,
             "turnId": turn_id,

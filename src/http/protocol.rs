@@ -23,10 +23,10 @@ pub use crate::openviking::client::user_id_from_status;
 pub use crate::openviking::server::redact;
 /// The agent scope the plugin searches for `agent_id`: that agent's own folder.
 pub fn agent_scope(agent_id: &str) -> String {
-    crate::recall::scopes::agent_owned_memories(agent_id)
+    crate::address::scopes::agent_owned_memories(agent_id)
 }
 /// The caller's own user memories, for a server whose status names no user.
-pub const OWN_USER_SCOPE: &str = crate::recall::scopes::HOME_MEMORIES;
+pub const OWN_USER_SCOPE: &str = crate::address::scopes::HOME_MEMORIES;
 pub const DEFAULT_AGENT_ID: &str = "default";
 pub const DEFAULT_LIMIT: u32 = 20;
 pub const MAX_LIMIT: u32 = 1000;
@@ -204,11 +204,11 @@ pub fn normalize_base_url(raw: &str) -> Result<String, EngineError> {
 
 /// The user memory scope: `viking://user/<uid>/memories`, or the caller's own without an id.
 pub fn user_scope(user_id: Option<&str>) -> String {
-    crate::recall::scopes::user_memories(None, user_id)
+    crate::address::scopes::user_memories(None, user_id)
 }
 
 fn quote(text: &str) -> String {
-    crate::openviking::answer::quote_within(text, QUOTE_MAX)
+    crate::text::quote_within(text, QUOTE_MAX)
 }
 
 fn at(code: ErrorCode, field: Option<&str>, message: String) -> EngineError {

@@ -12,8 +12,8 @@
 //! whole, from its opening user message (the first checkpoint's offset, or found by walking
 //! back from `prePromptMessageCount`).
 
-use crate::context::messages::role;
-use crate::context::messages::synthetic::is_synthetic;
+use crate::message::role;
+use crate::message::synthetic::is_synthetic;
 use serde_json::Value;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -2,11 +2,11 @@
 //! the turn count (capture decision), how many tokens it adds, and would a compaction fire —
 //! assuming each fired compaction commits at once (a new window starts).
 
-use crate::context::compose::split_turns;
+use crate::message::split_turns;
 use crate::lifecycle::capture::{capture_decision, CaptureReason};
 use crate::config::Config;
-use crate::context::messages::estimate_message_tokens;
-use crate::context::messages::role;
+use crate::message::estimate_message_tokens;
+use crate::message::role;
 use crate::lifecycle::triggers::{allocate_sequence, evaluate, note_recorded, record_commit, record_turn, snapshot_window, SessionState, Trigger};
 use crate::lifecycle::turn::{build_envelope, TurnMeta};
 use serde::Serialize;

@@ -9,8 +9,8 @@
 //! `meta` parts (kind, mime type, size — not the bytes). Field names are stable.
 
 use crate::error::{EngineError, Result};
-use crate::context::messages::synthetic::without_synthetic;
-use crate::context::messages::{role, text_of};
+use crate::message::synthetic::without_synthetic;
+use crate::message::{role, text_of};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -185,7 +185,7 @@ pub fn skill_uri(name: &str) -> String {
 /// dispatched to a tool (`command-dispatch: tool`) passes `skillName` in the arguments.
 /// A name that is not a plain path segment is not used (OpenViking validates the uri).
 pub fn skill_of_call(tool_name: &str, arguments: &Value) -> Option<String> {
-    let plain = |n: &str| crate::recall::scopes::is_plain_segment(n).then(|| n.to_string());
+    let plain = |n: &str| crate::address::scopes::is_plain_segment(n).then(|| n.to_string());
     if let Some(name) = arguments.get("skillName").and_then(Value::as_str) {
         return plain(name);
     }

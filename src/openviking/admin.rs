@@ -6,7 +6,8 @@
 //! goes into a header only and is redacted from every message, as the user key is.
 
 use super::answer::{read_answer, Refusal};
-use super::server::{segment, Server};
+use super::server::Server;
+use crate::text::percent::segment;
 use super::transport::{HttpRequest, Method, Transport};
 use crate::host::HostErrorKind;
 use serde::{Deserialize, Serialize};
@@ -29,7 +30,7 @@ impl crate::decode::Request for AdminKeyCall {
             }
         }
         for (field, v) in [("accountId", &self.account_id), ("userId", &self.user_id)] {
-            if !crate::recall::scopes::is_plain_segment(v) {
+            if !crate::address::scopes::is_plain_segment(v) {
                 return Err(crate::error::EngineError::input(field, "must be letters, digits, `-` or `_`"));
             }
         }

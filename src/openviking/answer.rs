@@ -17,6 +17,7 @@
 use super::server::Server;
 use super::transport::{HttpResponse, TransportFailure};
 use crate::host::{HostError, HostErrorKind};
+use crate::text::quote_within;
 use serde_json::Value;
 
 /// Server text quoted in a message is cut to this many characters.
@@ -44,15 +45,6 @@ impl From<Refusal> for HostError {
     }
 }
 
-/// Text from elsewhere, trimmed and cut to `max` characters (with `…` when cut).
-pub fn quote_within(text: &str, max: usize) -> String {
-    let t = text.trim();
-    if t.chars().count() <= max {
-        t.to_string()
-    } else {
-        format!("{}…", t.chars().take(max).collect::<String>())
-    }
-}
 
 fn quote(text: &str) -> String {
     quote_within(text, QUOTE_MAX)

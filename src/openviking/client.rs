@@ -4,7 +4,8 @@
 //! `OpenVikingHttp<T>` is a whole `Host` whenever `T` is a transport, a storage and a clock.
 
 use super::answer::{read_answer, Refusal};
-use super::server::{segment, Server};
+use super::server::Server;
+use crate::text::percent::segment;
 use super::transport::{HttpRequest, Method, Transport};
 use crate::host::{CommitAnswer, FindFilter, HostError, HostErrorKind, HostResult, OpenViking, SessionMeta, TaskAnswer};
 use serde_json::{json, Value};
@@ -56,7 +57,7 @@ pub fn user_id_from_status(result: &Value) -> Option<String> {
         Value::Object(o) => ["user_id", "id", "name"].iter().find_map(|k| o.get(*k).and_then(Value::as_str))?,
         _ => return None,
     };
-    crate::recall::scopes::is_plain_segment(id).then(|| id.to_string())
+    crate::address::scopes::is_plain_segment(id).then(|| id.to_string())
 }
 
 /// The body of `POST /api/v1/search/find`: `{query, target_uri, limit, score_threshold: 0}`,

@@ -97,7 +97,7 @@ pub async fn probe<T: Transport + Clock>(ov: &OpenVikingHttp<T>, config: &Config
     let find = match &auth.user_id {
         None => FindProbe { ran: false, scope: None, hits: 0, error: None },
         Some(uid) => {
-            let scope = crate::recall::scopes::user_memories(target_uri, Some(uid));
+            let scope = crate::address::scopes::user_memories(target_uri, Some(uid));
             match ov.find_within(&scope, "openviking doctor", 1, timeout_ms).await {
                 Ok(r) => {
                     let hits = r.as_array().or_else(|| r.get("memories").and_then(Value::as_array)).map_or(0, Vec::len);

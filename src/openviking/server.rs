@@ -3,6 +3,8 @@
 //! never formatted into a message, and text from elsewhere passes [`Server::redact`].
 
 use crate::config::Config;
+use crate::text::percent::segment;
+use crate::text::redact::{redact_forms, secret_forms};
 
 #[derive(Clone, PartialEq)]
 pub struct Server {
@@ -71,18 +73,6 @@ impl Server {
     }
 }
 
-/// Percent-encodes everything but `A–Z a–z 0–9 - _ . ~` (one path segment or query part).
-pub fn segment(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
 
 /// Replaces every occurrence of the key (and its percent-encoded form) with `[redacted]`.
 /// Keys shorter than 4 characters are not searched for (they would mangle ordinary text).
@@ -96,22 +86,4 @@ pub fn redact_all(text: &str, secrets: &[&str]) -> String {
     redact_forms(text, &secret_forms(secrets))
 }
 
-/// What [`redact_all`] looks for: each secret of 4 characters or more and its
-/// percent-encoded form, longest first.
-pub fn secret_forms(secrets: &[&str]) -> Vec<String> {
-    let mut forms: Vec<String> = Vec::new();
-    for s in secrets.iter().filter(|s| s.len() >= 4) {
-        forms.push(s.to_string());
-        let encoded = segment(s);
-        if encoded != *s {
-            forms.push(encoded);
-        }
-    }
-    crate::order::sort_by_key(&mut forms, |f| std::cmp::Reverse(f.len()));
-    forms
-}
 
-/// `text` with each of `forms` ([`secret_forms`]) replaced by `[redacted]`.
-pub fn redact_forms(text: &str, forms: &[String]) -> String {
-    forms.iter().fold(text.to_string(), |out, f| if out.contains(f.as_str()) { out.replace(f.as_str(), "[redacted]") } else { out })
-}

@@ -5,7 +5,7 @@
 use crate::config::Config;
 use crate::error::{EngineError, Result};
 use crate::decode::fields::{as_object, join};
-use crate::context::messages::synthetic::inject_recall;
+use crate::message::synthetic::inject_recall;
 use crate::recall::candidate::take_search_result;
 use crate::recall::query::{build_query, RecallQuery};
 use crate::recall::wire::Scopes;

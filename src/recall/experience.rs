@@ -9,7 +9,7 @@
 //! all the user's agents. The experience's stored `MEMORY_FIELDS` (read with `raw=true`) link it
 //! `derived_from` its trajectories; each trajectory names its `source_archive_uri`
 //! (`viking://user/<uid>/sessions/<session>/history/archive_NNN`), and the session id names the
-//! agent ([`crate::lifecycle::session_map`]). An experience is this agent's only when every trajectory it
+//! agent ([`crate::address::session_map`]). An experience is this agent's only when every trajectory it
 //! derives from comes from one of this agent's sessions ([`is_agents`]); any other is never
 //! read further, injected or traced.
 //!
@@ -23,8 +23,8 @@
 //! them on the real result text under the same `recallTokenBudget` (the pair's total never
 //! exceeds it), each cut as `over_budget` when it does not fit.
 
-use crate::context::messages::estimate_message_tokens;
-use crate::context::messages::synthetic::{recall_call, recall_result, recall_text, synthetic_id};
+use crate::message::estimate_message_tokens;
+use crate::message::synthetic::{recall_call, recall_result, recall_text, synthetic_id};
 use crate::recall::explain::Decision;
 use crate::recall::intent::{MemoryType, RecallIntent};
 use crate::recall::{query_words_in, relevance_words, RecallOutcome, RecallSettings};
@@ -55,11 +55,11 @@ pub struct ExperienceCue {
 
 /// The tool names of the assistant `toolCall` parts after the `window`-th last user message.
 pub fn recent_tools(messages: &[Value], window: usize) -> Vec<String> {
-    let users: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| crate::context::messages::role(m) == Some("user")).map(|(i, _)| i).collect();
+    let users: Vec<usize> = messages.iter().enumerate().filter(|(_, m)| crate::message::role(m) == Some("user")).map(|(i, _)| i).collect();
     let from = users.len().checked_sub(window.max(1)).map_or(0, |k| users[k]);
     let mut tools: Vec<String> = Vec::new();
     for m in &messages[from..] {
-        if crate::context::messages::role(m) != Some("assistant") {
+        if crate::message::role(m) != Some("assistant") {
             continue;
         }
         for p in m.get("content").and_then(Value::as_array).into_iter().flatten() {
@@ -67,7 +67,7 @@ pub fn recent_tools(messages: &[Value], window: usize) -> Vec<String> {
                 continue;
             }
             let Some(name) = p.get("name").and_then(Value::as_str).map(str::trim).filter(|n| !n.is_empty() && n.len() <= 128) else { continue };
-            if name != crate::context::messages::synthetic::RECALL_AUTO_TOOL && !tools.iter().any(|t| t == name) {
+            if name != crate::message::synthetic::RECALL_AUTO_TOOL && !tools.iter().any(|t| t == name) {
                 tools.push(name.to_string());
             }
         }
@@ -190,7 +190,7 @@ pub fn source_session(raw_trajectory: &str) -> Option<String> {
 /// them comes from one of this agent's sessions (`sessions`: each trajectory's session, `None`
 /// when it could not be read).
 pub fn is_agents(agent_id: &str, sessions: &[Option<String>]) -> bool {
-    !sessions.is_empty() && sessions.iter().all(|s| s.as_deref().is_some_and(|id| crate::lifecycle::session_map::owns_session(agent_id, id)))
+    !sessions.is_empty() && sessions.iter().all(|s| s.as_deref().is_some_and(|id| crate::address::session_map::owns_session(agent_id, id)))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -360,7 +360,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn outcome(query: &str, memories: Vec<crate::context::messages::synthetic::RecalledMemory>) -> RecallOutcome {
+    fn outcome(query: &str, memories: Vec<crate::message::synthetic::RecalledMemory>) -> RecallOutcome {
         let doc = recall_text(&memories);
         let id = synthetic_id(query, &memories);
         let messages = if memories.is_empty() { Vec::new() } else { vec![recall_call(query, &id, 0), recall_result(&id, &doc, 0)] };
@@ -463,7 +463,7 @@ mod tests {
 
     #[test]
     fn an_experience_goes_after_the_memories_with_its_reason_and_cost() {
-        let mem = crate::context::messages::synthetic::RecalledMemory { uri: "viking://user/alice/memories/events/a.md".into(), category: "events".into(), content: "Billing moved to Postgres 16".into(), score: 0.7 };
+        let mem = crate::message::synthetic::RecalledMemory { uri: "viking://user/alice/memories/events/a.md".into(), category: "events".into(), content: "Billing moved to Postgres 16".into(), score: 0.7 };
         let mut o = outcome("deploy the billing service to staging", vec![mem]);
         let cue = ExperienceCue { tools: vec!["exec".into()], why: "tools" };
         let cands = vec![exp("deploy_billing_service", DEPLOY, 0.8), exp("bake_bread", "## Situation\n- bake sourdough", 0.9), exp("old", DEPLOY, 0.1)];

@@ -30,7 +30,6 @@
 //! host and runs it once more with them.
 
 pub mod auto;
-pub mod scopes;
 
 pub mod candidate;
 pub mod combined_find;
@@ -45,7 +44,7 @@ pub mod query_words;
 pub mod wire;
 
 use crate::config::Config;
-use crate::context::messages::synthetic::{recall_call, recall_call_tokens, recall_line, recall_result, recall_result_tokens, recall_text, synthetic_id, RecalledMemory};
+use crate::message::synthetic::{recall_call, recall_call_tokens, recall_line, recall_result, recall_result_tokens, recall_text, synthetic_id, RecalledMemory};
 use crate::text::{push_collapsed_lowercase, push_lowercase, truncate_with_ellipsis};
 use candidate::{Scope, SearchItem};
 use explain::{CutReason, Decision, ExplainRecord};

@@ -5,7 +5,7 @@
 //! OpenClaw 2026.9.x passes the current input to `assemble` as `prompt`, apart from
 //! `messages` (the prior turns). Older hosts include it as the last user message.
 
-use crate::context::messages::{role, text_of};
+use crate::message::{role, text_of};
 use crate::text::sanitize::sanitize;
 use crate::text::{prefix_utf16, utf16_len};
 use serde::Serialize;
@@ -112,7 +112,7 @@ pub fn user_messages_read(window: usize) -> usize {
 /// A user message the engine made, not the user: the opening of a recall pair, or the
 /// compaction summary (hosts hand the last assembled context back as history).
 fn is_engines_own(m: &Value) -> bool {
-    crate::context::messages::synthetic::is_synthetic(m) || text_of(m).trim_start().starts_with(crate::context::compose::SUMMARY_MARKER)
+    crate::message::synthetic::is_synthetic(m) || text_of(m).trim_start().starts_with(crate::message::synthetic::SUMMARY_MARKER)
 }
 
 /// Builds the recall query from the current input (`prompt`, or the last user message when
@@ -190,7 +190,7 @@ mod tests {
         let without_prompt = build_query(None, &msgs, 1);
         // the engine's own user-role messages handed back as history are not the user's words
         let mut handed_back = msgs.clone();
-        handed_back.push(crate::context::messages::synthetic::recall_opening(0));
+        handed_back.push(crate::message::synthetic::recall_opening(0));
         handed_back.push(serde_json::json!({"role": "user", "content": "<conversation-summary checkpoint=\"c\">\nEarlier turns\n</conversation-summary>"}));
         assert_eq!(build_query(Some("which DB did we choose?"), &handed_back, 3).query, q.query);
         assert_eq!(without_prompt.query.as_deref(), Some("and Redis for caching sessions"));

@@ -21,10 +21,10 @@
 //! - Every field is whitespace-collapsed onto one line and cut; a line starts with `- `, so no
 //!   skill can forge the section's header or another entry.
 
-use crate::context::messages::estimate_message_tokens;
-use crate::context::messages::synthetic::{recall_call, recall_result, recall_text, synthetic_id, RecalledMemory};
+use crate::message::estimate_message_tokens;
+use crate::message::synthetic::{recall_call, recall_result, recall_text, synthetic_id, RecalledMemory};
 use crate::recall::RecallOutcome;
-use crate::recall::scopes::{is_plain_segment, SCHEME};
+use crate::address::scopes::{is_plain_segment, SCHEME};
 use crate::text::{collapse_whitespace, truncate_with_ellipsis};
 use serde::Serialize;
 use serde_json::Value;

@@ -2,6 +2,8 @@
 //! them (UTF-16 code units), whitespace collapsing, script detection.
 
 pub mod dates;
+pub mod percent;
+pub mod redact;
 pub mod sanitize;
 pub mod sha256;
 pub mod time;
@@ -205,6 +207,16 @@ pub fn replace_lone_surrogate_escapes(json: &str) -> std::borrow::Cow<'_, str> {
             o.push_str(&json[copied..]);
             std::borrow::Cow::Owned(o)
         }
+    }
+}
+
+/// Text from elsewhere, trimmed and cut to `max` characters (with `…` when cut).
+pub fn quote_within(text: &str, max: usize) -> String {
+    let t = text.trim();
+    if t.chars().count() <= max {
+        t.to_string()
+    } else {
+        format!("{}…", t.chars().take(max).collect::<String>())
     }
 }
 

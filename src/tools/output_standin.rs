@@ -12,7 +12,7 @@
 //! case-insensitive) with a little context, bounded in tokens, with where they sit in the
 //! whole output so the model can page on.
 
-use crate::context::messages::{role, text_of};
+use crate::message::{role, text_of};
 use crate::text::truncate_with_ellipsis;
 use crate::text::tokens::estimate_tokens;
 use serde::Serialize;
@@ -87,7 +87,7 @@ pub fn current_turn_start(messages: &[Value], prompt_given: bool) -> usize {
     let Some(last_user) = messages.iter().rposition(|m| role(m) == Some("user")) else { return messages.len() };
     let in_loop = messages.last().is_some_and(|m| match role(m) {
         Some("toolResult") => true,
-        Some("assistant") => !crate::context::messages::tool_call_ids(m).is_empty(),
+        Some("assistant") => !crate::message::tool_call_ids(m).is_empty(),
         _ => false,
     });
     if !prompt_given || in_loop {
@@ -101,7 +101,7 @@ pub fn current_turn_start(messages: &[Value], prompt_given: bool) -> usize {
 fn arguments_of(messages: &[Value], call_id: &str) -> Option<Value> {
     messages.iter().rev().find_map(|m| {
         m.get("content")?.as_array()?.iter().find_map(|p| {
-            (p.get("type").and_then(Value::as_str) == Some("toolCall") && crate::context::messages::tool_call_id(p) == Some(call_id))
+            (p.get("type").and_then(Value::as_str) == Some("toolCall") && crate::message::tool_call_id(p) == Some(call_id))
                 .then(|| p.get("arguments").cloned().unwrap_or(Value::Null))
         })
     })

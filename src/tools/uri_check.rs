@@ -12,7 +12,7 @@
 //!
 //! The two tables are Unicode facts (computed from the Unicode data Node ships), not rules.
 
-use crate::recall::scopes::SCHEME;
+use crate::address::scopes::SCHEME;
 
 const MAX_URI_CHARS: usize = 4096;
 

@@ -10,7 +10,7 @@ use serde_json::Value;
 #[cfg(feature = "page")]
 use crate::{
     config::{parse_config, Config},
-    context::messages::role,
+    message::role,
     recall::auto::RecallRequest,
     recall::query::build_query,
     text::tokens::estimate_tokens,
@@ -53,7 +53,7 @@ pub fn estimate_message_tokens_js(
     let Value::Array(items) = v else {
         return Err(to_js_error(crate::EngineError::input("messages", "expected an array of AgentMessages")));
     };
-    encode(&items.iter().map(crate::context::messages::estimate_message_tokens).collect::<Vec<usize>>())
+    encode(&items.iter().map(crate::message::estimate_message_tokens).collect::<Vec<usize>>())
 }
 
 #[cfg(feature = "page")]
@@ -340,8 +340,8 @@ impl Engine {
     #[wasm_bindgen(js_name = fallbackBlock, unchecked_return_type = "string | null")]
     pub fn fallback_block(&self, #[wasm_bindgen(unchecked_param_type = "RecalledMemory[]")] memories: JsValue) -> Result<JsValue, JsValue> {
         let v = decode("memories", &memories).map_err(to_js_error)?;
-        let memories: Vec<crate::context::messages::synthetic::RecalledMemory> =
+        let memories: Vec<crate::message::synthetic::RecalledMemory> =
             serde_json::from_value(v).map_err(|e| to_js_error(crate::EngineError::input("memories", e.to_string())))?;
-        Ok(crate::context::messages::fallback::fallback_block(&memories).map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
+        Ok(crate::message::fallback::fallback_block(&memories).map_or(JsValue::NULL, |b| JsValue::from_str(&b)))
     }
 }

@@ -11,7 +11,7 @@ use crate::config::parse_config;
 use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ImportRequest, ToolContext, TurnWrite};
 use crate::error::{EngineError, ErrorCode};
 use crate::host::{HostError, HostErrorKind};
-use crate::lifecycle::session_map::ov_session_id;
+use crate::address::session_map::ov_session_id;
 use js_sys::Promise;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -27,7 +27,7 @@ fn host_err(e: HostError) -> JsValue {
 
 /// Agent isolation: only this agent's OpenViking sessions may be touched.
 fn owned(engine: &Engine<Host>, ov_session_id: &str) -> Result<(), JsValue> {
-    if crate::lifecycle::session_map::owns_session(&engine.config.agent_id, ov_session_id) {
+    if crate::address::session_map::owns_session(&engine.config.agent_id, ov_session_id) {
         Ok(())
     } else {
         Err(to_js_error(EngineError::input("ovSessionId", format!("{ov_session_id} is not a session of agent {}", engine.config.agent_id))))
@@ -107,7 +107,7 @@ impl ContextEngine {
     /// Is this OpenViking session one of this agent's? (Parsed, never a string prefix.)
     #[wasm_bindgen(js_name = ownsSession)]
     pub fn owns_session(&self, #[wasm_bindgen(unchecked_param_type = "string")] ov_session_id: JsValue) -> Result<bool, JsValue> {
-        Ok(crate::lifecycle::session_map::owns_session(&self.inner.config.agent_id, &string_arg("ovSessionId", &ov_session_id)?))
+        Ok(crate::address::session_map::owns_session(&self.inner.config.agent_id, &string_arg("ovSessionId", &ov_session_id)?))
     }
 
     /// One turn's `assemble()`: the memories searched through the host, the profile, the

@@ -457,7 +457,7 @@ fn feedback_terms(top: &Candidate, terms: &[String], idf: &[f64]) -> Vec<String>
 pub fn search(agent_id: &str, chunks: &[IndexChunk], q: &Query) -> Outcome {
     let mut turns: Vec<(&IndexChunk, usize)> = chunks
         .iter()
-        .filter(|c| c.agent_id == agent_id && crate::lifecycle::session_map::owns_session(agent_id, &c.ov_session_id))
+        .filter(|c| c.agent_id == agent_id && crate::address::session_map::owns_session(agent_id, &c.ov_session_id))
         .filter(|c| q.ov_session_id.as_ref().map_or(true, |s| *s == c.ov_session_id))
         .flat_map(|c| (0..c.turns.len()).map(move |i| (c, i)))
         .filter(|(c, i)| {

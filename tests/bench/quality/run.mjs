@@ -91,7 +91,7 @@ const replay = args.replay ? JSON.parse(readFileSync(resolve(args.replay), "utf8
 if (replay && (replay.seed !== SEED || replay.context !== CONTEXT)) die(`--replay ${args.replay} was made with seed ${replay.seed}, context ${replay.context}`);
 const finds = {};
 const AGENT_ID = "main";
-const AGENT_SCOPE = `viking://agent/${AGENT_ID}/memories`; // the engine's agent scope (src/recall/scopes.rs)
+const AGENT_SCOPE = `viking://agent/${AGENT_ID}/memories`; // the engine's agent scope (src/address/scopes.rs)
 const log = (m) => process.stderr.write(`[quality] ${m}\n`);
 const memIndexCache = new Map();
 

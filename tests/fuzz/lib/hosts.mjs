@@ -33,7 +33,7 @@ export function isPlainSegment(s) {
   const w = s.toWellFormed();
   return w !== "" && [...w].length <= 256 && w !== "." && w !== ".." && !new RegExp(`[/\\\\%?#${WS}\\u0000-\\u001f\\u007f-\\u009f]`).test(w);
 }
-/** The agent scope the engine searches: the agent's own folder (src/recall/scopes.rs), never the account-wide viking://agent/memories. */
+/** The agent scope the engine searches: the agent's own folder (src/address/scopes.rs), never the account-wide viking://agent/memories. */
 export const agentScope = (agentId) => `viking://agent/${agentId}/memories`;
 export const HOME_SCOPE = "viking://~/memories";
 /** The user scope the engine must search: the target, the user's folder, or the home alias. */

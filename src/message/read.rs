@@ -1,13 +1,10 @@
-//! OpenClaw `AgentMessage`s, handled as JSON values so that every field the host sends
+//! Reading an OpenClaw `AgentMessage`, handled as a JSON value so that every field the host sends
 //! survives untouched when messages are handed back.
 //!
 //! - user: `{role:"user", content: string | [{type:"text",text} | {type:"image",…}], timestamp}`
 //! - assistant: `{role:"assistant", content:[{type:"text"} | {type:"thinking"} |
 //!   {type:"toolCall", id, name, arguments}], stopReason, …}`
 //! - tool result: `{role:"toolResult", toolCallId, toolName, content:[{type:"text",text}], isError}`
-
-pub mod fallback;
-pub mod synthetic;
 
 use crate::text::tokens::{estimate_tokens, MESSAGE_OVERHEAD_TOKENS};
 use serde_json::Value;

@@ -21,7 +21,7 @@
 //! is removed before the new one is inserted, so assembling the same turn twice, or once per
 //! tool-loop call, never stacks pairs.
 
-use crate::context::messages::role;
+use crate::message::{role, text_of};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -313,6 +313,14 @@ pub fn inject_recall(messages: Vec<Value>, pair: Option<[Value; 2]>, prompt_is_s
     out
 }
 
+/// Marks the engine's summary message, so a later assemble (or a capture) recognises it.
+pub const SUMMARY_MARKER: &str = "<conversation-summary";
+
+/// The engine's summary message (a user message opening with [`SUMMARY_MARKER`]).
+pub fn is_summary_message(m: &Value) -> bool {
+    role(m) == Some("user") && text_of(m).trim_start().starts_with(SUMMARY_MARKER)
+}
+
 #[cfg(test)]
 mod tests {
     #[cfg(target_arch = "wasm32")]
@@ -332,7 +340,7 @@ mod tests {
 
     #[test]
     fn the_result_tokens_are_the_result_messages_tokens() {
-        use crate::context::messages::estimate_message_tokens;
+        use crate::message::estimate_message_tokens;
         for (query, memories) in [("", vec![]), ("what pool size?", vec![RecalledMemory { uri: "viking://u".into(), category: "events".into(), content: "x".into(), score: 0.5 }])] {
             let id = synthetic_id(query, &memories);
             for now in [0, 1_764_000_000_000] {
