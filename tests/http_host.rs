@@ -9,10 +9,10 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 #[allow(unused_imports)]
 use openviking_context_engine::{EngineError, ErrorCode};
-use openviking_context_engine::http::protocol;
+use openviking_context_engine::http::live_search;
 use openviking_context_engine::openviking::{answer::read_answer, HttpResponse};
 
-use protocol::*;
+use live_search::*;
 use serde_json::{json, Value};
 
 const KEY: &str = "uk-Secret+Key/42==";

@@ -173,7 +173,7 @@ fn live_section() -> String {
 /// Every `unchecked_param_type` / `unchecked_return_type` string of the exports.
 fn unchecked_types() -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for file in ["src/wasm/exports.rs", "src/wasm/lifecycle.rs", "src/wasm/live.rs"] {
+    for file in ["src/wasm/exports.rs", "src/wasm/context_engine.rs", "src/wasm/live.rs"] {
         let src = read(file);
         for marker in ["unchecked_param_type", "unchecked_return_type"] {
             for (at, _) in src.match_indices(marker) {
@@ -567,7 +567,7 @@ fn hand_parsed_inputs_read_exactly_the_declared_keys() {
         "AssembleRequest",
         |v| assemble_turn(&Config::default(), v).map(|_| ()),
         json!({}),
-        &[("src/context/assemble.rs", "pub fn assemble_turn", "assemble_turn"), ("src/context/assemble.rs", "fn read_summaries", "read_summaries"), ("src/context/extras_input.rs", "pub fn read_turn_extras", "read_turn_extras"), ("src/recall/auto.rs", "impl RecallRequest", "from_value")],
+        &[("src/context/assemble.rs", "pub fn assemble_turn", "assemble_turn"), ("src/context/assemble.rs", "fn read_summaries", "read_summaries"), ("src/context/page_extras.rs", "pub fn read_turn_extras", "read_turn_extras"), ("src/recall/auto.rs", "impl RecallRequest", "from_value")],
     );
     reads_exactly_the_declared_keys("AssembleCall", |v| AssembleCall::from_value(v).map(|_| ()), json!({"sessionId": "s"}), &[("src/engine/read.rs", "impl AssembleCall", "from_value")]);
     reads_exactly_the_declared_keys("TurnWrite", |v| TurnWrite::from_value(&v).map(|_| ()), json!({"sessionId": "s"}), &[("src/engine/write.rs", "impl TurnWrite", "from_value")]);

@@ -71,12 +71,12 @@ fn read_summaries(v: Option<&Vec<Value>>) -> Result<Vec<SummaryRef>> {
 
 /// `{prompt?, messages, search, contents?, nowMs?, tokenBudget?, summaries?: [{checkpointId,
 /// archiveUri, startSequence, endSequence, text}], nextSequence?, userId?, skills?, map?}`
-/// (skills and map: `context::extras_input`).
+/// (skills and map: `context::page_extras`).
 pub fn assemble_turn(config: &Config, v: Value) -> Result<AssembleResult> {
     let (budget, summaries, next_sequence, extras) = {
         let o = as_object("", &v)?;
         let now_ms = o.opt_u64("nowMs")?.unwrap_or(0);
-        let extras = crate::context::extras_input::read_turn_extras(config, &o, now_ms)?;
+        let extras = crate::context::page_extras::read_turn_extras(config, &o, now_ms)?;
         (o.opt_u64("tokenBudget")?, read_summaries(o.opt_array("summaries")?)?, o.opt_u64("nextSequence")?.unwrap_or(0), extras)
     };
     let req = RecallRequest::from_value(v)?;

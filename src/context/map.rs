@@ -19,7 +19,7 @@
 //!   `assemble_turn`), and `estimatedTokens` / `split.map` include it.
 //! - Cache: the engine keeps the map in the state dir (rebuildable from OpenViking), rebuilds
 //!   it when it is older than [`MAP_STALE_MS`], after a commit (and while its memories come
-//!   in) and after a memory write or delete (`engine::extras`).
+//!   in) and after a memory write or delete (`engine::skills_and_map`).
 
 use crate::address::scopes::{agent_owned_memories, is_plain_segment, user_memories, SCHEME, ENGINE_RESOURCES};
 use crate::text::tokens::estimate_tokens;

@@ -1,10 +1,10 @@
 //! Context composition: what the model sees each turn — one turn's `assemble()` end to end
 //! ([`assemble`]), the composition of summaries, raw turns and the recall pair under one
-//! budget ([`compose`]), the map of folders in the system prompt ([`map`]), the skills and folder trees the pure request hands in ([`extras_input`]) and which archive
+//! budget ([`compose`]), the map of folders in the system prompt ([`map`]), the skills and folder trees the pure request hands in ([`page_extras`]) and which archive
 //! summaries can be trusted ([`summary_check`]).
 
 pub mod assemble;
 pub mod compose;
-pub mod extras_input;
+pub mod page_extras;
 pub mod map;
 pub mod summary_check;

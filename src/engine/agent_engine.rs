@@ -60,9 +60,9 @@ pub struct Engine<H: Host> {
     pub(super) local_server: RefCell<crate::openviking::probe::LocalServerFacts>,
     /// References of the tool outputs kept in the state dir (`kept_outputs`), once listed.
     pub(super) kept_outputs: RefCell<Option<std::collections::HashSet<String>>>,
-    pub(super) last_experiences: RefCell<Option<super::experiences::LastExperiences>>,
+    pub(super) last_experiences: RefCell<Option<super::experience_lineage::LastExperiences>>,
     pub(super) trajectory_sessions: RefCell<HashMap<String, String>>,
-    pub(super) last_skills: RefCell<super::extras::LastSkills>,
+    pub(super) last_skills: RefCell<super::skills_and_map::LastSkills>,
     /// The memory queue (`memory_queue`) was read empty, and this process queued nothing since.
     pub(super) memory_queue_empty: std::cell::Cell<bool>,
     /// This process is applying the memory queue.

@@ -22,8 +22,8 @@
 mod commit;
 mod compact;
 mod confirm;
-mod experiences;
-mod extras;
+mod experience_lineage;
+mod skills_and_map;
 mod follow;
 mod history_index;
 mod identity;
@@ -40,7 +40,7 @@ mod run_tool;
 mod write;
 
 pub use commit::CommitOutcome;
-pub use extras::{MAP_COMMIT_REFRESH_MS, MAP_COMMIT_WINDOW_MS};
+pub use skills_and_map::{MAP_COMMIT_REFRESH_MS, MAP_COMMIT_WINDOW_MS};
 pub use follow::{Followed, FOLLOW_ARCHIVES_MAX, FOLLOW_SESSIONS_MAX};
 pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT_MAX_MS};
 pub use history_index::ToolContext;

@@ -2,7 +2,7 @@
 //! gloo-net (`fetch`), the deadline an `AbortSignal.timeout`. And the live search itself,
 //! over the same `OpenVikingHttp` the plugin uses.
 
-use super::protocol::{agent_scope, check_find_result, page_error, user_scope, LiveSearch};
+use super::live_search::{agent_scope, check_find_result, page_error, user_scope, LiveSearch};
 use crate::error::EngineError;
 use crate::openviking::{HttpRequest, HttpResponse, Method, OpenVikingHttp, Transport, TransportFailure};
 use gloo_net::http::{Request, RequestBuilder};

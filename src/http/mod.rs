@@ -3,7 +3,7 @@
 //! (`openviking`), over a gloo-net (`fetch`) transport; the find results of both memory
 //! scopes (user, then agent; a failed agent scope counts as empty).
 //!
-//! - [`protocol`] — pure: the page's request checks and its errors (field + hint) (also
+//! - [`live_search`] — pure: the page's request checks and its errors (field + hint) (also
 //!   tested natively and in wasm by `tests/http_host.rs`)
 //! - `gloo` (wasm32, the `page` feature) — the transport and the search
 //!
@@ -11,8 +11,8 @@
 
 #[cfg(all(target_arch = "wasm32", feature = "page"))]
 pub mod gloo;
-pub mod protocol;
+pub mod live_search;
 
 #[cfg(all(target_arch = "wasm32", feature = "page"))]
 pub use gloo::{live_search, page_origin, GlooTransport, LiveResults};
-pub use protocol::LiveSearch;
+pub use live_search::LiveSearch;

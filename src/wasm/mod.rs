@@ -3,7 +3,7 @@
 //! offending `field`.
 //!
 //! What is compiled follows the package being built (cargo features, see Cargo.toml):
-//! `plugin` — `lifecycle` (ContextEngine over `js_host`) and the plugin's free functions;
+//! `plugin` — `context_engine` (ContextEngine over `js_host`) and the plugin's free functions;
 //! `page` — the pure `Engine`, `live` (liveSearch) and `tail`; `testing` — the test-only
 //! methods of `ContextEngine` and `Engine`. `exports` holds the free functions and `Engine`, each under
 //! its package's feature.
@@ -12,7 +12,7 @@ mod codec;
 #[cfg(feature = "plugin")]
 mod js_host;
 #[cfg(feature = "plugin")]
-mod lifecycle;
+mod context_engine;
 #[cfg(feature = "page")]
 mod live;
 pub mod exports;

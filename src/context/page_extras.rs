@@ -1,5 +1,5 @@
 //! The skills and the map of folders as the pure `assemble` request hands them in (the tuning
-//! page): the same readers and rules as the engine's turn (`engine::extras`), so the page
+//! page): the same readers and rules as the engine's turn (`engine::skills_and_map`), so the page
 //! shows what the engine composes.
 //!
 //! - `skills`: OpenViking's `skills/find` answer items (or the `SkillEntry` shape): only the
