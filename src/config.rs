@@ -492,7 +492,9 @@ fn without_secrets(p: ConfigProblem, scrub: &secrets::Scrubber) -> ConfigProblem
     ConfigProblem { key: scrub.text(&p.key), value: scrub.value(&p.value), message: scrub.text(&p.message), fix: scrub.text(&p.fix), ..p }
 }
 
-fn agent_id_ok(id: &str) -> bool {
+/// The plugin's rule for an agent id: 1–128 characters from `A–Z a–z 0–9 _ . -` (OpenClaw's
+/// own ids fit it; the session ids and the folders built from it stay plain).
+pub fn is_agent_id(id: &str) -> bool {
     !id.is_empty() && id.len() <= 128 && id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
 }
 
@@ -672,7 +674,7 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
     };
     let agent_id = match r.string("agentId", "set agentId to a name of letters, digits, '_', '-' or '.'") {
         None => Some("default".to_string()),
-        Some(id) if agent_id_ok(id) => Some(id.to_string()),
+        Some(id) if is_agent_id(id) => Some(id.to_string()),
         Some(_) => {
             let given = r.given("agentId");
             r.error("agentId", format!("{given} cannot name the agent's sessions"), "set agentId to 1–128 letters, digits, '_', '-' or '.' (or remove it: each OpenClaw agent is then its own)".into());

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { ensureLocalServer, localServerStarting, LOG_FILE } from "../openviking/local-server.js";
 import { createStateStore } from "../state-store.js";
 import { createEngineHost, createTransport } from "../engine-host.js";
+import { loadEngineSync } from "../wasm.js";
 
 const REGISTRY = Symbol.for("openviking-context-engine.runtimes");
 
@@ -23,10 +24,10 @@ export function resolveStateDir(api, config) {
   return join(openclawStateDir(api), "plugins", "openviking");
 }
 
-/** OpenClaw session keys look like "agent:<agentId>:<rest>". */
+/** The agent an OpenClaw session key ("agent:<agentId>:<rest>") names, or null: the rule
+ *  is the engine's (`address::session_map::agent_from_session_key`). */
 export function agentFromSessionKey(sessionKey) {
-  const m = /^agent:([A-Za-z0-9_.-]{1,128}):/.exec(sessionKey ?? "");
-  return m ? m[1] : null;
+  return loadEngineSync().agentFromSessionKey(typeof sessionKey === "string" ? sessionKey : null) ?? null;
 }
 
 /** The agent a CLI command speaks for when none is given: OpenClaw's default agent (the one

@@ -63,6 +63,13 @@ pub fn agent_segment(agent_id: &str) -> String {
     out
 }
 
+/// The agent an OpenClaw session key names (`agent:<agentId>:<rest>`), when its id follows
+/// the plugin's rule (`config::is_agent_id`).
+pub fn agent_from_session_key(session_key: &str) -> Option<&str> {
+    let (agent, _) = session_key.strip_prefix("agent:")?.split_once(':')?;
+    crate::config::is_agent_id(agent).then_some(agent)
+}
+
 /// The OpenViking session id of an OpenClaw session of this agent.
 pub fn ov_session_id(agent_id: &str, session_id: &str) -> String {
     format!("{}--{}", agent_segment(agent_id), safe_segment(session_id))
@@ -116,6 +123,15 @@ mod tests {
         assert_eq!(ov_session_id("work-bot", "s"), "work-bot--s", "plain ids keep their earlier form");
         for bad in ["main--", "--s", "main--s/../other--t", "main--s x", "main"] {
             assert!(!owns_session("main", bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_agent_of_a_session_key() {
+        assert_eq!(agent_from_session_key("agent:main:cli:1"), Some("main"));
+        assert_eq!(agent_from_session_key("agent:a.b-c_9:x"), Some("a.b-c_9"));
+        for no in ["agent:main", "agent::x", "agent:a b:x", "main:x", "", &format!("agent:{}:x", "a".repeat(129))] {
+            assert_eq!(agent_from_session_key(no), None, "{no}");
         }
     }
 }

@@ -147,9 +147,9 @@ fn check_api_key(k: &str) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// The plugin's rule for `agentId`: `[A-Za-z0-9_.-]{1,128}`.
+/// The plugin's rule for `agentId` (`config::is_agent_id`); empty: the default agent.
 fn check_agent_id(a: &str) -> Result<(), EngineError> {
-    if a.len() > 128 || !a.chars().all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c)) {
+    if !(a.is_empty() || crate::config::is_agent_id(a)) {
         return Err(EngineError::input("agentId", "must be 1–128 characters from A–Z, a–z, 0–9, _ . -"));
     }
     Ok(())

@@ -85,6 +85,13 @@ pub fn check_config_js(
 }
 
 #[cfg(feature = "plugin")]
+/// The agent an OpenClaw session key names (`agent:<agentId>:<rest>`), or `undefined`.
+#[wasm_bindgen(js_name = agentFromSessionKey)]
+pub fn agent_from_session_key_js(#[wasm_bindgen(unchecked_param_type = "string | null | undefined")] session_key: JsValue) -> Option<String> {
+    session_key.as_string().and_then(|k| crate::address::session_map::agent_from_session_key(&k).map(str::to_string))
+}
+
+#[cfg(feature = "plugin")]
 /// The problem of a state dir the plugin could not create or write (`{path, code, message?,
 /// configured}`: the resolved path, the system's error code, its message, whether `stateDir`
 /// set it): always an error naming `stateDir`, with its fix.
