@@ -23,6 +23,7 @@ import { promises as nodeFs, constants } from "node:fs";
 import { randomUUID } from "node:crypto";
 import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { pidAlive } from "./openviking/proc.js";
 
 export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
@@ -130,15 +131,11 @@ async function writeAll(h, buf) {
   }
 }
 
-/** Whether process `pid` on this host is alive (EPERM: it is, but not ours to signal). */
-function pidAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return true; // unknown: only its expiry frees it
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code !== "ESRCH";
-  }
+/** Whether a lock's holder on this host may still hold it: alive by `proc.js` (a zombie is
+ *  not), or not known by its pid (only the lock's expiry frees it then). */
+function holderAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  return pidAlive(pid);
 }
 
 /** An error the engine maps to HostErrorKind "local". */
@@ -441,7 +438,7 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     }
     if (!isObject(lock) || typeof lock.expiresAtMs !== "number") return Date.now() - mtimeMs > STALE_UNREADABLE_MS;
     if (Date.now() > lock.expiresAtMs) return true;
-    return lock.host === hostname() && !pidAlive(lock.pid);
+    return lock.host === hostname() && !holderAlive(lock.pid);
   }
 
   /** Remove lock `file` if it still holds exactly the stale `bytes`, under a breaker file so
