@@ -180,14 +180,25 @@ test("a provider overflow makes OpenClaw call compact(force); the retry sees the
   assert.ok(!retry.some((m) => textOf(m.content).includes("1970-01-01")), "the summary message has a real timestamp");
 });
 
-test("OpenViking stopped mid-conversation (remote mode): the turn completes, and its content lands after the restart", { timeout: 400_000 }, async (t) => {
+test("OpenViking stopped mid-conversation (remote mode): the turn completes, a memory_store is queued, and both land once after the restart", { timeout: 400_000 }, async (t) => {
   const harness = (cmd) => execFileSync("python3", [path.join(ROOT, "tests/openviking/harness.py"), cmd, "--workdir", ov.dir], { timeout: 120_000 });
   ok(await turn(t, "delta", "We decided the on-call rotation changes on Mondays."));
   harness("kill-server");
   const down = await turn(t, "delta", "Note that the pager escalates after ten minutes.");
   ok(down);
+  // an explicit memory asked for while OpenViking is down is queued, said so, and applied later
+  const asked = await turn(t, "delta", "remember that the pager rota lives in the ops wiki");
+  ok(asked);
+  const answer = asked.reqs.at(-1).body.messages.filter((m) => m.role === "tool").map((m) => textOf(m.content)).join("\n");
+  assert.match(answer, /"status":"queued"/, `memory_store answered queued: ${answer.slice(0, 400)}`);
+  const memoryUri = /"uri":"([^"]+)"/.exec(answer)?.[1];
+  assert.ok(memoryUri, answer.slice(0, 400));
   harness("restart-server");
   ok(await turn(t, "delta", "And weekends are covered by the secondary."));
+  assert.match(await client.readContent(memoryUri), /pager rota lives in the ops wiki/, "the queued memory is in OpenViking");
+  const folder = memoryUri.slice(0, memoryUri.lastIndexOf("/"));
+  const same = (await client.ls(folder)).map((f) => String(f.uri ?? f)).filter((u) => u.includes("pager-rota"));
+  assert.equal(same.length, 1, `once: ${same.join(", ")}`);
   const ctx = await client.sessionContext("main--delta", { tokenBudget: 1000000 });
   const texts = (ctx.messages ?? []).filter((m) => m.role === "user").map((m) => m.parts.find((p) => p.type === "text")?.text ?? "");
   assert.ok(texts.some((x) => x.includes("pager escalates")), "the outage turn was replayed from the outbox");
