@@ -45,8 +45,8 @@ pub struct Engine<H: Host> {
     /// Advancement and content keys reserved whose outbox append has not finished: a retry
     /// of one of them is refused (retryable), never answered `duplicate` before it is durable.
     pub(super) in_flight: RefCell<std::collections::HashSet<String>>,
-    /// The last successful search, reused within `SEARCH_REUSE_MS` (see `read`).
-    pub(super) last_search: RefCell<Option<super::read::LastSearch>>,
+    /// The last successful search, reused within `SEARCH_REUSE_MS` (see `search`).
+    pub(super) last_search: RefCell<Option<super::search::LastSearch>>,
     /// The server refused a find over a list of folders: this process sends two.
     pub(super) combined_find_refused: std::cell::Cell<bool>,
     /// The stable profile once read in this process (`Some(None)`: there is none).

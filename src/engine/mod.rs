@@ -37,6 +37,7 @@ mod rebuild;
 mod record;
 mod status;
 mod run_tool;
+mod search;
 mod write;
 
 pub use commit::CommitOutcome;
@@ -48,7 +49,8 @@ pub use identity::{identity_key, IDENTITY_TTL_MS};
 pub use import::{imported_session_id, ImportReport, ImportRequest, IMPORTED_SUFFIX, IMPORT_COMMIT_WAIT_MS};
 pub use memory_queue::{memory_queue_key, MemoryReplay, QueuedOp};
 pub use outbox::FlushReport;
-pub use read::{AssembleCall, Assembled, IntentTrace, LastAssembled, RecallStatus, RecallToolAnswer, Search, SEARCH_REUSE_MS};
+pub use read::{AssembleCall, Assembled, IntentTrace, LastAssembled, RecallStatus, RecallToolAnswer};
+pub use search::{Search, SEARCH_REUSE_MS};
 pub use record::{Operation, SessionRecord, RECORDS_CACHED};
 pub use status::{SessionStatus, Trace};
 pub use write::{content_key, TurnWrite, WriteOutcome, WriteStatus};

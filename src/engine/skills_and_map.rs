@@ -13,7 +13,7 @@
 //! them may see no further turn. While OpenViking cannot be listed, the kept map is used as it
 //! is.
 
-use super::read::SEARCH_REUSE_MS;
+use super::search::SEARCH_REUSE_MS;
 use super::Engine;
 use crate::host::Host;
 use crate::host::join::join_all;
