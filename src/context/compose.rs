@@ -21,11 +21,13 @@
 //! - After a compaction the summary's "Current State" and "Open Issues" sections are carried
 //!   as active instructions in the system prompt addition (design §3.4 item 6).
 
-use crate::message::synthetic::{is_summary_message, strip_synthetic, SUMMARY_MARKER};
+use crate::message::synthetic::{is_summary_message, strip_synthetic};
 use crate::message::{estimate_message_tokens, role, split_turns};
+pub use super::summary_message::{active_instructions, summary_message};
+pub use super::token_split::{token_split, TokenSplit};
 use crate::text::tokens::estimate_tokens;
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// The user message that opens a recall pair (valid on every provider: the call follows a
 /// user turn), stamped like the call.
@@ -85,67 +87,6 @@ pub struct Trimmed {
     pub older_summaries: usize,
     pub raw_turns: usize,
     pub latest_summary: bool,
-}
-
-/// How the composed context's tokens split (what the tuning page draws): the summary
-/// message, the raw turns kept, the recall pair (its call and result: `recall` + `skills` =
-/// the outcome's `tokens`, the part `recallTokenBudget` bounds; its skills' lines apart), the
-/// one-line user message opening the pair, the current turn (its prompt included), and the
-/// map of folders in the system prompt addition.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-pub struct TokenSplit {
-    pub summary: u64,
-    pub raw: u64,
-    pub recall: u64,
-    pub current: u64,
-    /// The skills section of the recall pair (`recall::skills`); absent when none was listed.
-    #[serde(skip_serializing_if = "is_zero")]
-    #[cfg_attr(feature = "typescript", ts(optional = nullable))]
-    pub skills: u64,
-    /// The user message opening the recall pair in the context (outside `recallTokenBudget`);
-    /// absent when the pair is not in the context.
-    #[serde(skip_serializing_if = "is_zero")]
-    #[cfg_attr(feature = "typescript", ts(optional = nullable))]
-    pub recall_opening: u64,
-    /// The map of folders (`map`), counted against the budget; absent when there is none.
-    #[serde(skip_serializing_if = "is_zero")]
-    #[cfg_attr(feature = "typescript", ts(optional = nullable))]
-    pub map: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
-
-/// Splits a composition's `estimated_tokens` by part (they add up to it): the summary
-/// message first, the synthetic pair wherever it stands, the last `current_messages` (and
-/// the prompt the host sends apart) as the current turn, the rest raw.
-pub fn token_split(c: &Composition) -> TokenSplit {
-    let msgs = &c.messages;
-    let mut split = TokenSplit::default();
-    let mut start = 0;
-    if msgs.first().is_some_and(is_summary_message) {
-        split.summary = estimate_message_tokens(&msgs[0]) as u64;
-        start = 1;
-    }
-    let current_at = msgs.len().saturating_sub(c.current_messages).max(start);
-    for (i, m) in msgs.iter().enumerate().skip(start) {
-        let t = estimate_message_tokens(m) as u64;
-        if crate::message::synthetic::is_pair_opening(m) {
-            split.recall_opening += t;
-        } else if crate::message::synthetic::is_synthetic(m) {
-            split.recall += t;
-        } else if i >= current_at {
-            split.current += t;
-        } else {
-            split.raw += t;
-        }
-    }
-    // the prompt the host sends apart from its messages
-    split.current += c.estimated_tokens.saturating_sub(split.summary + split.raw + split.recall + split.recall_opening + split.current);
-    split
 }
 
 /// The design's `AssembledContextPacket` (§5.2), plus what the host needs.
@@ -208,64 +149,6 @@ pub fn block_cut(min_cut: usize, index: &[usize], tokens: impl Fn(usize) -> u64,
         }
     }
     best
-}
-
-/// The summary as the first message: data about earlier turns, clearly delimited.
-pub fn summary_message(s: &SummaryRef, older: &[&SummaryRef], now_ms: u64) -> Value {
-    let mut text = format!(
-        "{SUMMARY_MARKER} checkpoint=\"{}\" turns=\"{}-{}\">\nEarlier turns of this conversation were compacted; this summary stands for them. \
-         Their full text is kept and can be read with memory_expand on {}.\n",
-        s.checkpoint_id, s.start_sequence, s.end_sequence, s.archive_uri
-    );
-    for o in older {
-        text.push_str(&format!("\n[Earlier summary, turns {}-{}]\n{}\n", o.start_sequence, o.end_sequence, first_lines(&o.text, 12)));
-    }
-    text.push('\n');
-    text.push_str(s.text.trim());
-    text.push_str("\n</conversation-summary>");
-    json!({"role": "user", "content": [{"type": "text", "text": text}], "timestamp": now_ms})
-}
-
-fn first_lines(s: &str, n: usize) -> String {
-    s.lines().filter(|l| !l.trim().is_empty()).take(n).collect::<Vec<_>>().join("\n")
-}
-
-/// The body of a markdown `## name` section of a working-memory summary.
-fn section(md: &str, name: &str) -> Option<String> {
-    let mut out = Vec::new();
-    let mut inside = false;
-    for line in md.lines() {
-        if let Some(h) = line.strip_prefix("## ") {
-            if inside {
-                break;
-            }
-            inside = h.trim().eq_ignore_ascii_case(name);
-            continue;
-        }
-        // skip the italic description line under each heading
-        if inside && !(line.starts_with('_') && line.ends_with('_')) && !line.trim().is_empty() {
-            out.push(line.trim().to_string());
-        }
-    }
-    let body = out.join("\n");
-    if body.is_empty() || body.eq_ignore_ascii_case("- none recorded.") { None } else { Some(body) }
-}
-
-/// Current state and open issues of the latest summary, as active instructions.
-pub fn active_instructions(summary: &str) -> Option<String> {
-    let state = section(summary, "Current State");
-    let open = section(summary, "Open Issues");
-    if state.is_none() && open.is_none() {
-        return None;
-    }
-    let mut s = String::from("Continuing after a compaction. Pick up from here:");
-    if let Some(x) = state {
-        s.push_str(&format!("\nCurrent state: {x}"));
-    }
-    if let Some(x) = open {
-        s.push_str(&format!("\nOpen issues: {x}"));
-    }
-    Some(s)
 }
 
 pub fn compose(input: ComposeInput) -> Composition {

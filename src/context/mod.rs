@@ -8,3 +8,5 @@ pub mod compose;
 pub mod page_extras;
 pub mod map;
 pub mod summary_check;
+pub mod summary_message;
+pub mod token_split;
