@@ -17,6 +17,8 @@
 //! own ones from what the visitor expected, not from the format's message.
 
 pub mod fields;
+mod request;
 mod tracked;
 
+pub use request::*;
 pub use tracked::*;
