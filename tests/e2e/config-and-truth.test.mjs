@@ -10,8 +10,9 @@
 // CLI message is answered by the plugin (no model call, no turn stored) — an ordinary, stored
 // turn without hooks.allowConversationAccess; sent with chat.send to a gateway, the plugin's
 // command answers it (no model call) even without that permission; local mode set up as the README says: doctor
-// names a missing configPath, server binary and user key, the README's curl makes the key, a
-// turn starts openviking-server and is stored, and every doctor check passes.
+// names a missing configPath, server binary and user key, `openclaw openviking setup` writes
+// ov.conf, starts openviking-server and makes the key, a turn is stored, the memory the model
+// stored in it is recalled in the next session, and every doctor check passes.
 // Run: node --test --test-concurrency=1 tests/e2e/config-and-truth.test.mjs (~7–9 min).
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
@@ -19,7 +20,7 @@ import fs from "node:fs";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { startFakeModel } from "./fake-model.mjs";
+import { startFakeModel, defaultScript, endsWithToolResult, lastQuestion, textOf } from "./fake-model.mjs";
 import { writeConfig, runTurn, runCli, scratchDir, gatewayConfig, startGateway } from "./openclaw.mjs";
 import { randomBytes } from "node:crypto";
 import { startHarness, harnessCommand, freePort, SERVER_BIN } from "../../js-glue/test/openviking/helpers.mjs";
@@ -32,8 +33,17 @@ const PLUGIN = path.join(ROOT, "js-glue");
 let fm;
 const dirs = [];
 
+/** "remember that …" makes the model call memory_store; everything else is the default echo. */
+function script(req) {
+  const remember = /^remember that (.+)$/i.exec(lastQuestion(req));
+  if (remember && !endsWithToolResult(req.messages)) {
+    return { toolCalls: [{ name: "memory_store", arguments: { text: `The user said: ${remember[1]}`, category: "preferences" } }] };
+  }
+  return defaultScript(req);
+}
+
 before(async () => {
-  fm = await startFakeModel({});
+  fm = await startFakeModel({ script });
 });
 
 after(async () => {
@@ -121,7 +131,7 @@ test("hard mistakes (baseUrl without a scheme, a file as stateDir, an unset ${VA
   }
 });
 
-test("local mode as the README sets it up: with the key's variable not set yet, doctor still checks configPath and the server binary; `setup` writes ov.conf, starts the server, makes a user key and writes it where OpenClaw reads it; a turn is stored and every check passes", { timeout: 420_000 }, async (t) => {
+test("local mode as the README sets it up: with the key's variable not set yet, doctor still checks configPath and the server binary; `setup` writes ov.conf, starts the server, makes a user key and writes it where OpenClaw reads it; a turn is stored, a memory the model stored in it is recalled in the next session's turn, and every check passes", { timeout: 420_000 }, async (t) => {
   const port = await freePort();
   const missing = home({ port, configPath: "/nonexistent/ov.conf" });
   const doctor = await openclaw(t, missing, ["openviking", "doctor", "--json"]);
@@ -182,7 +192,8 @@ test("local mode as the README sets it up: with the key's variable not set yet, 
     assert.match(again.json.steps.find((s) => s.id === "key").detail, /made anew/);
 
     // OpenClaw reads the key from its .env: a turn is stored, and doctor passes
-    const r = await runTurn({ dir, sessionId: "loc", message: "We decided the billing service runs on Postgres 16.", timeoutMs: 120_000, env: withBin });
+    const n0 = fm.requests.length;
+    const r = await runTurn({ dir, sessionId: "loc", message: "remember that the billing service runs on Postgres 16", timeoutMs: 120_000, env: withBin });
     t.diagnostic(`local turn: exit=${r.code} wall=${r.ms}ms`);
     assert.equal(r.code, 0, r.stderr.slice(-3000));
     assert.doesNotMatch(r.stderr, /INVALID_CONFIG/);
@@ -192,6 +203,19 @@ test("local mode as the README sets it up: with the key's variable not set yet, 
     const client = createClient({ baseUrl: `http://127.0.0.1:${lport}`, apiKey: userKey, agentId: "main" });
     const stored = await storedMessages(client, "main--loc");
     assert.ok(stored.some((m) => m.role === "user" && JSON.stringify(m).includes("Postgres 16")), "the turn is in OpenViking");
+    const told = fm.requests.slice(n0).at(-1).body.messages.filter((m) => m.role === "tool").map((m) => textOf(m.content)).join("\n");
+    assert.match(told, /"stored":true/, `the model's memory_store wrote the memory to the local server: ${told.slice(0, 400)}`);
+
+    // the next session's turn: the memory is recalled into what the model sees
+    const n1 = fm.requests.length;
+    const next = await runTurn({ dir, sessionId: "loc-next", message: "Which database does the billing service use?", timeoutMs: 120_000, env: withBin });
+    assert.equal(next.code, 0, next.stderr.slice(-3000));
+    const msgs = fm.requests[n1].body.messages;
+    const callId = msgs.flatMap((m) => m.tool_calls ?? []).find((c) => c.function?.name === "memory_recall_auto")?.id;
+    const recalled = msgs.find((m) => m.role === "tool" && callId && m.tool_call_id === callId);
+    assert.ok(recalled && /Postgres 16/.test(textOf(recalled.content)), `recalled in the next session: ${JSON.stringify(msgs).slice(0, 1500)}`);
+    t.diagnostic(`recalled: ${textOf(recalled.content).slice(0, 200)}`);
+
     const all = await openclaw(t, dir, ["openviking", "doctor"], withBin);
     assert.equal(all.code, 0, all.stdout);
     assert.match(all.stdout, /^OpenViking doctor: all checks passed/);
