@@ -145,7 +145,7 @@ struct Prepared {
 impl<H: Host> Engine<H> {
     /// The turns a session holds — in OpenViking (every archive, then the live messages) and
     /// in this state dir's outbox — as the history index reads them.
-    async fn held_turns(&self, ov_id: &str) -> HostResult<Vec<TurnEntry>> {
+    pub(super) async fn held_turns(&self, ov_id: &str) -> HostResult<Vec<TurnEntry>> {
         let mut messages: Vec<Value> = Vec::new();
         if let Some(meta) = self.host.session_meta(ov_id).await? {
             for n in 1..=meta.commit_count {

@@ -18,7 +18,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 /// The engine's host: the OpenViking protocol over the JS callbacks.
-type Host = OpenVikingHttp<Pausing<JsHost>>;
+pub(super) type Host = OpenVikingHttp<Pausing<JsHost>>;
 
 fn host_err(e: HostError) -> JsValue {
     let code = if e.kind == HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
@@ -26,7 +26,7 @@ fn host_err(e: HostError) -> JsValue {
 }
 
 /// Agent isolation: only this agent's OpenViking sessions may be touched.
-fn owned(engine: &Engine<Host>, ov_session_id: &str) -> Result<(), JsValue> {
+pub(super) fn owned(engine: &Engine<Host>, ov_session_id: &str) -> Result<(), JsValue> {
     if crate::address::session_map::owns_session(&engine.config.agent_id, ov_session_id) {
         Ok(())
     } else {
@@ -41,7 +41,7 @@ fn owned(engine: &Engine<Host>, ov_session_id: &str) -> Result<(), JsValue> {
 ///
 /// Every export's future is boxed into one type before it reaches `future_to_promise`, so the
 /// promise machinery is compiled once for the class, not once per method.
-fn bounded_op<F>(op: crate::engine::Operation<Host>, ms: u64, what: &'static str, fut: F) -> Promise
+pub(super) fn bounded_op<F>(op: crate::engine::Operation<Host>, ms: u64, what: &'static str, fut: F) -> Promise
 where
     F: std::future::Future<Output = Result<JsValue, JsValue>> + 'static,
 {
@@ -69,16 +69,16 @@ fn bounded_boxed(ms: u64, what: &'static str, fut: BoxedCall) -> Promise {
 }
 
 /// How long an engine call may take: a few host calls' worth (each bounded by timeoutMs).
-fn deadline(engine: &Engine<Host>, extra_ms: u64) -> u64 {
+pub(super) fn deadline(engine: &Engine<Host>, extra_ms: u64) -> u64 {
     engine.config.timeout_ms.saturating_mul(DEADLINE_CALLS).saturating_add(extra_ms)
 }
 
 /// Sequential host calls an engine call is allowed before its deadline.
-const DEADLINE_CALLS: u64 = 4;
+pub(super) const DEADLINE_CALLS: u64 = 4;
 
 #[wasm_bindgen]
 pub struct ContextEngine {
-    inner: Rc<Engine<Host>>,
+    pub(super) inner: Rc<Engine<Host>>,
 }
 
 #[wasm_bindgen]

@@ -13,6 +13,8 @@ mod codec;
 mod js_host;
 #[cfg(feature = "plugin")]
 mod context_engine;
+#[cfg(feature = "plugin")]
+mod export_restore;
 #[cfg(feature = "page")]
 mod live;
 pub mod exports;

@@ -753,6 +753,115 @@ export type ImportReport = {
   note: string | null,
 };
 
+/**
+ * What an export starts from: the header line and the agent's sessions in OpenViking.
+ */
+export type ExportStart = {
+  header: string,
+  /**
+   * The agent's OpenViking sessions (ids), oldest first.
+   */
+  sessions: Array<string>,
+};
+
+/**
+ * Lines of the file and what they hold.
+ */
+export type ExportLines = {
+  lines: Array<string>,
+  turns: number,
+  memories: number,
+  /**
+   * What could not be exported, each with why.
+   */
+  problems: Array<string>,
+};
+
+export type ExportCounts = { sessions: number, turns: number, memories: number, };
+
+export type IndexedSession = {
+  sessionId: string,
+  ovSessionId: string,
+  archives: number,
+  turns: number,
+  /**
+   * The lines (0-based) of its head, turns and checkpoints.
+   */
+  lines: Array<number>,
+};
+
+/**
+ * What an export file holds, by line: which lines make each session and which are memories.
+ */
+export type ExportIndex = {
+  agentId: string,
+  exportedAt: string,
+  sessions: Array<{ sessionId: string, ovSessionId: string, archives: number, turns: number, 
+/**
+ * The lines (0-based) of its head, turns and checkpoints.
+ */
+lines: Array<number>, }>,
+  /**
+   * The lines (0-based) of the memories.
+   */
+  memoryLines: Array<number>,
+  /**
+   * What the `end` line counted; `null`: the file has no end (cut short).
+   */
+  counted: ExportCounts | null,
+  /**
+   * The file ends with its `end` line and holds what it counted.
+   */
+  complete: boolean,
+  /**
+   * Lines left out, each with why (`line 7: …`).
+   */
+  problems: Array<string>,
+};
+
+/**
+ * What a restore of one session found and did.
+ */
+export type RestoreReport = {
+  sessionId: string,
+  ovSessionId: string,
+  /**
+   * Turns in the file for it, and how many archives they were in.
+   */
+  turns: number,
+  archives: number,
+  alreadyStored: number,
+  written: number,
+  remaining: number,
+  /**
+   * Of the written turns, still in the outbox.
+   */
+  queued: number,
+  /**
+   * Commits this run made at the source's archive boundaries.
+   */
+  commits: number,
+  /**
+   * Archives the session has in OpenViking now.
+   */
+  archived: number,
+  stopped: string | null,
+};
+
+/**
+ * What a restore of the memories found and did.
+ */
+export type MemoryRestoreReport = {
+  memories: number,
+  /**
+   * A memory at the same path is there already (it is kept, never overwritten).
+   */
+  alreadyStored: number,
+  written: number,
+  remaining: number,
+  problems: Array<string>,
+};
+
 export type SessionRecord = {
   ovSessionId: string,
   /**
