@@ -220,9 +220,49 @@ export function formatSetup(doc) {
   return lines.join("\n");
 }
 
+/** `export`: where the file went and what it holds. */
+export function formatExport(doc) {
+  if (doc.refused) return formatRefused(doc);
+  const t = doc.totals ?? {};
+  const lines = doc.error
+    ? [`OpenViking export (agent ${doc.agentId ?? "?"}): nothing written`, `  error: ${doc.error}`]
+    : [`OpenViking export (agent ${doc.agentId}): ${plural(t.sessions ?? 0, "session")}, ${plural(t.turns ?? 0, "turn")}, ${plural(t.memories ?? 0, "memory", "memories")} → ${doc.file} (${doc.bytes} bytes of JSON lines, ${fmtDuration(doc.elapsedMs)})`];
+  for (const s of doc.sessions) lines.push(`  ${s.ovSessionId}: ${plural(s.turns, "turn")}`);
+  for (const p of doc.problems ?? []) lines.push(`  not exported: ${p}`);
+  if (!doc.error) lines.push(`  restore it with: openclaw openviking import --from ${doc.file} --apply`);
+  return lines.join("\n");
+}
+
+/** `import --from`: per session what the file holds, what OpenViking has, what was (or would be) written. */
+function formatRestore(doc) {
+  const t = doc.totals ?? {};
+  const m = doc.memories;
+  const mem = !m ? "" : m.error ? "; memories: error" : doc.apply ? `; ${plural(m.written, "memory", "memories")} written, ${m.alreadyStored} already there` : `; ${plural(m.remaining, "memory", "memories")} to write, ${m.alreadyStored} already there`;
+  const head = doc.apply
+    ? `OpenViking restore from ${doc.from} (agent ${doc.agentId}): ${plural(t.written ?? 0, "turn")} written, ${t.alreadyStored ?? 0} already there, ${t.remaining ?? 0} left; ${plural(t.commits ?? 0, "commit")}${mem}`
+    : `OpenViking restore from ${doc.from}, dry run (agent ${doc.agentId}): ${plural(t.remaining ?? 0, "turn")} to write, ${t.alreadyStored ?? 0} already there${mem} — run again with --apply to write them`;
+  const lines = [head];
+  if (doc.fromAgentId && doc.fromAgentId !== doc.agentId) lines.push(`  the file is agent ${doc.fromAgentId}'s (exported ${doc.exportedAt})`);
+  if (doc.error) lines.push(`  error: ${doc.error}`);
+  for (const p of doc.problems ?? []) lines.push(`  file: ${p}`);
+  for (const s of doc.sessions) {
+    if (s.error) {
+      lines.push(`  ${s.sessionId}: error: ${s.error}`);
+      continue;
+    }
+    const left = doc.apply ? `${s.written} written, ${s.remaining} left` : `${s.remaining} to write`;
+    lines.push(`  ${s.sessionId}: ${plural(s.turns, "turn")} in ${plural(s.archives, "archive")}; ${s.alreadyStored} already in OpenViking; ${left} → ${s.ovSessionId}`);
+    if (s.stopped) lines.push(`    stopped: ${s.stopped}`);
+  }
+  if (m?.error) lines.push(`  memories: error: ${m.error}`);
+  if (doc.apply && doc.turnsPerSecond !== null) lines.push(`  ${fmtDuration(doc.elapsedMs)}, ${doc.turnsPerSecond} turns/s`);
+  return lines.join("\n");
+}
+
 /** `import`: per session what OpenClaw holds, what OpenViking has, what was (or would be) written. */
 export function formatImport(doc) {
   if (doc.refused) return formatRefused(doc);
+  if (doc.from) return formatRestore(doc);
   const t = doc.totals ?? {};
   const verb = doc.apply ? "written" : "to write";
   const head = doc.apply
@@ -376,6 +416,8 @@ export function usage(prefix) {
     `${prefix} flush [--session <sessionId>] [json]    replay the outbox of each session now`,
     `${prefix} trace [--session <sessionId>] [json]    what the last assembled turn searched, injected, cut and spent`,
     `openclaw openviking import [--apply] [--session <id>] [--since/--until <date>] [--limit <n>]   bring past OpenClaw sessions into OpenViking (CLI only)`,
+    `openclaw openviking export --out <file>[.gz]   the agent's past in OpenViking to one file (CLI only)`,
+    `openclaw openviking import --from <file> [--apply]   restore such a file here (CLI only)`,
     `openclaw openviking setup [--embedding-url <url> --vlm-url <url> …]   local mode in one command (CLI only)`,
   ].join("\n");
 }

@@ -13,13 +13,14 @@ import { isOpenVikingServer, pidAlive } from "../openviking/proc.js";
 import { agentFromSessionKey, freshRuntime, hostDefaultAgent, openclawStateDir, resolveStateDir } from "./runtime.js";
 export { hostDefaultAgent };
 import { ENGINE_ID } from "./context-engine.js";
-import { formatDoctor, formatFlush, formatImport, formatSetup, formatStatus, formatTrace, usage } from "./commands-format.js";
+import { formatDoctor, formatExport, formatFlush, formatImport, formatSetup, formatStatus, formatTrace, usage } from "./commands-format.js";
 import { createImporter, createProgress, importOptions, progressKey } from "./import.js";
+import { createExporter, createRestorer, exportOptions } from "./export.js";
 import { runSetup, setupOptions } from "./setup.js";
 
 export const COMMAND = "openviking";
 export const SUBCOMMANDS = ["status", "doctor", "flush", "trace"];
-const DESCRIPTION = "OpenViking context engine: status, doctor, flush, trace, import, setup";
+const DESCRIPTION = "OpenViking context engine: status, doctor, flush, trace, import, export, setup";
 const SESSION_PREFIX = "session/";
 const PROBE_MS = 5000;
 
@@ -392,7 +393,12 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
 
   /** `import`: refused like the others when the config is; `progress` only on the CLI. */
   const importSessions = (opts = {}, progress = null) =>
-    runtime.refused ? Promise.resolve(refusedDoc("import", { sessions: [], totals: null })) : createImporter(runtime, { pickAgent, progress })(opts);
+    runtime.refused ? Promise.resolve(refusedDoc("import", { sessions: [], totals: null }))
+      : opts.from ? createRestorer(runtime, { pickAgent, progress })(opts)
+      : createImporter(runtime, { pickAgent, progress })(opts);
+  /** `export`: the agent's past in OpenViking to one file. */
+  const exportAgent = (opts = {}) =>
+    runtime.refused ? Promise.resolve(refusedDoc("export", { sessions: [], totals: null })) : createExporter(runtime, { pickAgent })(opts);
   /** `setup` (local mode): runs whatever the config's state; then the doctor on the config
    *  as it is afterwards (a runtime made anew: the key may just have been written). */
   const setup = (opts = {}) =>
@@ -401,7 +407,7 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
       log: (m) => runtime.logger?.info?.(`[openviking] ${m}`),
       doctor: (rawConfig) => createOperator(freshRuntime(api, runtime, rawConfig), { api, pluginVersion }).doctor({ hostConfig: opts.hostConfig }),
     });
-  return { status, doctor, flush, trace, import: importSessions, setup };
+  return { status, doctor, flush, trace, import: importSessions, export: exportAgent, setup };
 }
 
 function safe(fn) {
@@ -412,7 +418,7 @@ function safe(fn) {
   }
 }
 
-const FORMAT = { status: formatStatus, doctor: formatDoctor, flush: formatFlush, trace: formatTrace, import: formatImport, setup: formatSetup };
+const FORMAT = { status: formatStatus, doctor: formatDoctor, flush: formatFlush, trace: formatTrace, import: formatImport, export: formatExport, setup: formatSetup };
 
 /** Did the command fail (for the CLI's exit code)? */
 export function failed(doc) {
@@ -421,7 +427,8 @@ export function failed(doc) {
   if (doc.command === "status") return !doc.openviking.usable || doc.sessions.some((s) => s.error);
   if (doc.command === "doctor") return !doc.ok;
   if (doc.command === "flush") return doc.totals.queued > 0 || (doc.memory?.queued ?? 0) > 0 || doc.sessions.some((s) => s.error);
-  if (doc.command === "import") return Boolean(doc.error) || doc.sessions.some((s) => s.error || s.stopped);
+  if (doc.command === "import") return Boolean(doc.error) || doc.sessions.some((s) => s.error || s.stopped) || Boolean(doc.memories?.error);
+  if (doc.command === "export") return Boolean(doc.error);
   if (doc.command === "setup") return !doc.ok;
   return false;
 }
@@ -476,6 +483,7 @@ const SPECS = [
   ["flush", "replay each session's outbox into OpenViking now", true],
   ["trace", "the last assembled turn: query, scopes, memories injected or cut and why, token split", true],
   ["import", "bring the agent's OpenClaw sessions from before this engine into OpenViking (a dry run without --apply)", false],
+  ["export", "the agent's past in OpenViking (sessions, checkpoints, memories) to one file, for `import --from` on another server", false],
   ["setup", "local mode in one command: ov.conf, the server, a user key where OpenClaw reads it, then doctor", false],
 ];
 
@@ -486,6 +494,7 @@ function buildCliTree(program, run) {
   for (const [sub, description, perSession] of SPECS) {
     const cmd = root.command(sub).description(description).option("--json", "print the report as JSON");
     if (sub === "import") importOptions(cmd);
+    if (sub === "export") exportOptions(cmd);
     if (sub === "setup") setupOptions(cmd);
     if (perSession) cmd.option("--session <sessionId>", "only this session (an OpenClaw sessionId)");
     cmd.option("--agent <agentId>", "the OpenClaw agent (default: the host's default agent)");
@@ -524,6 +533,7 @@ export function registerCommands(api, runtime, { pluginVersion = null } = {}) {
           try {
             const hostConfig = config ?? safe(() => api.config);
             doc = sub === "import" ? await operator.import({ ...options, hostConfig, openclawStateDir: openclawStateDir(api) }, createProgress())
+              : sub === "export" ? await operator.export({ ...options, hostConfig })
               : sub === "setup" ? await operator.setup({ ...options, hostConfig })
               : await operator[sub]({ agent: options.agent, session: options.session, hostConfig });
           } catch (err) {

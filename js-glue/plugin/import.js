@@ -25,7 +25,8 @@ export function importOptions(cmd) {
     .option("--until <date>", "only turns before this time")
     .option("--limit <n>", "write at most this many turns in this run (the next run goes on)")
     .option("--concurrency <n>", `sessions imported at once (default ${DEFAULT_CONCURRENCY})`)
-    .option("--include-deleted", "also transcripts OpenClaw keeps as deleted or reset");
+    .option("--include-deleted", "also transcripts OpenClaw keeps as deleted or reset")
+    .option("--from <file>", "restore a file `openclaw openviking export` wrote, instead of reading OpenClaw's sessions");
 }
 
 /** "2026-11-30", "2026-11-30T10:00:00Z" or milliseconds → ms; null for nothing; throws naming the flag. */

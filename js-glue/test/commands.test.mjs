@@ -167,12 +167,14 @@ test("both surfaces are registered: the CLI root with descriptors, the chat comm
   assert.equal(typeof d.machineOutput, "function");
   assert.equal(machineOutput({ argv: ["node", "openclaw", "openviking", "status", "--json"], stdoutIsTTY: false }), true);
   assert.equal(machineOutput({ argv: ["node", "openclaw", "openviking", "status"], stdoutIsTTY: true }), false);
-  assert.deepEqual(root.subs.map((c) => c.name), ["status", "doctor", "flush", "trace", "import", "setup"]);
+  assert.deepEqual(root.subs.map((c) => c.name), ["status", "doctor", "flush", "trace", "import", "export", "setup"]);
   const imp = root.subs.find((c) => c.name === "import");
-  for (const f of ["--apply", "--since <date>", "--until <date>", "--limit <n>", "--concurrency <n>", "--include-deleted", "--agent <agentId>"]) assert.ok(imp.flags.includes(f), `import has ${f}`);
+  for (const f of ["--apply", "--since <date>", "--until <date>", "--limit <n>", "--concurrency <n>", "--include-deleted", "--from <file>", "--agent <agentId>"]) assert.ok(imp.flags.includes(f), `import has ${f}`);
+  const exp = root.subs.find((c) => c.name === "export");
+  for (const f of ["--out <file>", "--force", "--agent <agentId>"]) assert.ok(exp.flags.includes(f), `export has ${f}`);
   for (const c of root.subs) {
     assert.ok(c.flags.includes("--json"), `${c.name} has --json`);
-    assert.equal(c.flags.includes("--session <sessionId>"), !["doctor", "setup"].includes(c.name));
+    assert.equal(c.flags.includes("--session <sessionId>"), !["doctor", "setup", "export"].includes(c.name));
   }
   assert.equal(api.commands.length, 1);
   assert.equal(api.commands[0].name, "openviking");

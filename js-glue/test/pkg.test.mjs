@@ -30,7 +30,7 @@ const TEST_ONLY = ["setUserId", "recall", "memoryScopes", "forgetSearch", "recor
 
 test("the plugin's package: ContextEngine and the free functions the plugin calls, nothing of the page's or the tests'", () => {
   const s = surface(plugin);
-  assert.deepEqual(s.exports, ["ContextEngine", "agentFromSessionKey", "checkConfig", "diagnoseHost", "estimateMessageTokens", "redactSecrets", "reportHost", "stateDirProblem", "toolDefinitions", "version"]);
+  assert.deepEqual(s.exports, ["ContextEngine", "agentFromSessionKey", "checkConfig", "diagnoseHost", "estimateMessageTokens", "exportEndLine", "indexExport", "redactSecrets", "reportHost", "stateDirProblem", "toolDefinitions", "version"]);
   for (const m of TEST_ONLY) assert.ok(!s.classes.ContextEngine.includes(m), `ContextEngine.${m} is test-only`);
   for (const m of ["assemble", "writeTurn", "afterTurn", "runTool", "runCommit", "followTask", "flush", "drain", "status", "trace", "probe", "compact", "hookFallback", "userId"]) {
     assert.ok(s.classes.ContextEngine.includes(m), `ContextEngine.${m}`);

@@ -15,7 +15,7 @@
 //! Nothing in it is a secret of the plugin: no API key, no server address.
 
 use crate::error::{EngineError, Result};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 /// The `format` of the header line.
@@ -23,7 +23,7 @@ pub const FORMAT: &str = "openviking-context-engine-export";
 /// The version this engine writes; it reads this and older.
 pub const VERSION: u32 = 1;
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Header {
     pub format: String,
@@ -33,7 +33,7 @@ pub struct Header {
     pub exported_at: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionHead {
     pub session_id: String,
@@ -44,34 +44,32 @@ pub struct SessionHead {
     pub turns: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportedTurn {
     pub session_id: String,
     pub turn_id: String,
-    #[serde(default)]
     pub at_ms: Option<u64>,
     /// The archive (1-based) the turn was in; `None`: not archived yet.
-    #[serde(default)]
     pub archive: Option<u64>,
     pub messages: Vec<Value>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportedCheckpoint {
     pub session_id: String,
     pub checkpoint: Value,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryScope {
     User,
     Agent,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportedMemory {
     pub scope: MemoryScope,
@@ -80,7 +78,7 @@ pub struct ExportedMemory {
     pub content: String,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
 pub struct ExportCounts {
@@ -90,7 +88,7 @@ pub struct ExportCounts {
 }
 
 /// One line of the file.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Line {
     Header(Header),
@@ -104,6 +102,42 @@ pub enum Line {
 impl Line {
     pub fn to_line(&self) -> String {
         serde_json::to_string(self).unwrap_or_default()
+    }
+
+    /// One line read: its `kind`, then the fields of that kind (read by hand: serde's
+    /// derived readers cost the shipped wasm several times the code).
+    pub fn parse(raw: &str) -> std::result::Result<Line, String> {
+        let v: Value = serde_json::from_str(raw).map_err(|e| e.to_string())?;
+        let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+        let text = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_string).ok_or_else(|| format!("a {kind} line without {k}"));
+        let count = |k: &str| match v.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(n) => n.as_u64().map(Some).ok_or_else(|| format!("{k} of a {kind} line is not a whole number")),
+        };
+        let need = |k: &str| count(k)?.ok_or_else(|| format!("a {kind} line without {k}"));
+        Ok(match kind {
+            "header" => Line::Header(Header { format: text("format")?, version: u32::try_from(need("version")?).unwrap_or(u32::MAX), agent_id: text("agentId")?, exported_at: text("exportedAt").unwrap_or_default() }),
+            "session" => Line::Session(SessionHead { session_id: text("sessionId")?, ov_session_id: text("ovSessionId").unwrap_or_default(), archives: count("archives")?.unwrap_or(0), turns: count("turns")?.unwrap_or(0) }),
+            "turn" => {
+                let messages = match v.get("messages") {
+                    Some(Value::Array(m)) if m.iter().all(Value::is_object) => m.clone(),
+                    _ => return Err("the messages of a turn line are not a list of objects".into()),
+                };
+                Line::Turn(ExportedTurn { session_id: text("sessionId")?, turn_id: text("turnId")?, at_ms: count("atMs")?, archive: count("archive")?, messages })
+            }
+            "checkpoint" => Line::Checkpoint(ExportedCheckpoint { session_id: text("sessionId")?, checkpoint: v.get("checkpoint").cloned().unwrap_or(Value::Null) }),
+            "memory" => {
+                let scope = match v.get("scope").and_then(Value::as_str) {
+                    Some("user") => MemoryScope::User,
+                    Some("agent") => MemoryScope::Agent,
+                    _ => return Err("the scope of a memory line is neither user nor agent".into()),
+                };
+                Line::Memory(ExportedMemory { scope, path: text("path")?, content: text("content")? })
+            }
+            "end" => Line::End(ExportCounts { sessions: need("sessions")?, turns: need("turns")?, memories: need("memories")? }),
+            "" => return Err("no kind".into()),
+            other => return Err(format!("an unknown kind {:?}", crate::text::truncate_with_ellipsis(other, 40))),
+        })
     }
 }
 
@@ -168,7 +202,7 @@ pub fn index_export<S: AsRef<str>>(lines: &[S]) -> Result<ExportIndex> {
         if raw.is_empty() {
             continue;
         }
-        let line: std::result::Result<Line, _> = serde_json::from_str(raw);
+        let line = Line::parse(raw);
         if !seen_header {
             match line {
                 Ok(Line::Header(h)) if h.format == FORMAT => {
@@ -243,7 +277,7 @@ pub fn read_session<S: AsRef<str>>(lines: &[S]) -> Result<(SessionHead, Vec<Expo
     let mut turns = Vec::new();
     let mut checkpoints = Vec::new();
     for (i, raw) in lines.iter().enumerate() {
-        match serde_json::from_str::<Line>(raw.as_ref()) {
+        match Line::parse(raw.as_ref()) {
             Ok(Line::Session(h)) => head = Some(h),
             Ok(Line::Turn(t)) => turns.push(t),
             Ok(Line::Checkpoint(c)) => checkpoints.push(c.checkpoint),
@@ -268,7 +302,7 @@ pub fn read_session<S: AsRef<str>>(lines: &[S]) -> Result<(SessionHead, Vec<Expo
 pub fn read_memories<S: AsRef<str>>(lines: &[S]) -> Result<Vec<ExportedMemory>> {
     let mut out = Vec::new();
     for (i, raw) in lines.iter().enumerate() {
-        match serde_json::from_str::<Line>(raw.as_ref()) {
+        match Line::parse(raw.as_ref()) {
             Ok(Line::Memory(m)) if memory_path_ok(&m.path) => out.push(m),
             Ok(Line::Memory(_)) => return Err(EngineError::input(format!("lines[{i}].path"), "is not a plain relative path")),
             Ok(_) => return Err(EngineError::input(format!("lines[{i}]"), "is not a memory line")),

@@ -87,6 +87,20 @@ export interface ImportRequest {
   firstContact?: boolean;
 }
 
+/**
+ * Lines of an export to restore (`ContextEngine.restoreSession` / `restoreMemories`): one
+ * session's (`ExportIndex.sessions[i].lines`) or the memories' (`ExportIndex.memoryLines`).
+ */
+export interface RestoreRequest {
+  lines: string[];
+  /** Write; otherwise only report what would be written. */
+  apply?: boolean;
+  /** Write at most this many turns (or memories) in this run. */
+  limit?: number;
+  /** How long to wait for each commit's task (default 120 s). */
+  commitWaitMs?: number;
+}
+
 /** One finished turn, as the host hands it over (`ContextEngine.writeTurn` / `afterTurn`). */
 export interface TurnWrite {
   sessionId: string;

@@ -78,6 +78,7 @@ pub fn index_export_js(#[wasm_bindgen(unchecked_param_type = "string[]")] lines:
 /// The export's last line, from what was written (`{sessions, turns, memories}`).
 #[wasm_bindgen(js_name = exportEndLine)]
 pub fn export_end_line_js(#[wasm_bindgen(unchecked_param_type = "ExportCounts")] counts: JsValue) -> Result<String, JsValue> {
-    let counts: ExportCounts = decode("counts", &counts).and_then(|v| crate::decode::decode("counts", v)).map_err(to_js_error)?;
-    Ok(end_line(counts))
+    let v = decode("counts", &counts).map_err(to_js_error)?;
+    let n = |k: &str| v.get(k).and_then(serde_json::Value::as_u64).ok_or_else(|| to_js_error(crate::error::EngineError::input(format!("counts.{k}"), "expected a whole number")));
+    Ok(end_line(ExportCounts { sessions: n("sessions")?, turns: n("turns")?, memories: n("memories")? }))
 }
