@@ -215,3 +215,24 @@ fn below_the_threshold_nothing_changes() {
     assert!(out.result.composition.messages.iter().any(|m| text_of(m) == small));
     assert!(host.world().state.keys().all(|k| !k.starts_with("output/")));
 }
+
+#[test]
+fn an_output_over_what_openviking_takes_is_stored_as_head_and_tail_and_the_sessions_next_turn_is_not_held_back() {
+    let host = FakeHost::new();
+    let e = engine(&host, json!({"compactTurnThreshold": 100}));
+    let huge = format!("HEAD LINE\n{}\nTAIL LINE", "z".repeat(5_000_000));
+    let w = block_on(e.write_turn(turn_write("s1", Some("k1"), big_turn(&huge)))).unwrap();
+    assert!(!w.queued, "sent, not refused");
+    let next = block_on(e.write_turn(turn_write("s1", Some("k2"), vec![json!({"role": "user", "content": "and then?", "timestamp": 2})]))).unwrap();
+    assert!(!next.queued, "the next turn is not held behind it");
+    let world = host.world();
+    let stored = world.tool_results.values().next().expect("the output, moved out of the message by the server");
+    assert_eq!(stored.chars().count(), openviking_context_engine::lifecycle::text_limits::TEXT_MAX_CHARS);
+    assert!(stored.starts_with("HEAD LINE") && stored.ends_with("TAIL LINE"));
+    assert!(world.warnings.iter().any(|w| w.contains("tool output of read (call_read) has 5000020 characters, more than OpenViking takes; 4000000 of them are stored")), "{:?}", world.warnings);
+    drop(world);
+    // unfitted, the same text is refused (as OpenViking 0.5.2 refuses it)
+    use openviking_context_engine::host::OpenViking;
+    let refused = block_on(host.add_messages("main--s1", vec![json!({"role": "user", "parts": [{"type": "text", "text": huge}]})]));
+    assert_eq!(refused.unwrap_err().kind, openviking_context_engine::host::HostErrorKind::Rejected);
+}

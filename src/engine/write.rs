@@ -477,6 +477,13 @@ impl<H: Host> Engine<H> {
         let indexed = crate::tools::history::turn_entry(&env, &req.messages, now);
         let mut messages = to_openviking_messages(&env);
         stamp_messages(&mut messages, turn_id, indexed.timestamp_ms);
+        // what OpenViking would refuse every time, holding the session's later turns back
+        for cut in crate::lifecycle::text_limits::fit_turn(&mut messages) {
+            self.host.warn(&format!(
+                "turn {turn_id} of {ov_id}: its {} has {} characters, more than OpenViking takes; {} of them are stored (head and tail, with a note of the cut)",
+                cut.what, cut.chars, cut.kept
+            ));
+        }
         let decision = capture_decision(&env, self.config.capture_mode, self.config.capture_max_length);
         let counts = decision.counts && !req.is_heartbeat;
         let tokens: u64 = crate::message::synthetic::without_synthetic(&req.messages).iter().map(|(_, m)| estimate_message_tokens(m) as u64).sum();

@@ -217,7 +217,7 @@ test("sessions from before the engine are imported once, in order, and found by 
     const big = path.join(past, "big.txt");
     fs.writeFileSync(big, "a line of the big file that the read tool returns\n".repeat(1600));
     writeConfig({ dir: past, modelUrl }); // OpenClaw's own engine
-    const said = ["FACT: the boat is called Kestrel.", "FACT: the boat's mooring is pier 9.", `READ ${big}`, "what is the boat called?"];
+    const said = ["We decided the boat is called Kestrel.", "FACT: the boat's mooring is pier 9.", `READ ${big}`, "what is the boat called?"];
     for (const message of said) {
       const r = await runTurn({ dir: past, sessionId: "before-engine", message, timeoutMs: TURN_MS });
       assert.equal(r.code, 0, `built-in turn exit ${r.code}: ${r.stderr.slice(-2000)}`);
@@ -279,6 +279,17 @@ test("sessions from before the engine are imported once, in order, and found by 
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const reply = fm.requests.filter((q) => q.body.messages.some((m) => m.role === "tool")).at(-1);
     assert.match(textOf(reply?.body.messages.filter((m) => m.role === "tool").at(-1)?.content), /pier 9/);
+
+    // a memory OpenViking extracted from the imported turns (at the import's commit) is
+    // recalled into a new session's turn
+    const n1 = fm.requests.length;
+    const rr = await runTurn({ dir: past, sessionId: "recall-after-import", message: "Which name did we decide for the boat?", timeoutMs: TURN_MS });
+    assert.equal(rr.code, 0, rr.stderr.slice(-2000));
+    const asked = fm.requests[n1].body.messages;
+    const callId = asked.flatMap((m) => m.tool_calls ?? []).find((c) => c.function?.name === "memory_recall_auto")?.id;
+    const recalled = textOf(asked.find((m) => m.role === "tool" && callId && m.tool_call_id === callId)?.content);
+    t.diagnostic(`recalled after the import: ${recalled.slice(0, 300)}`);
+    assert.match(recalled, /Kestrel/, "the extracted memory is recalled");
 
     // 2026.7.35: its JSONL transcript, imported by the same importer
     if (openclawAvailable("2026.7.35")) {

@@ -15,6 +15,11 @@
 // expansion (archive, checkpoint, excerpts). B then writes a turn: stored once, after A's.
 // Last, A's state dir is deleted (rm -rf) between two turns; A goes on: every turn is stored
 // exactly once, in order (archives + live), and the search still finds the earlier turns.
+// Then the agent moves to another account of the server: `openclaw openviking export --out`
+// in home C, `openclaw openviking import --from … --apply` in home D (a key of the other
+// account): D holds every turn once, in order, in the same archives, at its own time; a
+// second import writes nothing; a search in D answers as on the source, and memory_expand
+// reaches the restored archive's raw turns.
 //
 // Every message read back carries turn_id, created_at and message_kind. Prints
 // `# second-machine: …` per scenario. OV_E2E_KEEP=1 keeps the scratch dirs.
@@ -60,7 +65,7 @@ function script(req) {
   return { text: "Probe done." };
 }
 
-function home(name, compactTurnThreshold) {
+function home(name, compactTurnThreshold, apiKey = ov.env.userKey) {
   const dir = scratchDir(`oc-second-${name}-`);
   const h = { name, dir, stateDir: path.join(dir, "plugin-state") };
   h.configure = (threshold) => writeConfig({
@@ -68,7 +73,7 @@ function home(name, compactTurnThreshold) {
     plugin: {
       path: path.join(ROOT, "js-glue"), id: "openviking",
       config: {
-        mode: "remote", baseUrl: ov.env.baseUrl, apiKey: ov.env.userKey, timeoutMs: 15000, hookFallback: false, stateDir: h.stateDir,
+        mode: "remote", baseUrl: ov.env.baseUrl, apiKey, timeoutMs: 15000, hookFallback: false, stateDir: h.stateDir,
         compactTurnThreshold: threshold, compactTokensAddedThreshold: 10_000_000, recentRawTurnCount: 1,
       },
     },
@@ -87,7 +92,7 @@ before(async () => {
 after(async () => {
   await fm?.close?.();
   await ov?.stop();
-  for (const h of [A, B, C].filter(Boolean)) {
+  for (const h of [A, B, C, D].filter(Boolean)) {
     if (process.env.OV_E2E_KEEP === "1") console.log(`# kept ${h.dir}`);
     else fs.rmSync(h.dir, { recursive: true, force: true });
   }
@@ -155,6 +160,7 @@ async function waitFor(fn, ms = 90_000) {
 }
 
 let C; // a third home that never runs a turn: only the operator's commands
+let D; // a fourth, on another account of the server: the agent moved there by export and import --from
 let answerA, firstHits;
 test("home A: facts, a trigger compaction with its checkpoint in OpenViking, a search and a memory expansion", { timeout: 900_000 }, async (t) => {
   for (const mk of ["M01", "M02", "M03"]) await turn(t, A, mk, FACTS[mk]);
@@ -269,4 +275,43 @@ test("A's state dir deleted mid-conversation: every turn stored once in order, a
   assert.deepEqual(hitsOf(answer.search).filter((h) => firstIds.includes(h.turnId)), firstHits, "the earlier turns' hits as before the loss");
   assert.deepEqual(noElapsed(answer.expand), noElapsed(answerA.expand), "memory_expand as before the loss");
   console.log(`# second-machine rm: acked=${acked.length} stored=${s.turns.length} doubled=${s.doubled} hits=${hits.length} (${hits.map((h) => `${s.turns.find((x) => x.turnId === h.turnId)?.markers[0]}${h.archived ? "/archived" : ""}`).join(",")})`);
+});
+
+test("home D on another account: `export --out` in C and `import --from --apply` in D move the agent: every turn once in order, in the same archives, and the same search answer", { timeout: 600_000 }, async (t) => {
+  assert.ok(C, "scenario C ran");
+  const made = await (await fetch(`${ov.env.baseUrl}/api/v1/admin/accounts`, {
+    method: "POST", headers: { "X-API-Key": ov.env.rootKey, "Content-Type": "application/json" }, body: JSON.stringify({ account_id: "moved", admin_user_id: "mover" }),
+  })).json();
+  const key = made.result?.user_key;
+  assert.ok(key, JSON.stringify(made));
+  D = home("d", 1000, key);
+  const cli = async (h, args) => {
+    const r = await runCli({ dir: h.dir, args, timeoutMs: 300_000 });
+    t.diagnostic(`${h.name}: openclaw ${args.join(" ")}: exit=${r.code} wall=${r.ms}ms`);
+    for (const l of r.stdout.split("\n").slice(0, 12)) t.diagnostic(`| ${l}`);
+    assert.equal(r.code, 0, `${h.name} ${args.join(" ")}: ${r.stdout.slice(-1500)}\n${r.stderr.slice(-1500)}`);
+    return r;
+  };
+  const file = path.join(C.dir, "main.jsonl.gz");
+  const exp = await cli(C, ["openviking", "export", "--out", file]);
+  assert.match(exp.stdout, /^OpenViking export \(agent main\): 1 session, \d+ turns, \d+ memor(y|ies) → /);
+  assert.equal(fs.statSync(file).mode & 0o777, 0o600, "the file holds what the user said: only its owner reads it");
+  const imp = await cli(D, ["openviking", "import", "--from", file, "--apply"]);
+  assert.match(imp.stdout, /^OpenViking restore from .* \(agent main\): \d+ turns written, 0 already there, 0 left; [1-9]\d* commits?/);
+  const again = await cli(D, ["openviking", "import", "--from", file, "--apply", "--json"]);
+  assert.equal(again.json.totals.written, 0, "a second restore writes nothing");
+
+  // D's copy: the source's turns, ids and archive boundaries (archives, then live)
+  const mine = createClient({ baseUrl: ov.env.baseUrl, apiKey: key, agentId: "main" });
+  const [src, dst] = [await storedMessages(client, OV_ID), await storedMessages(mine, OV_ID)];
+  const shape = (msgs) => msgs.filter((m) => m.role === "user").map((m) => [m.turn_id, m.from, m.created_at]);
+  assert.deepEqual(shape(dst), shape(src), "every turn once, in order, in the same archive, at its own time");
+  // a turn on each side: the search in D finds what it finds on the source (turn ids, archived flags)
+  const source = await probe(t, C, "M10");
+  expandUri = `viking://user/mover/sessions/${OV_ID}/history/archive_001`;
+  const answerD = await probe(t, D, "M11");
+  const noProbes = (hits) => hits.filter((h) => !/\bM(05|06|09|10|11)\b/.test(h.excerpt ?? "")).map((h) => [h.turnId, h.archived]);
+  assert.deepEqual(noProbes(answerD.search.hits), noProbes(source.search.hits), "the same hits on the other account");
+  assert.match(JSON.stringify(answerD.expand.excerpts), /lighthouse keeper rotates/, "memory_expand reaches the restored archive's raw turns");
+  console.log(`# second-machine D: moved ${src.length} messages by export/import --from; hits D=${answerD.search.hits.length}`);
 });

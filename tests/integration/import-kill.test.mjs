@@ -5,9 +5,13 @@
 // each message with its turn id. A clean import of the same transcript into another session
 // measures throughput and where the time goes: `# import:` turns/s, and the share of the wall
 // time spent waiting for OpenViking's answers (the rest is the engine and the state dir).
+// A transcript with a 50 MB tool output, a message of an unknown shape and a truncated last
+// line imports each turn once; the output is kept as far as OpenViking takes a text (4 MiB:
+// head and tail, with a note of the cut, its length and SHA-256).
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -78,9 +82,19 @@ async function storedTurns(client, ov) {
   return ids;
 }
 
+let shared = null;
+/** One OpenViking for the file's tests. */
+async function harness() {
+  if (!shared) {
+    shared = await startHarness();
+    const h = shared;
+    cleanup.push(() => h.stop());
+  }
+  return shared;
+}
+
 test("an import killed in the middle of a slice and run again stores every turn once, in order; a clean import's throughput", { timeout: 600_000 }, async (t) => {
-  const h = await startHarness();
-  cleanup.push(() => h.stop());
+  const h = await harness();
   const dir = mkdtempSync(join(tmpdir(), "ove-import-"));
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   const base = { baseUrl: h.env.baseUrl, apiKey: h.env.userKey, userId: h.env.userId, stateDir: join(dir, "state"), config: CONFIG, timeoutMs: 15000, slice: 10 };
@@ -123,4 +137,46 @@ test("an import killed in the middle of a slice and run again stores every turn 
     `with each of ${cli.commits} commits followed to its task's end ${rate(cli)} turns/s (${(cli.wall / 1000).toFixed(1)} s)`;
   console.log(line);
   t.diagnostic(line.slice(2));
+});
+
+test("a transcript with a 50 MB tool output, a message of an unknown shape and a truncated last line: each turn once, the output as much of it as OpenViking takes (head, tail, a note of the cut), the rest counted", { timeout: 600_000 }, async (t) => {
+  const h = await harness();
+  const dir = mkdtempSync(join(tmpdir(), "ove-import-big-"));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const base = { baseUrl: h.env.baseUrl, apiKey: h.env.userKey, userId: h.env.userId, stateDir: join(dir, "state"), config: CONFIG, timeoutMs: 60000, slice: 10 };
+  const client = createClient({ baseUrl: h.env.baseUrl, apiKey: h.env.userKey, agentId: "main" });
+  const t0 = Date.parse("2026-11-02T09:00:00.000Z");
+  const big = `${"a 50 MB log line, repeated until the output is fifty megabytes long\n".repeat(Math.ceil(50_000_000 / 67))}THE LAST LINE`;
+  const events = [
+    { type: "session", version: 4, id: "big", timestamp: new Date(t0).toISOString() },
+    { type: "message", id: "u1", parentId: null, message: { role: "user", content: "dump the log", timestamp: t0 } },
+    { type: "message", id: "c1", parentId: "u1", message: { role: "assistant", content: [{ type: "toolCall", id: "call_big", name: "exec", arguments: { command: "cat huge.log" } }], stopReason: "toolUse", timestamp: t0 + 1 } },
+    { type: "message", id: "r1", parentId: "c1", message: { role: "toolResult", toolCallId: "call_big", toolName: "exec", content: [{ type: "text", text: big }], isError: false, timestamp: t0 + 2 } },
+    { type: "message", id: "a1", parentId: "r1", message: { role: "assistant", content: [{ type: "text", text: "The log ends with THE LAST LINE." }], stopReason: "stop", timestamp: t0 + 3 } },
+    { type: "message", id: "x1", parentId: "a1", message: { role: "hologram", content: "a message of a kind no release writes" } },
+    { type: "message", id: "u2", parentId: "x1", message: { role: "user", content: "thanks", timestamp: t0 + 60_000 } },
+    { type: "message", id: "a2", parentId: "u2", message: { role: "assistant", content: [{ type: "text", text: "You're welcome." }], stopReason: "stop", timestamp: t0 + 60_001 } },
+  ];
+  const file = join(dir, "big.jsonl");
+  writeFileSync(file, `${events.map((e) => JSON.stringify(e)).join("\n")}\n{"type":"message","id":"u3","parentId":"a2","message":{"role":"user","con`);
+  const started = Date.now();
+  const r = await run({ ...base, sessionId: "big", file });
+  const doc = r.docs.at(-1);
+  t.diagnostic(`50 MB import: ${Date.now() - started} ms; ${JSON.stringify(doc)}`);
+  assert.deepEqual([doc.written, doc.remaining, doc.stopped], [2, 0, null]);
+  assert.deepEqual(doc.skipped, { unreadable: 1, unknownMessages: 1, otherBranches: 0 });
+  assert.deepEqual(await storedTurns(client, "main--big-imported"), ["main--big:eu1", "main--big:eu2"], "each turn once, in order");
+  // OpenViking 0.5.2 refuses a text over 4 MiB (it would hold the session's turns back for
+  // ever): the output is stored as 4,000,000 characters, head and tail, with a note of the cut
+  const msgs = await storedMessages(client, "main--big-imported");
+  const part = msgs.flatMap((m) => m.parts ?? []).find((p) => p.type === "tool" && p.tool_id === "call_big");
+  assert.ok(part?.tool_output_ref, `the server moved the output out of the message: ${JSON.stringify(part).slice(0, 300)}`);
+  const id = part.tool_output_ref.split("/").pop();
+  const res = await fetch(`${h.env.baseUrl}/api/v1/sessions/main--big-imported/tool-results/${id}?offset=0&limit=-1&include_metadata=false`, { headers: { "X-API-Key": h.env.userKey } });
+  const kept = (await res.json()).result?.content ?? "";
+  assert.equal(kept.length, 4_000_000, "as much as OpenViking takes");
+  assert.ok(kept.startsWith("a 50 MB log line") && kept.endsWith("THE LAST LINE"), "head and tail");
+  assert.match(kept, new RegExp(`characters cut here by the context engine: .* the whole was ${big.length} characters, sha256 ${createHash("sha256").update(big).digest("hex")}`));
+  const again = (await run({ ...base, sessionId: "big", file })).docs.at(-1);
+  assert.deepEqual([again.written, again.alreadyStored], [0, 2], "a rerun writes nothing");
 });

@@ -231,6 +231,12 @@ impl OpenViking for FakeHost {
         if lost_answer.is_none() {
             self.ov("add_messages")?;
         }
+        // as OpenViking 0.5.2's privacy pass does: a text over 4 MiB characters, or 16 MiB in
+        // all, and the batch is refused
+        let texts: Vec<usize> = messages.iter().flat_map(|m| m["parts"].as_array().cloned().unwrap_or_default()).flat_map(|p| [p["text"].as_str().map(|t| t.chars().count()), p["tool_output"].as_str().map(|t| t.chars().count())]).flatten().collect();
+        if texts.iter().any(|n| *n > 4 * 1024 * 1024) || texts.iter().sum::<usize>() > 16 * 1024 * 1024 {
+            return Err(HostError::new(HostErrorKind::Rejected, "HTTP 400 INVALID_ARGUMENT: Session privacy text limit exceeded"));
+        }
         let mut w = self.0.borrow_mut();
         let mut messages = messages;
         // as OpenViking 0.5.2 does when a message is added: an oversized tool output goes to
