@@ -5,7 +5,8 @@
 // each message with its turn id. A clean import of the same transcript into another session
 // measures throughput and where the time goes: `# import:` turns/s, and the share of the wall
 // time spent waiting for OpenViking's answers (the rest is the engine and the state dir).
-// A transcript with a 50 MB tool output, a message of an unknown shape and a truncated last
+// A session that gets live turns from another process while it is imported stores every
+// turn once, in order. A transcript with a 50 MB tool output, a message of an unknown shape and a truncated last
 // line imports each turn once; the output is kept as far as OpenViking takes a text (4 MiB:
 // head and tail, with a note of the cut, its length and SHA-256).
 import { test, after } from "node:test";
@@ -179,4 +180,54 @@ test("a transcript with a 50 MB tool output, a message of an unknown shape and a
   assert.match(kept, new RegExp(`characters cut here by the context engine: .* the whole was ${big.length} characters, sha256 ${createHash("sha256").update(big).digest("hex")}`));
   const again = (await run({ ...base, sessionId: "big", file })).docs.at(-1);
   assert.deepEqual([again.written, again.alreadyStored], [0, 2], "a rerun writes nothing");
+});
+
+test("a session that keeps getting live turns (another process) while it is imported: every turn once, in order", { timeout: 600_000 }, async (t) => {
+  const h = await harness();
+  const dir = mkdtempSync(join(tmpdir(), "ove-import-live-"));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const N = 60;
+  const base = { baseUrl: h.env.baseUrl, apiKey: h.env.userKey, userId: h.env.userId, stateDir: join(dir, "state"), config: CONFIG, timeoutMs: 15000 };
+  const client = createClient({ baseUrl: h.env.baseUrl, apiKey: h.env.userKey, agentId: "main" });
+  const file = join(dir, "live.jsonl");
+  const text = transcript("live", N);
+  writeFileSync(file, text);
+  // the turns the live process writes: the transcript's last 25, message for message (OpenClaw
+  // puts each live turn in its transcript and hands the same messages to commitTurn)
+  const byTurn = new Map();
+  let turnNo = 0;
+  for (const line of text.split("\n").map((l) => JSON.parse(l)).filter((e) => e.type === "message")) {
+    if (line.message.role === "user") turnNo += 1;
+    if (!byTurn.has(turnNo)) byTurn.set(turnNo, []);
+    byTurn.get(turnNo).push(line.message);
+  }
+  // they start once the import has stored 25 turns: the two writers meet over the same turns
+  const live = [...byTurn.entries()].filter(([i]) => i > 25).map(([i, messages]) => ({ key: `live-${i}`, messages }));
+  const importing = run({ ...base, sessionId: "live", file, slice: 5 });
+  for (const end = Date.now() + 120_000; Date.now() < end; await new Promise((r) => setTimeout(r, 100))) {
+    const n = (await storedMessages(client, "main--live-imported").catch(() => [])).filter((m) => m.role === "user").length;
+    if (n >= 25) break;
+  }
+  const writer = new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL("./live-writer.mjs", import.meta.url)), JSON.stringify({ ...base, sessionId: "live", turns: live })], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (err += d));
+    child.on("exit", (code) => (code ? reject(new Error(`live-writer exited ${code}: ${err.slice(-1500)}`)) : resolve(out.split("\n").filter(Boolean).map((l) => JSON.parse(l)))));
+  });
+  const [imported, written] = await Promise.all([importing, writer]);
+  const last = imported.docs.at(-1);
+  t.diagnostic(`import: ${imported.docs.map((d) => d.written).join("+")} written, last ${JSON.stringify(last).slice(0, 300)}; live: ${written.filter((w) => !w.alreadyStored).length} stored live, ${written.filter((w) => w.alreadyStored).length} found imported`);
+  assert.equal(last.remaining, 0);
+  assert.ok(written.every((w) => w.status === "committed"), "every live turn acknowledged");
+  // each transcript turn once: in the imported session (by its event id) or the live one (by its text)
+  const question = (m) => /^question (\d+):/.exec((m.parts ?? []).find((p) => p.type === "text")?.text ?? "")?.[1];
+  const numbers = async (ov) => (await storedMessages(client, ov)).filter((m) => m.role === "user").map((m) => Number(question(m)));
+  const [inImported, inLive] = [await numbers("main--live-imported"), await numbers("main--live")];
+  t.diagnostic(`imported ${inImported.length} (…${inImported.slice(-5)}), live ${inLive.length} (${inLive.slice(0, 5)}…)`);
+  const all = [...inImported, ...inLive].sort((a, b) => a - b);
+  assert.deepEqual(all, Array.from({ length: N }, (_, i) => i + 1), "every turn once, none missing");
+  const ascending = (xs) => xs.every((x, i) => i === 0 || xs[i - 1] < x);
+  assert.ok(ascending(inImported) && ascending(inLive), "each session in order");
 });
