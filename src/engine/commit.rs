@@ -5,7 +5,7 @@
 //! a `CompactCheckpoint` (locally and as JSON in OpenViking).
 
 use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS, WRITE_LOCK_TTL_MS};
-use super::record::{ledger_key, outbox_key, TurnLedger};
+use super::record::outbox_key;
 use super::Engine;
 use crate::lifecycle::checkpoint::{archive_index_from_uri, checkpoint_id, checkpoint_uri, extracted_memory_uris, CompactCheckpoint, TurnRange};
 use crate::lifecycle::commit_guard::{Admission, CommitPhase};
@@ -174,8 +174,7 @@ impl<H: Host> Engine<H> {
 
     /// The session's shared trigger window (`lifecycle::shared_window`), as last saved.
     pub(super) async fn shared_window(&self, ov_id: &str) -> Option<SharedWindow> {
-        let v = self.host.load_state(&ledger_key(ov_id)).await.ok().flatten()?;
-        serde_json::from_value::<TurnLedger>(v).ok()?.window
+        self.load_ledger(ov_id).await.ok().flatten()?.window
     }
 
     /// Moves the shared window past a commit's archive, under the write lock, and takes this
@@ -188,14 +187,11 @@ impl<H: Host> Engine<H> {
             return;
         }
         let shared = async {
-            let mut ledger: TurnLedger = match self.host.load_state(&ledger_key(ov_id)).await? {
-                Some(v) => serde_json::from_value(v).unwrap_or_default(),
-                None => return Ok(None),
-            };
+            let Some(mut ledger) = self.load_ledger(ov_id).await? else { return Ok(None) };
             let Some(w) = ledger.window.as_mut() else { return Ok(None) };
             w.commit(end_sequence, now);
             let w = w.clone();
-            self.host.save_state(&ledger_key(ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await?;
+            self.save_ledger(ov_id, &ledger).await?;
             Ok::<_, crate::host::HostError>(Some(w))
         }
         .await;

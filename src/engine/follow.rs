@@ -10,13 +10,12 @@
 //! holds on every machine.
 
 use super::locks::WRITE_LOCK_TTL_MS;
-use super::record::{ledger_key, outbox_key, TurnLedger};
+use super::record::{outbox_key, TurnLedger};
 use super::Engine;
 use crate::host::{Host, HostResult};
 use crate::lifecycle::checkpoint::{checkpoint_uri, CompactCheckpoint};
 use crate::lifecycle::shared_window::WindowTurn;
 use crate::tools::history::{turns_from_messages, TurnEntry};
-use serde_json::Value;
 use std::collections::HashSet;
 
 /// Archives read by one follow (the newest; older ones stay reachable through `memory_expand`).
@@ -146,10 +145,7 @@ impl<H: Host> Engine<H> {
             return Ok(None);
         }
         let out = async {
-            let mut ledger: TurnLedger = match self.host.load_state(&ledger_key(ov_id)).await? {
-                Some(v) => serde_json::from_value(v).unwrap_or_default(),
-                None => TurnLedger::default(),
-            };
+            let mut ledger = self.load_ledger(ov_id).await?.unwrap_or_default();
             let indexed: HashSet<String> = self.indexed_turns_after(ov_id, None).await.into_iter().map(|(_, id)| id).collect();
             let known = |ledger: &TurnLedger, id: &str| indexed.contains(id) || ledger.turn_ids.iter().any(|t| t == id);
             let now = self.host.now_ms();
@@ -178,7 +174,7 @@ impl<H: Host> Engine<H> {
                 let w = w.clone();
                 self.update_cached(ov_id, |r| w.apply(&mut r.state));
             }
-            self.host.save_state(&ledger_key(ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await?;
+            self.save_ledger(ov_id, &ledger).await?;
             Ok::<_, crate::host::HostError>((numbered, ledger.next))
         }
         .await;

@@ -19,7 +19,7 @@
 //! session's ledger, where a live write looks before it appends).
 
 use super::locks::WRITE_LOCK_TTL_MS;
-use super::record::{ledger_key, outbox_key, TurnLedger};
+use super::record::outbox_key;
 use super::{Engine, TurnWrite};
 use crate::message::estimate_message_tokens;
 use crate::error::{EngineError, ErrorCode, Result};
@@ -319,10 +319,7 @@ impl<H: Host> Engine<H> {
     }
 
     async fn import_turn_locked(&self, live: &str, target_sid: &str, p: &Prepared) -> Result<Option<super::WriteOutcome>> {
-        let mut ledger: TurnLedger = match self.host.load_state(&ledger_key(live)).await.map_err(host_err)? {
-            Some(v) => serde_json::from_value(v).unwrap_or_default(),
-            None => TurnLedger::default(),
-        };
+        let mut ledger = self.load_ledger(live).await.map_err(host_err)?.unwrap_or_default();
         if let Some(c) = &p.content_key {
             let queued_live = self.host.outbox_read(&outbox_key(live)).await.map_err(host_err)?;
             let live_has = ledger.content_keys.contains(c) || queued_live.iter().any(|e| e.get("contentKey").and_then(Value::as_str) == Some(c.as_str()));
@@ -347,7 +344,7 @@ impl<H: Host> Engine<H> {
         if let Some(c) = &p.content_key {
             super::record::remember(&mut ledger.content_keys, c);
             super::record::remember(&mut ledger.turn_ids, &p.turn_id);
-            if let Err(e) = self.host.save_state(&ledger_key(live), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await {
+            if let Err(e) = self.save_ledger(live, &ledger).await {
                 self.host.warn(&format!("the turn ledger of {live} could not note an imported turn ({e})"));
             }
         }

@@ -11,7 +11,7 @@
 //! entry sent to it.
 
 use super::confirm::Check;
-use super::record::{ledger_key, mark_key, outbox_key, TurnLedger, Unconfirmed};
+use super::record::{mark_key, outbox_key, Unconfirmed};
 use super::Engine;
 use crate::host::clock::Moment;
 use crate::host::{Host, HostError, HostErrorKind, HostResult};
@@ -345,11 +345,9 @@ impl<H: Host> Engine<H> {
         if !self.take_lock(okey, WRITE_LOCK_TTL_MS, self.config.timeout_ms).await? {
             return Err(HostError::new(HostErrorKind::Local, format!("another process held the outbox {okey} too long to drop a written turn")));
         }
-        let lkey = ledger_key(ov_id);
-        if let Ok(Some(v)) = self.host.load_state(&lkey).await {
-            let mut ledger: TurnLedger = serde_json::from_value(v).unwrap_or_default();
+        if let Ok(Some(mut ledger)) = self.load_ledger(ov_id).await {
             if ledger.note_queued_entry(&e.raw, self.host.now_ms()) {
-                if let Err(err) = self.host.save_state(&lkey, serde_json::to_value(&ledger).unwrap_or(Value::Null)).await {
+                if let Err(err) = self.save_ledger(ov_id, &ledger).await {
                     self.host.warn(&format!("the turn ledger of {ov_id} could not be saved ({err})"));
                 }
             }

@@ -7,7 +7,7 @@
 //! are rebuilt from the archives, the live messages and the checkpoints. The state dir stays
 //! a cache: losing it loses nothing but turns still queued in its outbox.
 
-use super::record::{bound_checkpoints, ledger_key, state_key, SessionRecord, TurnLedger};
+use super::record::{bound_checkpoints, state_key, SessionRecord, TurnLedger};
 use super::Engine;
 use crate::lifecycle::checkpoint::{checkpoint_uri, CompactCheckpoint};
 use crate::tools::history::{add_to_chunk, chunk_key, chunk_of, turns_from_messages, IndexChunk};
@@ -79,7 +79,7 @@ impl<H: Host> Engine<H> {
         }
         ledger.next = ledger.next.max(rec.state.next_sequence);
         ledger.window = Some(crate::lifecycle::shared_window::SharedWindow::from_state(&rec.state));
-        let _ = self.host.save_state(&ledger_key(&ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await;
+        let _ = self.save_ledger(&ov_id, &ledger).await;
         Ok(())
     }
 

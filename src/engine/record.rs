@@ -259,6 +259,15 @@ impl<H: Host> Drop for Operation<H> {
 }
 
 impl<H: Host> Engine<H> {
+    /// The session's turn ledger as saved (`None`: none yet). Changed only under the write lock.
+    pub(super) async fn load_ledger(&self, ov_id: &str) -> HostResult<Option<TurnLedger>> {
+        Ok(self.host.load_state(&ledger_key(ov_id)).await?.map(|v| serde_json::from_value(v).unwrap_or_default()))
+    }
+
+    pub(super) async fn save_ledger(&self, ov_id: &str, ledger: &TurnLedger) -> HostResult<()> {
+        self.host.save_state(&ledger_key(ov_id), serde_json::to_value(ledger).unwrap_or(Value::Null)).await
+    }
+
     /// The record of a session: from this process's cache, else the state store, else new.
     pub async fn load_record(&self, ov_session_id: &str, session_id: &str) -> HostResult<SessionRecord> {
         if let Some(r) = self.records.borrow().get(ov_session_id) {

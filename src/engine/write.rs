@@ -3,7 +3,7 @@
 //! OpenViking is down or slow; it fails only when it could not be stored anywhere.
 
 use super::locks::WRITE_LOCK_TTL_MS;
-use super::record::{ledger_key, outbox_key, session_key_key, TurnLedger};
+use super::record::{outbox_key, session_key_key};
 use super::Engine;
 use crate::lifecycle::after_turn::{classify_after_turn, AfterTurn};
 use crate::lifecycle::capture::{capture_decision, CaptureReason};
@@ -349,10 +349,7 @@ impl<H: Host> Engine<H> {
         if queued.iter().any(|e| same(e, "contentKey", ckey)) {
             return Ok(Err(true));
         }
-        let mut ledger: TurnLedger = match self.host.load_state(&ledger_key(ov_id)).await.map_err(host_err)? {
-            Some(v) => serde_json::from_value(v).unwrap_or_default(),
-            None => TurnLedger::default(),
-        };
+        let mut ledger = self.load_ledger(ov_id).await.map_err(host_err)?.unwrap_or_default();
         if req.advancement_key.as_ref().is_some_and(|k| ledger.turn_ids.contains(k)) {
             return Ok(Err(false));
         }
@@ -380,7 +377,7 @@ impl<H: Host> Engine<H> {
         let window = ledger.window.get_or_insert_with(SharedWindow::default);
         window.record(WindowTurn { sequence, tokens, counts, turn_id: turn_id.clone() }, now);
         let window = window.clone();
-        if let Err(e) = self.host.save_state(&ledger_key(ov_id), serde_json::to_value(&ledger).unwrap_or(Value::Null)).await {
+        if let Err(e) = self.save_ledger(ov_id, &ledger).await {
             // the queued entry itself keeps the next sequence past it and its keys
             self.host.warn(&format!("the turn ledger of {ov_id} could not be saved ({e})"));
         }
