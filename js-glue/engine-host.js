@@ -66,18 +66,13 @@ export function createEngineHost({ store, request = createTransport(), logger = 
   return {
     request,
     // documents and outbox entries cross as the engine's own JSON text: written and read as
-    // is, parsed by neither side but the engine (the object forms are for older engines)
+    // is, parsed by neither side but the engine
     loadStateText: (key) => store.loadStateText(key),
     saveStateText: (key, text) => store.saveStateText(key, text),
     saveCacheText: (key, text) => store.saveCacheText(key, text),
     outboxAppendText: (key, text, turnId) => store.outboxAppendText(key, text, turnId),
     outboxReadText: (key) => store.outboxReadText(key),
-    loadState: (key) => store.loadState(key),
-    saveState: (key, value) => store.saveState(key, value),
-    saveCache: (key, value) => store.saveCache(key, value),
     listStateKeys: (prefix) => store.listStateKeys(prefix),
-    outboxAppend: (key, entry) => store.outboxAppend(key, entry),
-    outboxRead: (key) => store.outboxRead(key),
     outboxDrop: (key, turnIds) => store.outboxDrop(key, turnIds),
     tryLock: (name, ttlMs) => store.tryLock(name, ttlMs),
     unlock: (name) => store.unlock(name),

@@ -150,26 +150,16 @@ test("an unreachable server queues turns in the on-disk outbox; a new process re
   t.done();
 });
 
-test("state crosses as the engine's JSON text, and a state dir written through objects (an older plugin) is continued through text and back", async () => {
+test("state crosses as the engine's JSON text: the host stores and hands back texts, never objects, and parses nothing", async () => {
   const t = setup();
-  /** The plugin's host, or one without the `…Text` callbacks (what an older plugin gave). */
-  const make = (text) => {
-    const host = createEngineHost({ store: createStateStore(t.dir), request: httpFromOps(opsOf(t.client)), logger: { warn: (m) => t.warnings.push(m) } });
-    if (!text) for (const k of Object.keys(host)) if (k.endsWith("Text")) delete host[k];
-    const e = new ContextEngine({ agentId: "main" }, {}, host);
-    e.setUserId("u");
-    return { e, host };
-  };
-  const send = async ({ e }, i) => e.writeTurn({ sessionId: "s9", messages: turn(`turn ${i} about the billing schema`), advancementKey: `t${i}` });
-  t.client.down = true; // queued: the outbox is read and written by both forms
-  const older = make(false);
-  for (const i of [0, 1]) assert.equal((await send(older, i)).queued, true);
-  const plugin = make(true);
-  // what crosses to the host: texts, not objects; JSON.parse is never called by the host side
+  const host = createEngineHost({ store: createStateStore(t.dir), request: httpFromOps(opsOf(t.client)), logger: { warn: (m) => t.warnings.push(m) } });
+  const e = new ContextEngine({ agentId: "main" }, {}, host);
+  e.setUserId("u");
+  const send = (i) => e.writeTurn({ sessionId: "s9", messages: turn(`turn ${i} about the billing schema`), advancementKey: `t${i}` });
   const seen = [];
   for (const k of ["saveStateText", "saveCacheText", "outboxAppendText", "loadStateText", "outboxReadText"]) {
-    const f = plugin.host[k];
-    plugin.host[k] = async (...a) => {
+    const f = host[k];
+    host[k] = async (...a) => {
       seen.push(k);
       if (/save|Append/.test(k)) assert.equal(typeof a[1], "string", `${k} is given text`);
       const out = await f(...a);
@@ -177,15 +167,16 @@ test("state crosses as the engine's JSON text, and a state dir written through o
       return out;
     };
   }
-  for (const k of ["loadState", "saveState", "saveCache", "outboxAppend", "outboxRead"]) plugin.host[k] = () => assert.fail(`${k} called on a host with the text callbacks`);
-  const third = await send(plugin, 2);
-  assert.equal(third.sequence, 2, "the sequence goes on from what the older host saved");
-  assert.equal(await send(plugin, 1).then((o) => o.status), "duplicate", "its keys too");
+  assert.deepEqual(Object.keys(host).filter((k) => /^(loadState|saveState|saveCache|outboxAppend|outboxRead)$/.test(k)), [], "no object forms");
+  t.client.down = true; // queued: the outbox is written and read as text
+  for (const i of [0, 1, 2]) assert.equal((await send(i)).queued, true);
+  assert.equal(await send(1).then((o) => o.status), "duplicate", "its keys read back from text");
   for (const k of ["saveStateText", "outboxAppendText", "loadStateText", "outboxReadText"]) assert.ok(seen.includes(k), `${k} used: ${seen}`);
-  // and back: the older form reads what the text form wrote, and replays everything once
   t.client.down = false;
-  const back = make(false);
-  assert.deepEqual(await back.e.flush("main--s9"), { written: 3, queued: 0, reason: null, inProgress: false, memoryApplied: 0, memoryQueued: 0 });
+  // a second process on the same state dir replays everything once
+  const next = new ContextEngine({ agentId: "main" }, {}, createEngineHost({ store: createStateStore(t.dir), request: httpFromOps(opsOf(t.client)), logger: { warn: () => {} } }));
+  next.setUserId("u");
+  assert.deepEqual(await next.flush("main--s9"), { written: 3, queued: 0, reason: null, inProgress: false, memoryApplied: 0, memoryQueued: 0 });
   const texts = t.client.sessions.get("main--s9").live.filter((m) => m.role === "user").map((m) => m.parts[0].text);
   assert.deepEqual(texts, [0, 1, 2].map((i) => `turn ${i} about the billing schema`));
   t.done();

@@ -201,12 +201,12 @@ test("a wall clock that jumps a day ahead (or answers 1e300) while a send gets n
 test("a storage callback that throws rejects that call with a code; the next call works", async () => {
   const h = memoryHost();
   const e = new ContextEngine({ agentId: "main" }, {}, h);
-  const append = h.outboxAppend;
-  h.outboxAppend = () => {
+  const append = h.outboxAppendText;
+  h.outboxAppendText = () => {
     throw new Error("EROFS");
   };
   await assert.rejects(e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("not storable now") }), (err) => err.code === "HOST_FAILED");
-  h.outboxAppend = append;
+  h.outboxAppendText = append;
   const out = await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("not storable now") });
   assert.equal(out.status, "committed", "the failed attempt reserved nothing");
 });
@@ -217,7 +217,6 @@ test("text callbacks that answer what is not JSON text: the call rejects with a 
   Object.assign(h, {
     loadStateText: async (k) => texts.get(k) ?? null,
     saveStateText: async (k, t) => void texts.set(k, t),
-    saveCacheText: async (k, t) => void texts.set(k, t),
   });
   const e = new ContextEngine({ agentId: "main" }, {}, h);
   assert.equal((await e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("kept as text") })).status, "committed");
@@ -226,7 +225,7 @@ test("text callbacks that answer what is not JSON text: the call rejects with a 
     const fresh = new ContextEngine({ agentId: "main" }, {}, { ...h, loadStateText: async () => bad });
     await assert.rejects(fresh.writeTurn({ sessionId: "s", advancementKey: `k-${what}`, messages: turn(`after ${what}`) }), (err) => err.code === "HOST_FAILED" && /loadStateText/.test(err.message), what);
   }
-  // a document saved as `null` (a cleared mark) is no document, as through loadState
+  // a document saved as `null` (a cleared mark) is no document
   const nulls = new ContextEngine({ agentId: "main" }, {}, { ...h, loadStateText: async () => "null" });
   assert.equal((await nulls.writeTurn({ sessionId: "s2", advancementKey: "k-null", messages: turn("after null documents") })).status, "committed");
   // an outbox read that hands back a non-object's text skips that record, with a warning
@@ -280,12 +279,12 @@ test("a non-string session id is an input error naming the field, never a trap",
 
 test("a retry while the first attempt is still being stored is refused, never answered duplicate", async () => {
   const h = memoryHost();
-  const append = h.outboxAppend;
+  const append = h.outboxAppendText;
   let fail = true;
-  h.outboxAppend = async (k, e) => {
+  h.outboxAppendText = async (...a) => {
     await new Promise((r) => setTimeout(r, 150));
     if (fail) throw Object.assign(new Error("ENOSPC"), { kind: "local" });
-    return append(k, e);
+    return append(...a);
   };
   const e = new ContextEngine({ agentId: "main" }, {}, h);
   const first = e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("a turn on a slow disk") });
@@ -300,7 +299,7 @@ test("a retry while the first attempt is still being stored is refused, never an
 
 test("every engine call settles within its deadline, even when a callback never answers", { timeout: 20000 }, async () => {
   const h = memoryHost();
-  h.loadState = () => new Promise(() => {});
+  h.loadStateText = () => new Promise(() => {});
   const e = new ContextEngine({ agentId: "main", timeoutMs: 1000 }, {}, h);
   const t0 = Date.now();
   await assert.rejects(e.writeTurn({ sessionId: "s", advancementKey: "k0", messages: turn("never answered") }), (err) => ["HOST_TIMEOUT", "HOST_FAILED"].includes(err.code));

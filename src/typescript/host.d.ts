@@ -27,31 +27,23 @@ export interface HttpAnswer {
 export interface HostCallbacks {
   /** One exchange with OpenViking (the plugin: `fetch`, gated in local mode). */
   request(request: HttpRequest): Promise<HttpAnswer>;
-  loadState(key: string): Promise<unknown | null>;
-  saveState(key: string, value: unknown): Promise<unknown>;
+  /** A document as its JSON text, as saved, or null. Documents and outbox entries cross as
+   *  the engine's own JSON text, which the host stores and hands back as is. */
+  loadStateText(key: string): Promise<string | null>;
+  /** Saves durably (synced) the document's JSON text as given, replacing the previous one. */
+  saveStateText(key: string, text: string): Promise<unknown>;
   /** Optional: saves a document the engine can rebuild (a cache) — replaced atomically, not
-   *  synced to disk; without it the engine saves caches with `saveState`. */
-  saveCache?(key: string, value: unknown): Promise<unknown>;
-  /** Optional, used instead of loadState: the document's JSON text as saved, or null. Documents
-   *  and outbox entries then cross as the engine's own JSON text, which the host stores and
-   *  hands back as is (the plugin does; the object forms are kept for other hosts). */
-  loadStateText?(key: string): Promise<string | null>;
-  /** Optional, used instead of saveState: saves durably the document's JSON text as given. */
-  saveStateText?(key: string, text: string): Promise<unknown>;
-  /** Optional, used instead of saveCache: a cache's JSON text, replaced atomically, not synced. */
+   *  synced to disk; without it the engine saves caches with `saveStateText`. */
   saveCacheText?(key: string, text: string): Promise<unknown>;
-  /** Optional, used instead of outboxAppend: one entry as its JSON text (an object's), its
-   *  `turnId` beside it for the duplicate check. */
-  outboxAppendText?(key: string, text: string, turnId: string | null): Promise<unknown>;
-  /** Optional, used instead of outboxRead: the queued entries' JSON texts, in order. */
-  outboxReadText?(key: string): Promise<string[]>;
   /** The state keys starting with `prefix`. */
   listStateKeys(prefix: string): Promise<string[]>;
-  /** Appends durably: resolves only once every byte is written, synced and readable back;
-   *  an entry whose `turnId` is already queued is not appended again. */
-  outboxAppend(key: string, entry: OutboxEntry): Promise<unknown>;
-  /** The queued entries in order; entries torn by a crash or a full disk are never returned. */
-  outboxRead(key: string): Promise<OutboxEntry[]>;
+  /** Appends one entry (an object's JSON text, its `turnId` beside it) durably: resolves only
+   *  once every byte is written, synced and readable back; an entry whose `turnId` is already
+   *  queued is not appended again. */
+  outboxAppendText(key: string, text: string, turnId: string | null): Promise<unknown>;
+  /** The queued entries' JSON texts in order; entries torn by a crash or a full disk are never
+   *  returned. */
+  outboxReadText(key: string): Promise<string[]>;
   /** Removes the entries with these `turnId`s. */
   outboxDrop(key: string, turnIds: string[]): Promise<unknown>;
   /** Optional (hosts whose state dir two processes may share must have it): takes the lock

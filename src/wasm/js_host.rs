@@ -21,11 +21,11 @@ use wasm_bindgen_futures::JsFuture;
 /// The callbacks `HostCallbacks` must have (checked when the engine is built).
 pub const CALLBACKS: &[&str] = &[
     "request",
-    "loadState",
-    "saveState",
+    "loadStateText",
+    "saveStateText",
     "listStateKeys",
-    "outboxAppend",
-    "outboxRead",
+    "outboxAppendText",
+    "outboxReadText",
     "outboxDrop",
     "sleep",
     "nowMs",
@@ -147,10 +147,6 @@ fn host_error(op: &str, err: JsValue) -> HostError {
     HostError::new(kind, message)
 }
 
-fn to_js(v: &Value) -> JsValue {
-    super::codec::encode(v).unwrap_or(JsValue::NULL)
-}
-
 fn from_js(op: &str, v: &JsValue) -> HostResult<Value> {
     super::codec::decode(op, v).map_err(|e| HostError::new(HostErrorKind::BadResponse, e.message))
 }
@@ -197,70 +193,49 @@ impl Storage for JsHost {
             _ => Err(HostError::new(HostErrorKind::Local, "listStateKeys: expected an array of strings")),
         }
     }
-    /// Documents and outbox entries cross as their JSON text when the host has the `…Text`
-    /// callbacks (the plugin: it writes and reads the text as is, parsing nothing); else as
-    /// objects (older hosts, the page, tests).
+    /// Documents and outbox entries cross as their JSON text: the host writes and reads the
+    /// text as is, parsing nothing.
     async fn load_state(&self, key: &str) -> HostResult<Option<Value>> {
-        if self.has("loadStateText") {
-            let v = self.local("loadStateText", &[s(key)]).await?;
-            return match v.as_string() {
-                // a document saved as `null` (a cleared mark) reads as none, as through loadState
-                Some(text) => match serde_json::from_str::<Value>(&text) {
-                    Ok(Value::Null) => Ok(None),
-                    Ok(v) => Ok(Some(v)),
-                    Err(e) => Err(HostError::new(HostErrorKind::Local, format!("loadStateText: {key} is not JSON ({e})"))),
-                },
-                None if v.is_null() || v.is_undefined() => Ok(None),
-                None => Err(HostError::new(HostErrorKind::Local, "loadStateText: expected a string or null")),
-            };
+        let v = self.local("loadStateText", &[s(key)]).await?;
+        match v.as_string() {
+            // a document saved as `null` (a cleared mark) reads as none
+            Some(text) => match serde_json::from_str::<Value>(&text) {
+                Ok(Value::Null) => Ok(None),
+                Ok(v) => Ok(Some(v)),
+                Err(e) => Err(HostError::new(HostErrorKind::Local, format!("loadStateText: {key} is not JSON ({e})"))),
+            },
+            None if v.is_null() || v.is_undefined() => Ok(None),
+            None => Err(HostError::new(HostErrorKind::Local, "loadStateText: expected a string or null")),
         }
-        let v = from_js("loadState", &self.local("loadState", &[s(key)]).await?).map_err(|e| HostError { kind: HostErrorKind::Local, ..e })?;
-        Ok(if v.is_null() { None } else { Some(v) })
     }
     async fn save_state(&self, key: &str, value: Value) -> HostResult<()> {
-        if self.has("saveStateText") {
-            return self.local("saveStateText", &[s(key), s(&value.to_string())]).await.map(drop);
-        }
-        self.local("saveState", &[s(key), to_js(&value)]).await.map(drop)
+        self.local("saveStateText", &[s(key), s(&value.to_string())]).await.map(drop)
     }
-    /// `saveCache` is optional: a host without it keeps caches as any other document.
+    /// `saveCacheText` is optional: a host without it keeps caches as any other document.
     async fn save_cache(&self, key: &str, value: Value) -> HostResult<()> {
-        if self.has("saveCacheText") {
-            return self.local("saveCacheText", &[s(key), s(&value.to_string())]).await.map(drop);
-        }
-        if !self.has("saveCache") {
+        if !self.has("saveCacheText") {
             return self.save_state(key, value).await;
         }
-        self.local("saveCache", &[s(key), to_js(&value)]).await.map(drop)
+        self.local("saveCacheText", &[s(key), s(&value.to_string())]).await.map(drop)
     }
     async fn outbox_append(&self, key: &str, entry: Value) -> HostResult<()> {
-        if self.has("outboxAppendText") {
-            let turn_id = entry.get("turnId").and_then(Value::as_str).map_or(JsValue::NULL, s);
-            return self.local("outboxAppendText", &[s(key), s(&entry.to_string()), turn_id]).await.map(drop);
-        }
-        self.local("outboxAppend", &[s(key), to_js(&entry)]).await.map(drop)
+        let turn_id = entry.get("turnId").and_then(Value::as_str).map_or(JsValue::NULL, s);
+        self.local("outboxAppendText", &[s(key), s(&entry.to_string()), turn_id]).await.map(drop)
     }
     async fn outbox_read(&self, key: &str) -> HostResult<Vec<Value>> {
-        if self.has("outboxReadText") {
-            let v = self.local("outboxReadText", &[s(key)]).await?;
-            let texts: Array = v.dyn_into().map_err(|_| HostError::new(HostErrorKind::Local, "outboxReadText: expected an array of strings"))?;
-            let mut entries = Vec::with_capacity(texts.length() as usize);
-            for t in texts.iter() {
-                let text = t.as_string().ok_or_else(|| HostError::new(HostErrorKind::Local, "outboxReadText: expected an array of strings"))?;
-                // the host checked each record's frame; one that is not an object's JSON is
-                // skipped, as a torn one is
-                match serde_json::from_str::<Value>(&text) {
-                    Ok(v @ Value::Object(_)) => entries.push(v),
-                    _ => self.warn(&format!("outbox {key}: a record that is not a JSON object was skipped")),
-                }
+        let v = self.local("outboxReadText", &[s(key)]).await?;
+        let texts: Array = v.dyn_into().map_err(|_| HostError::new(HostErrorKind::Local, "outboxReadText: expected an array of strings"))?;
+        let mut entries = Vec::with_capacity(texts.length() as usize);
+        for t in texts.iter() {
+            let text = t.as_string().ok_or_else(|| HostError::new(HostErrorKind::Local, "outboxReadText: expected an array of strings"))?;
+            // the host checked each record's frame; one that is not an object's JSON is
+            // skipped, as a torn one is
+            match serde_json::from_str::<Value>(&text) {
+                Ok(v @ Value::Object(_)) => entries.push(v),
+                _ => self.warn(&format!("outbox {key}: a record that is not a JSON object was skipped")),
             }
-            return Ok(entries);
         }
-        match from_js("outboxRead", &self.local("outboxRead", &[s(key)]).await?) {
-            Ok(Value::Array(a)) => Ok(a),
-            Ok(Value::Null) => Ok(Vec::new()),
-            _ => Err(HostError::new(HostErrorKind::Local, "outboxRead: expected an array")),
-        }
+        Ok(entries)
     }
     async fn outbox_drop(&self, key: &str, turn_ids: &[String]) -> HostResult<()> {
         let ids: Array = turn_ids.iter().map(|t| s(t)).collect();

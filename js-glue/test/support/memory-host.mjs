@@ -68,18 +68,27 @@ export function memoryHost() {
     async listStateKeys(prefix) {
       return [...state.keys()].filter((k) => k.startsWith(prefix));
     },
+    // documents and entries cross as JSON text; kept here parsed, for a test to look at
+    async loadStateText(k) {
+      return state.has(k) ? JSON.stringify(state.get(k)) : null;
+    },
+    async saveStateText(k, text) {
+      state.set(k, JSON.parse(text));
+    },
+    async outboxAppendText(k, text, turnId) {
+      const q = outbox.get(k) ?? [];
+      if (!q.some((x) => x.turnId === turnId)) outbox.set(k, [...q, JSON.parse(text)]);
+    },
+    async outboxReadText(k) {
+      return (outbox.get(k) ?? []).map((e) => JSON.stringify(e));
+    },
+    // the state store's object API (state-store.js has both), for the plugin's commands
+    // when this host stands in for the store as well
     async loadState(k) {
       return state.has(k) ? structuredClone(state.get(k)) : null;
     },
     async saveState(k, v) {
       state.set(k, structuredClone(v));
-    },
-    async outboxAppend(k, e) {
-      const q = outbox.get(k) ?? [];
-      if (!q.some((x) => x.turnId === e.turnId)) outbox.set(k, [...q, structuredClone(e)]);
-    },
-    async outboxRead(k) {
-      return structuredClone(outbox.get(k) ?? []);
     },
     async outboxDrop(k, ids) {
       outbox.set(k, (outbox.get(k) ?? []).filter((e) => !ids.includes(e.turnId)));

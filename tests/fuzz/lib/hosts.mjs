@@ -8,15 +8,15 @@ import { ctx, tagged, tagText, hostile, hostileError, deep, hugeText, marks, tex
 import { Rng } from "./prng.mjs";
 import { httpFromOps } from "../../../js-glue/test/support/ops-over-http.mjs";
 
-/** The optional text forms of the state callbacks (a good host has all or none of them). */
+/** The state callbacks: documents and outbox entries cross as the engine's JSON text. */
 export const TEXT_METHODS = ["loadStateText", "saveStateText", "saveCacheText", "outboxAppendText", "outboxReadText"];
 export const ASYNC_METHODS = ["sessionMeta", "createSession", "addMessages", "liveMessages", "commit", "task", "archive", "readJson",
-  "writeJson", "find", "readContent", "writeText", "stat", "deleteUri", "userId", "listSessions", "loadState", "saveState", "listStateKeys", "outboxAppend", "outboxRead",
+  "writeJson", "find", "readContent", "writeText", "stat", "deleteUri", "userId", "listSessions", "listStateKeys",
   "outboxDrop", "tryLock", "unlock", "sleep", ...TEXT_METHODS];
 export const SYNC_METHODS = ["nowMs", "warn"];
 export const METHODS = [...ASYNC_METHODS, ...SYNC_METHODS];
 /** What the engine itself requires of a host object (the rest are operations behind `request`). */
-export const ENGINE_CALLBACKS = ["request", "loadState", "saveState", "listStateKeys", "outboxAppend", "outboxRead", "outboxDrop", "sleep", "nowMs", "warn"];
+export const ENGINE_CALLBACKS = ["request", "loadStateText", "saveStateText", "listStateKeys", "outboxAppendText", "outboxReadText", "outboxDrop", "sleep", "nowMs", "warn"];
 
 /** Shared with the orchestrator: which case last ran a host callback, and how many ran. */
 export const hostSlots = { view: null, LAST_CASE: 3, CALLS: 4 };
@@ -91,6 +91,15 @@ export function goodHost(rng, { protocol } = {}) {
   const stats = { find: 0, readContent: 0, userId: 0 };
   const violation = (what) => protocol?.(what);
   const str = (name, v) => typeof v !== "string" && violation(`${name}: a non-string id (${typeof v})`);
+  /** The value of a document's or entry's JSON text (the engine must hand over JSON text). */
+  const json = (name, t) => {
+    if (typeof t !== "string") return violation(`${name}: not text (${typeof t})`);
+    try {
+      return JSON.parse(t);
+    } catch {
+      return violation(`${name}: not JSON text`);
+    }
+  };
   const h = {
     clock, sessions, warnings, state, outbox, uid, found, stats, contents,
     /** The config's resolved targetUri (set by the case once it is known): find's scopes are checked against it. */
@@ -217,21 +226,26 @@ export function goodHost(rng, { protocol } = {}) {
       stats.userId++;
       return io(uid);
     },
-    async loadState(key) {
-      str("loadState", key);
-      return state.has(key) ? clone(state.get(key)) : null;
+    async loadStateText(key) {
+      str("loadStateText", key);
+      return state.has(key) ? JSON.stringify(state.get(key)) : null;
     },
-    async saveState(key, value) {
-      str("saveState", key);
-      state.set(key, clone(value));
+    async saveStateText(key, t) {
+      str("saveStateText", key);
+      state.set(key, json("saveStateText", t));
     },
-    async outboxAppend(key, entry) {
+    async saveCacheText(key, t) {
+      str("saveCacheText", key);
+      state.set(key, json("saveCacheText", t));
+    },
+    async outboxAppendText(key, t, turnId) {
+      const entry = json("outboxAppendText", t);
+      if (typeof turnId !== "string" || turnId === "" || entry?.turnId !== turnId) violation(`outboxAppendText: turnId ${turnId} beside ${entry?.turnId}`);
       if (!outbox.has(key)) outbox.set(key, []);
-      if (typeof entry?.turnId !== "string" || entry.turnId === "") violation(`outboxAppend: turnId ${entry?.turnId}`);
-      if (!outbox.get(key).some((e) => e.turnId === entry.turnId)) outbox.get(key).push(clone(entry));
+      if (!outbox.get(key).some((e) => e.turnId === turnId)) outbox.get(key).push(entry);
     },
-    async outboxRead(key) {
-      return clone(outbox.get(key) ?? []);
+    async outboxReadText(key) {
+      return (outbox.get(key) ?? []).map((e) => JSON.stringify(e));
     },
     async outboxDrop(key, turnIds) {
       if (!Array.isArray(turnIds) || !turnIds.every((t) => typeof t === "string")) violation(`outboxDrop: turnIds ${turnIds}`);
@@ -263,41 +277,6 @@ export function goodHost(rng, { protocol } = {}) {
     },
   };
   h.request = httpFromOps(h);
-  // half the hosts are the plugin's kind: documents and outbox entries as the engine's JSON
-  // text (the engine then uses these, not the object forms); the rest the object forms only
-  if (salt & 1) {
-    const json = (name, t) => {
-      if (typeof t !== "string") return violation(`${name}: not text (${typeof t})`);
-      try {
-        return JSON.parse(t);
-      } catch {
-        return violation(`${name}: not JSON text`);
-      }
-    };
-    Object.assign(h, {
-      async loadStateText(key) {
-        str("loadStateText", key);
-        return state.has(key) ? JSON.stringify(state.get(key)) : null;
-      },
-      async saveStateText(key, t) {
-        str("saveStateText", key);
-        state.set(key, json("saveStateText", t));
-      },
-      async saveCacheText(key, t) {
-        str("saveCacheText", key);
-        state.set(key, json("saveCacheText", t));
-      },
-      async outboxAppendText(key, t, turnId) {
-        const entry = json("outboxAppendText", t);
-        if (typeof turnId !== "string" || turnId === "" || entry?.turnId !== turnId) violation(`outboxAppendText: turnId ${turnId} beside ${entry?.turnId}`);
-        if (!outbox.has(key)) outbox.set(key, []);
-        if (!outbox.get(key).some((e) => e.turnId === turnId)) outbox.get(key).push(entry);
-      },
-      async outboxReadText(key) {
-        return (outbox.get(key) ?? []).map((e) => JSON.stringify(e));
-      },
-    });
-  }
   return h;
 }
 
