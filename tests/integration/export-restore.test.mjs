@@ -104,7 +104,9 @@ test("export to a gzip file, restore into another account: the same turns, archi
   assert.deepEqual([dry.totals.turns, dry.totals.remaining, dry.totals.written], [9, 9, 0]);
   const t0 = Date.now();
   const done = await restore({ from: file, apply: true });
-  t.diagnostic(`restore: ${Date.now() - t0} ms; ${JSON.stringify(done.sessions)}; memories ${JSON.stringify(done.memories)}`);
+  const restoreMs = Date.now() - t0;
+  t.diagnostic(`restore: ${restoreMs} ms; ${JSON.stringify(done.sessions)}; memories ${JSON.stringify(done.memories)}`);
+  console.log(`# move: export ${exported.totals.turns} turns, ${exported.totals.memories} memories in ${exported.elapsedMs} ms (${readFileSync(file).length} B gzip); restore ${restoreMs} ms with ${done.totals.commits} commits followed to their task's end`);
   assert.equal(done.error, null, done.error);
   assert.deepEqual([done.totals.written, done.totals.remaining, done.totals.commits], [9, 0, 2], JSON.stringify(done.sessions));
   assert.equal(done.memories.written + done.memories.alreadyStored, exported.totals.memories, "each memory there (the target's own extraction may have made some at the same path)");

@@ -164,6 +164,7 @@ test("a transcript with a 50 MB tool output, a message of an unknown shape and a
   const r = await run({ ...base, sessionId: "big", file });
   const doc = r.docs.at(-1);
   t.diagnostic(`50 MB import: ${Date.now() - started} ms; ${JSON.stringify(doc)}`);
+  console.log(`# import 50 MB: ${Date.now() - started} ms for a turn with a 50 MB tool output (stored as 4,000,000 characters) and one more`);
   assert.deepEqual([doc.written, doc.remaining, doc.stopped], [2, 0, null]);
   assert.deepEqual(doc.skipped, { unreadable: 1, unknownMessages: 1, otherBranches: 0 });
   assert.deepEqual(await storedTurns(client, "main--big-imported"), ["main--big:eu1", "main--big:eu2"], "each turn once, in order");
