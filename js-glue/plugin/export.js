@@ -31,15 +31,24 @@ function lineWriter(file) {
   if (gzip) gzip.pipe(out);
   const sink = gzip ?? out;
   let failed = null;
-  out.on("error", (e) => (failed ??= e));
-  gzip?.on("error", (e) => (failed ??= e));
+  // one promise for the first error of either stream (handled here: a late one is no
+  // unhandled rejection)
+  const broke = new Promise((_, reject) => {
+    const on = (e) => {
+      failed ??= e;
+      reject(e);
+    };
+    out.on("error", on);
+    gzip?.on("error", on);
+  });
+  broke.catch(() => {});
   let bytes = 0;
   return {
     async write(lines) {
       if (failed) throw failed;
       for (const l of lines) {
         bytes += Buffer.byteLength(l) + 1;
-        if (!sink.write(`${l}\n`)) await Promise.race([once(sink, "drain"), once(out, "error").then(([e]) => Promise.reject(e))]);
+        if (!sink.write(`${l}\n`)) await Promise.race([once(sink, "drain"), broke]);
         if (failed) throw failed;
       }
     },
@@ -111,6 +120,7 @@ export async function readExportLines(file) {
     raw.on("error", reject);
     input.on("error", (e) => reject(new Error(`--from ${file}: ${e.code === "Z_BUF_ERROR" || e.code === "Z_DATA_ERROR" ? "the gzip data is cut short or damaged" : e.message}`)));
   });
+  failed.catch(() => {}); // an error after the lines were read is no unhandled rejection
   const lines = [];
   const rl = createInterface({ input, crlfDelay: Infinity });
   const read = (async () => {
