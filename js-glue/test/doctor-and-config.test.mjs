@@ -7,11 +7,21 @@ import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { agentFromSessionKey } from "../plugin/runtime.js";
-import { registerCommands, machineOutput, parseChatArgs, hostDefaultAgent, chatCommandArgs } from "../plugin/commands.js";
-import { fmtDuration, formatTrace } from "../plugin/commands-format.js";
+import { registerCommands } from "../plugin/commands.js";
 import plugin from "../index.js";
-import { wasm, ContextEngine, KEY, HOST_CONFIG, freePort, outputs, fakeRuntime, FakeCommand, fakeApi, surfaces, said, turn, seededRuntime } from "./support/commands-fixture.mjs";
+import {
+  KEY,
+  HOST_CONFIG,
+  freePort,
+  outputs,
+  fakeRuntime,
+  FakeCommand,
+  fakeApi,
+  surfaces,
+  said,
+  turn,
+  seededRuntime,
+} from "./support/commands-fixture.mjs";
 
 let rt;
 before(async () => {

@@ -3,27 +3,10 @@
 // or a bad frame is never read as acknowledged; legacy plain-JSON lines still read.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import {
-  promises as fsp,
-  appendFileSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { createStateStore, crc32, parseOutboxText } from "../state-store.js";
-import { STORE_URL, KEY, sleep, turn, ids, outboxPath, lockPath, isLocal, inTempDir, frame, child } from "./support/state-dir.mjs";
+import { KEY, turn, ids, outboxPath, inTempDir, frame } from "./support/state-dir.mjs";
 
 test("crc32 is the IEEE CRC-32 (check value of '123456789'), over UTF-8 bytes", () => {
   assert.equal(crc32("123456789"), 0xcbf43926);

@@ -3,27 +3,11 @@
 // SIGKILLed process taken, one held by a live process respected, unlocks ordered after appends.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import {
-  promises as fsp,
-  appendFileSync,
-  closeSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  openSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  utimesSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { createStateStore, crc32, parseOutboxText } from "../state-store.js";
-import { STORE_URL, KEY, sleep, turn, ids, outboxPath, lockPath, isLocal, inTempDir, frame, child } from "./support/state-dir.mjs";
+import { createStateStore } from "../state-store.js";
+import { KEY, sleep, lockPath, isLocal, inTempDir, child } from "./support/state-dir.mjs";
 
 test("locks: exclusive across instances and not re-entrant; unlock frees; a non-owner's unlock does not", async () => {
   await inTempDir(async (dir) => {

@@ -5,27 +5,35 @@
 // outbox-records.test.mjs; the cross-process locks: state-store-locks.test.mjs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import {
   promises as fsp,
   appendFileSync,
   closeSync,
   existsSync,
-  mkdirSync,
   mkdtempSync,
   openSync,
   readFileSync,
   readdirSync,
   rmSync,
-  utimesSync,
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { hostname, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { createStateStore, crc32, parseOutboxText } from "../state-store.js";
-import { STORE_URL, KEY, sleep, turn, ids, outboxPath, lockPath, isLocal, inTempDir, frame, child } from "./support/state-dir.mjs";
+import { createStateStore, parseOutboxText } from "../state-store.js";
+import {
+  KEY,
+  sleep,
+  turn,
+  ids,
+  outboxPath,
+  lockPath,
+  isLocal,
+  inTempDir,
+  frame,
+  child,
+} from "./support/state-dir.mjs";
 
 test("dedupe: the same turnId twice is 'appended' then 'present', and stored once", async () => {
   await inTempDir(async (dir) => {

@@ -8,7 +8,7 @@ use super::Engine;
 use crate::address::scopes::{agent_owned_memories, user_memories};
 use crate::address::session_map::{owns_session, parse_ov_session_id};
 use crate::error::{EngineError, ErrorCode, Result};
-use crate::host::{Host, HostError, HostErrorKind};
+use crate::host::{Host, HostErrorKind};
 use crate::lifecycle::checkpoint::checkpoint_uri;
 use crate::lifecycle::export_file::{header_line, memory_path_ok, ExportedCheckpoint, ExportedMemory, ExportedTurn, Line, MemoryScope, SessionHead};
 use crate::lifecycle::stored_turns::stored_turns;
@@ -41,16 +41,12 @@ pub struct ExportLines {
     pub problems: Vec<String>,
 }
 
-fn host_err(what: &str, e: HostError) -> EngineError {
-    let code = if e.kind == HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
-    EngineError::new(code, format!("{what}: {e}"))
-}
 
 impl<H: Host> Engine<H> {
     /// The header and the agent's sessions (every session OpenViking lists under this agent,
     /// the imported ones included; never another agent's).
     pub async fn export_start(&self) -> Result<ExportStart> {
-        let mut sessions: Vec<String> = self.host.list_sessions().await.map_err(|e| host_err("listing the sessions", e))?.into_iter().filter(|id| owns_session(&self.config.agent_id, id)).collect();
+        let mut sessions: Vec<String> = self.host.list_sessions().await.map_err(|e| e.while_doing("listing the sessions"))?.into_iter().filter(|id| owns_session(&self.config.agent_id, id)).collect();
         sessions.reverse(); // OpenViking lists the newest first
         Ok(ExportStart { header: header_line(&self.config.agent_id, self.host.now_ms()), sessions })
     }
@@ -61,8 +57,8 @@ impl<H: Host> Engine<H> {
         if !owns_session(&self.config.agent_id, ov_id) {
             return Err(EngineError::input("ovSessionId", format!("{ov_id} is not a session of agent {}", self.config.agent_id)));
         }
-        let meta = self.host.session_meta(ov_id).await.map_err(|e| host_err(ov_id, e))?.ok_or_else(|| EngineError::new(ErrorCode::HostFailed, format!("OpenViking has no session {ov_id}")))?;
-        let rec = self.load_record(ov_id, "").await.map_err(|e| host_err(ov_id, e))?;
+        let meta = self.host.session_meta(ov_id).await.map_err(|e| e.while_doing(ov_id))?.ok_or_else(|| EngineError::new(ErrorCode::HostFailed, format!("OpenViking has no session {ov_id}")))?;
+        let rec = self.load_record(ov_id, "").await.map_err(|e| e.while_doing(ov_id))?;
         let session_id = match rec.session_id.as_str() {
             "" => parse_ov_session_id(ov_id).map_or_else(|| ov_id.to_string(), |(_, s)| s.to_string()),
             s => s.to_string(),
@@ -70,11 +66,11 @@ impl<H: Host> Engine<H> {
         let mut out = ExportLines::default();
         let mut turns = Vec::new();
         for n in 1..=meta.commit_count {
-            let mut messages = self.archive_messages(ov_id, n).await.map_err(|e| host_err(&format!("archive {n} of {ov_id}"), e))?;
+            let mut messages = self.archive_messages(ov_id, n).await.map_err(|e| e.while_doing(&format!("archive {n} of {ov_id}")))?;
             self.whole_outputs(ov_id, &mut messages, &mut out.problems).await;
             turns.extend(stored_turns(&messages).into_iter().map(|t| (Some(n), t)));
         }
-        let mut live = self.host.live_messages(ov_id).await.map_err(|e| host_err(&format!("the live messages of {ov_id}"), e))?;
+        let mut live = self.host.live_messages(ov_id).await.map_err(|e| e.while_doing(&format!("the live messages of {ov_id}")))?;
         self.whole_outputs(ov_id, &mut live, &mut out.problems).await;
         turns.extend(stored_turns(&live).into_iter().map(|t| (None, t)));
 
@@ -133,7 +129,7 @@ impl<H: Host> Engine<H> {
                 Ok(Some(t)) => t,
                 Ok(None) => continue,
                 Err(e) if e.kind == HostErrorKind::NotFound => continue,
-                Err(e) => return Err(host_err(&format!("listing {root}"), e)),
+                Err(e) => return Err(e.while_doing(&format!("listing {root}"))),
             };
             if crate::context::map::tree_truncated(&tree) {
                 out.problems.push(format!("{root} holds more than {EXPORT_TREE_NODES} entries: the rest are not exported"));

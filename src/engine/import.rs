@@ -23,7 +23,7 @@ use super::record::outbox_key;
 use super::{Engine, TurnWrite};
 use crate::message::estimate_message_tokens;
 use crate::error::{EngineError, ErrorCode, Result};
-use crate::host::{Host, HostError, HostErrorKind, HostResult};
+use crate::host::{Host, HostResult};
 use crate::address::session_map::ov_session_id;
 use crate::lifecycle::transcript::{read_transcript, PastTurn, Skipped};
 use crate::lifecycle::turn::{build_envelope, TurnMeta};
@@ -129,10 +129,6 @@ fn fingerprint(entry: &TurnEntry) -> String {
     serde_json::to_string(&entry.messages).unwrap_or_default()
 }
 
-fn host_err(e: HostError) -> EngineError {
-    let code = if e.kind == HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
-    EngineError::new(code, e.message)
-}
 
 /// One transcript turn, prepared.
 struct Prepared {
@@ -170,8 +166,8 @@ impl<H: Host> Engine<H> {
             // looked at: the next bootstraps of this session need not (a look that failed,
             // OpenViking down, is tried again at the next one)
             let ov = ov_session_id(&self.config.agent_id, &req.session_id);
-            self.load_record(&ov, &req.session_id).await.map_err(host_err)?;
-            self.update(&ov, |r| r.past_checked = true).await.map_err(host_err)?;
+            self.load_record(&ov, &req.session_id).await.map_err(EngineError::from)?;
+            self.update(&ov, |r| r.past_checked = true).await.map_err(EngineError::from)?;
         }
         if req.first_contact && (report.remaining > 0 || report.written > 0) {
             let sid = &req.session_id;
@@ -190,7 +186,7 @@ impl<H: Host> Engine<H> {
     pub async fn past_check_due(&self, session_id: &str) -> Result<bool> {
         super::read::non_empty_session_id(session_id)?;
         let ov = ov_session_id(&self.config.agent_id, session_id);
-        self.load_record(&ov, session_id).await.map_err(host_err)?;
+        self.load_record(&ov, session_id).await.map_err(EngineError::from)?;
         Ok(!self.read_record(&ov, |r| r.past_checked))
     }
 
@@ -227,9 +223,9 @@ impl<H: Host> Engine<H> {
         }
 
         // what is there already: imported before (by id), or written live (by its text)
-        let imported: HashSet<String> = self.held_turns(&target).await.map_err(host_err)?.into_iter().map(|t| t.turn_id).collect();
+        let imported: HashSet<String> = self.held_turns(&target).await.map_err(EngineError::from)?.into_iter().map(|t| t.turn_id).collect();
         let mut live_texts: HashMap<String, usize> = HashMap::new();
-        for t in self.held_turns(&live).await.map_err(host_err)? {
+        for t in self.held_turns(&live).await.map_err(EngineError::from)? {
             *live_texts.entry(fingerprint(&t)).or_default() += 1;
         }
         let mut missing = Vec::new();
@@ -311,7 +307,7 @@ impl<H: Host> Engine<H> {
         match self.take_lock(&lock, WRITE_LOCK_TTL_MS, self.config.timeout_ms).await {
             Ok(true) => {}
             Ok(false) => return Err(EngineError::new(ErrorCode::HostTimeout, format!("another process held the outbox of {live} for {} ms; run the import again", self.config.timeout_ms))),
-            Err(e) => return Err(host_err(e)),
+            Err(e) => return Err(EngineError::from(e)),
         }
         let out = self.import_turn_locked(live, target_sid, p).await;
         self.give_lock(&lock).await;
@@ -319,9 +315,9 @@ impl<H: Host> Engine<H> {
     }
 
     async fn import_turn_locked(&self, live: &str, target_sid: &str, p: &Prepared) -> Result<Option<super::WriteOutcome>> {
-        let mut ledger = self.load_ledger(live).await.map_err(host_err)?.unwrap_or_default();
+        let mut ledger = self.load_ledger(live).await.map_err(EngineError::from)?.unwrap_or_default();
         if let Some(c) = &p.content_key {
-            let queued_live = self.host.outbox_read(&outbox_key(live)).await.map_err(host_err)?;
+            let queued_live = self.host.outbox_read(&outbox_key(live)).await.map_err(EngineError::from)?;
             let live_has = ledger.content_keys.contains(c) || queued_live.iter().any(|e| e.get("contentKey").and_then(Value::as_str) == Some(c.as_str()));
             if live_has && !ledger.turn_ids.iter().any(|t| t == &p.turn_id) {
                 return Ok(None);

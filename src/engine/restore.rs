@@ -14,7 +14,7 @@ use super::{Engine, TurnWrite, WriteStatus};
 use crate::address::scopes::{agent_owned_memories, user_memories};
 use crate::address::session_map::ov_session_id;
 use crate::error::{EngineError, ErrorCode, Result};
-use crate::host::{Host, HostError, HostErrorKind};
+use crate::host::{Host, HostErrorKind};
 use crate::lifecycle::export_file::{read_memories, read_session, MemoryScope};
 use serde::{Deserialize, Serialize};
 use std::collections::HashSet;
@@ -81,10 +81,6 @@ pub struct MemoryRestoreReport {
     pub problems: Vec<String>,
 }
 
-fn host_err(what: &str, e: HostError) -> EngineError {
-    let code = if e.kind == HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
-    EngineError::new(code, format!("{what}: {e}"))
-}
 
 impl<H: Host> Engine<H> {
     /// Restores one session of an export (see the module doc).
@@ -94,8 +90,8 @@ impl<H: Host> Engine<H> {
         let sid = head.session_id.clone();
         let ov = ov_session_id(&self.config.agent_id, &sid);
         let mut report = RestoreReport { session_id: sid.clone(), ov_session_id: ov.clone(), turns: turns.len(), archives: head.archives, ..Default::default() };
-        let held: HashSet<String> = self.held_turns(&ov).await.map_err(|e| host_err(&ov, e))?.into_iter().map(|t| t.turn_id).collect();
-        let mut archived = self.host.session_meta(&ov).await.map_err(|e| host_err(&ov, e))?.map_or(0, |m| m.commit_count);
+        let held: HashSet<String> = self.held_turns(&ov).await.map_err(|e| e.while_doing(&ov))?.into_iter().map(|t| t.turn_id).collect();
+        let mut archived = self.host.session_meta(&ov).await.map_err(|e| e.while_doing(&ov))?.map_or(0, |m| m.commit_count);
         report.archived = archived;
         report.already_stored = turns.iter().filter(|t| held.contains(&t.turn_id)).count();
         report.remaining = turns.len() - report.already_stored;
@@ -198,7 +194,7 @@ impl<H: Host> Engine<H> {
                 }
                 Ok(None) => {}
                 Err(e) if e.kind == HostErrorKind::NotFound => {}
-                Err(e) => return Err(host_err(&uri, e)),
+                Err(e) => return Err(e.while_doing(&uri)),
             }
             if !req.apply || budget == 0 {
                 continue;
@@ -207,7 +203,7 @@ impl<H: Host> Engine<H> {
             match self.host.write_text(&uri, &m.content, true, false).await {
                 Ok(()) => report.written += 1,
                 Err(e) if e.kind == HostErrorKind::Conflict => report.already_stored += 1,
-                Err(e) => return Err(host_err(&uri, e)),
+                Err(e) => return Err(e.while_doing(&uri)),
             }
             report.remaining -= 1;
         }

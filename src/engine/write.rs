@@ -9,7 +9,7 @@ use crate::lifecycle::after_turn::{classify_after_turn, AfterTurn};
 use crate::lifecycle::capture::{capture_decision, CaptureReason};
 use crate::lifecycle::commit_guard::{Admission, TurnRouting};
 use crate::error::{EngineError, ErrorCode, Result};
-use crate::host::{Host, HostError};
+use crate::host::Host;
 use crate::message::estimate_message_tokens;
 use crate::message::synthetic::is_synthetic;
 use crate::address::session_map::ov_session_id;
@@ -151,10 +151,6 @@ pub struct WriteOutcome {
 /// decision, its history entry, and the shared window after it.
 type Appended = (u64, bool, CaptureReason, crate::tools::history::TurnEntry, SharedWindow);
 
-fn host_err(e: HostError) -> EngineError {
-    let code = if e.kind == crate::host::HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
-    EngineError::new(code, e.message)
-}
 
 impl<H: Host> Engine<H> {
     /// Writes one turn (lossless), updates the trigger state, and says whether a commit is due.
@@ -185,7 +181,7 @@ impl<H: Host> Engine<H> {
         if req.advancement_key.is_some() {
             self.turn_openings.borrow_mut().remove(&ov_id); // commitTurn ends the turn
         }
-        self.load_record(&ov_id, &req.session_id).await.map_err(host_err)?;
+        self.load_record(&ov_id, &req.session_id).await.map_err(EngineError::from)?;
         let previous = self.track_session_key(&req, &ov_id).await;
         let okey = outbox_key(&ov_id);
 
@@ -201,7 +197,7 @@ impl<H: Host> Engine<H> {
                 // (saved only when it changed: a host that calls both commitTurn and afterTurn
                 // gives the same budget twice)
                 if let Some(b) = req.token_budget.filter(|b| self.read_record(&ov_id, |rec| rec.state.token_budget != Some(*b))) {
-                    self.update(&ov_id, |rec| rec.state.token_budget = Some(b)).await.map_err(host_err)?;
+                    self.update(&ov_id, |rec| rec.state.token_budget = Some(b)).await.map_err(EngineError::from)?;
                 }
             }
             return Ok(self.settled(&ov_id, &okey, already_stored, previous).await);
@@ -216,7 +212,7 @@ impl<H: Host> Engine<H> {
                 r
             }
             Ok(false) => Err(EngineError::new(ErrorCode::HostTimeout, format!("another process held the outbox of {ov_id} for {} ms; retry the turn", self.config.timeout_ms))),
-            Err(e) => Err(host_err(e)),
+            Err(e) => Err(EngineError::from(e)),
         };
         let (sequence, counts, capture_reason, indexed, window) = match appended {
             Ok(Ok(v)) => {
@@ -341,7 +337,7 @@ impl<H: Host> Engine<H> {
         ckey: Option<&str>,
         now: u64,
     ) -> Result<std::result::Result<Appended, bool>> {
-        let queued = self.host.outbox_read(okey).await.map_err(host_err)?;
+        let queued = self.host.outbox_read(okey).await.map_err(EngineError::from)?;
         let same = |e: &Value, field: &str, key: Option<&str>| key.is_some() && e.get(field).and_then(Value::as_str) == key;
         if queued.iter().any(|e| same(e, "advancementKey", req.advancement_key.as_deref())) {
             return Ok(Err(false));
@@ -349,7 +345,7 @@ impl<H: Host> Engine<H> {
         if queued.iter().any(|e| same(e, "contentKey", ckey)) {
             return Ok(Err(true));
         }
-        let mut ledger = self.load_ledger(ov_id).await.map_err(host_err)?.unwrap_or_default();
+        let mut ledger = self.load_ledger(ov_id).await.map_err(EngineError::from)?.unwrap_or_default();
         if req.advancement_key.as_ref().is_some_and(|k| ledger.turn_ids.contains(k)) {
             return Ok(Err(false));
         }
@@ -368,7 +364,7 @@ impl<H: Host> Engine<H> {
         };
         let turn_id = turn_id(req, ov_id, ckey, sequence, now);
         let (entry, counts, tokens, reason, indexed) = self.prepare(req, ov_id, sequence, &turn_id, checkpoint_id, ckey, now)?;
-        self.host.outbox_append(okey, entry).await.map_err(host_err)?;
+        self.host.outbox_append(okey, entry).await.map_err(EngineError::from)?;
         ledger.note(sequence, &turn_id, ckey);
         // a queued turn whose process died before the ledger was saved is noted from its entry
         for e in &queued {

@@ -60,6 +60,26 @@ impl HostError {
     }
 }
 
+/// The engine's error for a host failure: `HOST_TIMEOUT` for no answer in time, else
+/// `HOST_FAILED`, with the host's message.
+impl From<HostError> for crate::error::EngineError {
+    fn from(e: HostError) -> Self {
+        let code = if e.kind == HostErrorKind::Timeout { crate::error::ErrorCode::HostTimeout } else { crate::error::ErrorCode::HostFailed };
+        crate::error::EngineError::new(code, e.message)
+    }
+}
+
+impl HostError {
+    /// The engine's error for this failure, naming what was being done (`"archive 2 of
+    /// main--s1: Timeout: …"`).
+    pub fn while_doing(self, what: &str) -> crate::error::EngineError {
+        let text = format!("{what}: {self}");
+        let mut e = crate::error::EngineError::from(self);
+        e.message = text;
+        e
+    }
+}
+
 impl fmt::Display for HostError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:?}: {}", self.kind, self.message)

@@ -10,7 +10,7 @@ use crate::openviking::{OpenVikingHttp, Pausing, Server};
 use crate::config::parse_config;
 use crate::engine::{AssembleCall, CommitCall, CompactCall, Engine, HookCall, ImportRequest, ToolContext, TurnWrite};
 use crate::error::{EngineError, ErrorCode};
-use crate::host::{HostError, HostErrorKind};
+use crate::host::HostError;
 use crate::address::session_map::ov_session_id;
 use js_sys::Promise;
 use std::rc::Rc;
@@ -21,8 +21,7 @@ use wasm_bindgen_futures::future_to_promise;
 pub(super) type Host = OpenVikingHttp<Pausing<JsHost>>;
 
 fn host_err(e: HostError) -> JsValue {
-    let code = if e.kind == HostErrorKind::Timeout { ErrorCode::HostTimeout } else { ErrorCode::HostFailed };
-    to_js_error(EngineError::new(code, e.message))
+    to_js_error(EngineError::from(e))
 }
 
 /// Agent isolation: only this agent's OpenViking sessions may be touched.
