@@ -5,7 +5,6 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createServer } from "node:net";
 import { loadEngine } from "../../../tests/support/packages.mjs"; // the test build (parseConfig is the page's)
 import { registerCommands } from "../../plugin/commands.js";
 import { agentFromSessionKey } from "../../plugin/runtime.js";
@@ -17,14 +16,7 @@ export const KEY = "sk-operator-SECRET-9f8e7d";
 export const HOST_CONFIG = {
   plugins: { slots: { contextEngine: "openviking" }, entries: { openviking: { enabled: true, hooks: { allowConversationAccess: true } } } },
 };
-/** A loopback port nothing listens on (free a moment ago). */
-export async function freePort() {
-  const srv = createServer();
-  await new Promise((r) => srv.listen(0, "127.0.0.1", r));
-  const { port } = srv.address();
-  await new Promise((r) => srv.close(r));
-  return port;
-}
+export { freePort } from "../openviking/helpers.mjs";
 
 export const outputs = []; // every text any command printed, for the key check at the end
 
