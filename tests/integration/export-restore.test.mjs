@@ -71,14 +71,17 @@ const pick = (m) => () => ({ agentId: "main", engine: m.engine });
 /** What an operator sees of the session on one side. */
 async function view(m) {
   const st = await m.engine.status(`main--${SID}`);
-  const search = async (q) => (await m.engine.runTool("memory_search_history", { query: q, scope: "session", limit: 5 }, { sessionId: SID })).hits.map((x) => x.turnId);
+  // by pattern (the words alone, newest first): a search by meaning would also rank the
+  // archived turns by the vectors OpenViking makes of them in the background, not yet made
+  // on the target right after the restore
+  const search = async (pattern) => (await m.engine.runTool("memory_search_history", { pattern, scope: "session", limit: 20 }, { sessionId: SID })).hits.map((x) => `${x.turnId}${x.archived ? "/archived" : ""}`);
   const archive = st.lastCheckpoint?.archiveUri ?? null;
   return {
     turns: st.turnsStored,
     checkpoints: st.checkpoints,
     lastArchive: { turns: st.lastCheckpoint?.turns, hasSummary: st.lastCheckpoint?.hasSummary },
     window: st.triggers.find((x) => x.kind === "turns").current,
-    search: { backups: await search("nightly backups cold bucket"), region: await search("search cluster region") },
+    search: { every: await search("\\?"), backups: await search("backups|cold bucket"), region: await search("region|eu-west") },
     archive,
   };
 }
