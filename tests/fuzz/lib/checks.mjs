@@ -198,3 +198,36 @@ export function messageText(m) {
   if (Array.isArray(m?.content)) return m.content.filter((p) => p && p.type === "text" && typeof p.text === "string").map((p) => p.text).join("\n");
   return "";
 }
+
+export function tokensOf(W) {
+  return (messages) => {
+    try {
+      const t = W.pkg.estimateMessageTokens(messages);
+      return t.reduce((a, b) => a + b, 0);
+    } catch {
+      return null;
+    }
+  };
+}
+
+export const checkAutoRecall = (r, fail, { cfg, input, inputLone, W }) => {
+  checkQuery("autoRecall", r.query, fail);
+  checkRecall("autoRecall", r.recall, cfg, { inputLone, tokensOf: tokensOf(W) }, fail);
+  checkToolPairs("autoRecall.messages", input?.messages, r.messages, fail);
+  if (r.recall) checkToolPairs("autoRecall.recall.messages", [], r.recall.messages, fail);
+};
+
+export const checkAssemble = (r, fail, { cfg, input, inputLone, W }) => {
+  checkQuery("assemble", r.query, fail);
+  checkRecall("assemble", r.recall, cfg, { inputLone, tokensOf: tokensOf(W) }, fail);
+  checkToolPairs("assemble.messages", input?.messages, r.messages, fail);
+  const budget = r.budget;
+  if (typeof budget === "number") {
+    if (r.estimatedTokens > budget && !r.overBudget) fail(`assemble: estimatedTokens ${r.estimatedTokens} > budget ${budget} and overBudget is false`);
+    const t = tokensOf(W)(r.messages);
+    const prompt = typeof input?.prompt === "string" ? W.pkg.estimateTokens(input.prompt) + 4 : 0;
+    if (t !== null && t + prompt > budget && !r.overBudget) fail(`assemble: the output messages are ${t + prompt} tokens by estimateMessageTokens > budget ${budget} and overBudget is false`);
+    if (r.overBudget && r.recallIncluded) fail("assemble: over budget with the recall pair still included (memories go first)");
+  }
+};
+
