@@ -78,6 +78,7 @@ bench: setup-core build test-pkg
 	node tests/bench/quality/run.mjs --set tune
 	node tests/bench/quality/run.mjs --set heldout
 	node tests/bench/quality/run.mjs --set heldout2
+	node tests/bench/quality/run.mjs --set heldout3
 	node tests/bench/experiences.mjs
 	node tests/bench/skills.mjs
 	node tests/bench/hung-server.mjs

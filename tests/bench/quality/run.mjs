@@ -5,7 +5,7 @@
 //                                    [--personas en1,zh2] [--questions N] [--no-history] [--keep]
 //                                    [--no-intent]
 //                                    [--context N] [--config JSON] [--replay FILE]
-//                                    [--set personas|tune|heldout] [--pkg DIR]
+//                                    [--set personas|tune|heldout|heldout2|heldout3] [--pkg DIR]
 //
 // Data: generate.mjs (deterministic; 4 personas, en + zh, ~610 memories, ~420 turns, 320
 // questions with evidence labels). One real OpenViking 0.5.2 (tests/openviking/harness.py)
