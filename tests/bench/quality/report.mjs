@@ -1,7 +1,43 @@
-// The recall-quality benchmark's summary and tables: per language and category, the engine
-// beside OpenViking's own order (what reached the model, what it cost) and the history search.
+// The recall-quality benchmark's scoring and tables: what one question's recall and history
+// search count as (evidence reached, precision, the newest version only, R@k), and the summary
+// per language and category, the engine beside OpenViking's own order and BM25.
+
+/** The memory id a benchmark uri names (`…/<type>/<tag>-m<id>.md`), or null. */
+export function idOf(uri) {
+  return /\/([a-z0-9-]+-m[0-9a-z]+)\.md$/.exec(uri ?? "")?.[1] ?? null;
+}
 
 // =============================================================================================
+export function score(uris, q, memOf) {
+  const ids = uris.map(idOf);
+  const evidence = new Set(q.evidence.flat());
+  const groupsHit = q.evidence.map((g) => g.some((id) => ids.includes(id)));
+  const facts = new Set(ids.filter(Boolean).map((id) => memOf.get(id)?.fact ?? id));
+  const staleAt = ids.findIndex((id) => (q.stale ?? []).includes(id));
+  const latestAt = ids.findIndex((id) => evidence.has(id));
+  return {
+    injected: ids.map((id, i) => id ?? uris[i]),
+    n: ids.length,
+    evidenceInjected: ids.filter((id) => evidence.has(id)).length,
+    hit: q.evidence.length ? groupsHit.some(Boolean) : null,
+    all: q.evidence.length ? groupsHit.every(Boolean) : null,
+    dupSlots: ids.filter(Boolean).length - facts.size,
+    staleInjected: ids.filter((id) => (q.stale ?? []).includes(id)).length,
+    staleFirst: q.stale?.length ? staleAt >= 0 && (latestAt < 0 || staleAt < latestAt) : null,
+    // an update question answered right: the newest fact injected, no older one before it
+    newestFirst: q.stale?.length ? latestAt >= 0 && (staleAt < 0 || latestAt < staleAt) : null,
+    newestOnly: q.stale?.length ? latestAt >= 0 && staleAt < 0 : null,
+  };
+}
+
+export function historyScore(q, turnIds, answer) {
+  const groups = q.evidenceTurns;
+  const at = (k) => (groups.length ? groups.filter((g) => g.some((t) => turnIds.slice(0, k).includes(t))).length / groups.length : null);
+  // with no hits, the rest of the tool's answer (what it scanned, why nothing matched; not its timing)
+  const rest = answer && !turnIds.length ? Object.fromEntries(Object.entries(answer).filter(([k]) => k !== "hits" && k !== "elapsedMs")) : undefined;
+  return { hits: turnIds, scores: answer?.hits?.map((h) => h.score), r5: at(5), r10: at(10), matched: answer?.matched ?? null, answer: rest };
+}
+
 export function summarise(records, categories) {
   const groups = {};
   for (const lang of ["en", "zh", "all"]) {

@@ -74,7 +74,7 @@ import { promisify } from "node:util";
 import { generate, stats, DEFAULT_SEED, TYPES } from "./generate.mjs";
 import { bm25Index } from "./bm25.mjs";
 import { loadSet, setStats, SET_CATEGORIES } from "./conversations/load.mjs";
-import { summarise, printTables, sum, mean, round, pct, num } from "./report.mjs";
+import { idOf, score, historyScore, summarise, printTables, sum, mean, round, pct, num } from "./report.mjs";
 
 const run = promisify(execFile);
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -471,36 +471,6 @@ function contextTurns(p, q) {
 }
 
 /** The metrics of one injected list. */
-function score(uris, q, memOf) {
-  const ids = uris.map(idOf);
-  const evidence = new Set(q.evidence.flat());
-  const groupsHit = q.evidence.map((g) => g.some((id) => ids.includes(id)));
-  const facts = new Set(ids.filter(Boolean).map((id) => memOf.get(id)?.fact ?? id));
-  const staleAt = ids.findIndex((id) => (q.stale ?? []).includes(id));
-  const latestAt = ids.findIndex((id) => evidence.has(id));
-  return {
-    injected: ids.map((id, i) => id ?? uris[i]),
-    n: ids.length,
-    evidenceInjected: ids.filter((id) => evidence.has(id)).length,
-    hit: q.evidence.length ? groupsHit.some(Boolean) : null,
-    all: q.evidence.length ? groupsHit.every(Boolean) : null,
-    dupSlots: ids.filter(Boolean).length - facts.size,
-    staleInjected: ids.filter((id) => (q.stale ?? []).includes(id)).length,
-    staleFirst: q.stale?.length ? staleAt >= 0 && (latestAt < 0 || staleAt < latestAt) : null,
-    // an update question answered right: the newest fact injected, no older one before it
-    newestFirst: q.stale?.length ? latestAt >= 0 && (staleAt < 0 || latestAt < staleAt) : null,
-    newestOnly: q.stale?.length ? latestAt >= 0 && staleAt < 0 : null,
-  };
-}
-
-function historyScore(q, turnIds, answer) {
-  const groups = q.evidenceTurns;
-  const at = (k) => (groups.length ? groups.filter((g) => g.some((t) => turnIds.slice(0, k).includes(t))).length / groups.length : null);
-  // with no hits, the rest of the tool's answer (what it scanned, why nothing matched; not its timing)
-  const rest = answer && !turnIds.length ? Object.fromEntries(Object.entries(answer).filter(([k]) => k !== "hits" && k !== "elapsedMs")) : undefined;
-  return { hits: turnIds, scores: answer?.hits?.map((h) => h.score), r5: at(5), r10: at(10), matched: answer?.matched ?? null, answer: rest };
-}
-
 // The legacy plugin's injected text (shared/docs/legacy-recall-semantics.md, step 8).
 function legacyBlockTokens(memories) {
   if (!memories.length) return 0;
@@ -511,9 +481,6 @@ function legacyBlockTokens(memories) {
 function memoryIndex(p) {
   if (!memIndexCache.has(p.tag)) memIndexCache.set(p.tag, new Map(p.memories.map((m) => [m.id, m])));
   return memIndexCache.get(p.tag);
-}
-function idOf(uri) {
-  return /\/([a-z0-9-]+-m[0-9a-z]+)\.md$/.exec(uri ?? "")?.[1] ?? null;
 }
 function categoryOf(uri) {
   return /\/memories\/([^/]+)\//.exec(uri ?? "")?.[1] ?? "memory";
