@@ -163,9 +163,10 @@ test("config snippet round-trips through the parser", () => {
 });
 
 test("searchLimit is the engine's pool size per scope (what the plugin and the live page ask for)", () => {
-  assert.equal(new engine.Engine({}, {}).searchLimit, 24);
-  assert.equal(new engine.Engine({ recallLimit: 2 }, {}).searchLimit, 20);
-  assert.equal(new engine.Engine({ recallLimit: 10 }, {}).searchLimit, 40);
+  assert.equal(new engine.Engine({}, {}).searchLimit, 48);
+  assert.equal(new engine.Engine({ recallLimit: 2 }, {}).searchLimit, 40);
+  assert.equal(new engine.Engine({ recallLimit: 10 }, {}).searchLimit, 80);
+  assert.equal(new engine.Engine({ recallLimit: 100 }, {}).searchLimit, 400);
 });
 
 test("every evaluation of the plugin's loader in a process shares one initialised package (OpenClaw evaluates the entry up to three times)", async () => {

@@ -10,8 +10,8 @@
 //!    there is no abstract (events, cases and items with neither dedupe on uri) →
 //!    `duplicate`; a near-duplicate of a higher-scored candidate (the same query words, and
 //!    `recallNearDuplicateOverlap` of the smaller one's content words in the other) →
-//!    `duplicate`; the pool stops at
-//!    `max(recallLimit·4, 20)` → `over_limit`;
+//!    `duplicate`; the pool stops at `RecallSettings::pool_size` (`recallLimit·8` within
+//!    40–400; the legacy rules' `max(recallLimit·4, 20)`) → `over_limit`;
 //! 5. query-aware rerank ([`rank`]); a second dedupe on the normalised abstract; take
 //!    `recallLimit` → `over_limit`;
 //! 6. content: the abstract first (if `recallPreferAbstract` and non-empty), else the full

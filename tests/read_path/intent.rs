@@ -213,7 +213,7 @@ fn with_skill_recall_off_the_find_holds_only_the_memory_scopes() {
     let e = engine(&host, json!({ "skillRecall": false }));
     assemble(&e, "s1", "Which editor theme do I prefer?");
     assert_eq!(host.world().combined_finds, [vec![USER.to_string(), AGENT.to_string()]]);
-    assert!(host.world().finds.iter().all(|f| f.2 == 48));
+    assert!(host.world().finds.iter().all(|f| f.2 == 96));
 }
 
 #[test]

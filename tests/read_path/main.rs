@@ -68,7 +68,7 @@ fn assemble_searches_both_scopes_and_injects_the_pair() {
         [vec![USER.to_string(), AGENT.to_string(), "viking://user/alice/skills".to_string(), "viking://agent/skills".to_string()]],
         "both scopes and the skill roots in one request: one query embedding per turn"
     );
-    assert!(finds.iter().all(|f| f.2 == 48 + 6), "twice the pool size max(6*4, 20), the two scopes sharing one limit, and two hits per listed skill (3): {finds:?}");
+    assert!(finds.iter().all(|f| f.2 == 96 + 6), "twice the pool size (6 memories × 8), the two scopes sharing one limit, and two hits per listed skill (3): {finds:?}");
     assert_eq!(host.world().skill_finds.len(), 1, "the skills came with the memories");
     assert!(!host.world().calls.iter().any(|c| c == "find_skills"), "no skills find of their own");
     assert!(recalled_uris(&out).contains(&format!("{USER}/preferences/theme.md")));
@@ -278,7 +278,7 @@ fn memory_recall_checks_its_input_and_uses_its_own_limit() {
     let call = RecallToolCall::from_value(&json!({"query": "editor theme", "limit": 10})).unwrap();
     let out = block_on(e.recall_tool(call)).unwrap();
     assert_eq!(out.memories.len(), 2);
-    assert!(host.world().finds.iter().all(|f| f.2 == 80), "twice the pool size for limit 10 (both scopes in one find)");
+    assert!(host.world().finds.iter().all(|f| f.2 == 160), "twice the pool size for limit 10 (10 × 8) (both scopes in one find)");
     host.world().down = Some(HostErrorKind::Unreachable);
     e.forget_search();
     let err = block_on(e.recall_tool(RecallToolCall::from_value(&json!({"query": "editor theme"})).unwrap())).unwrap_err();

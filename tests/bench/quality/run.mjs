@@ -21,8 +21,8 @@
 //    engine's protocol sends (src/openviking/client.rs: `{query, target_uri, limit,
 //    score_threshold: 0}` on the user scope `viking://user/<uid>/memories` and the agent's own
 //    scope `viking://agent/<agentId>/memories`, one find over both unless a window applies, as
-//    src/engine/read.rs does; the baseline's two finds whole), `limit` = `Engine.searchLimit`, the rerank pool
-//    max(recallLimit·4, 20) = 24), then the engine's own selection through the wasm:
+//    src/engine/read.rs does; the baseline's two finds whole), `limit` = `Engine.searchLimit`, the rerank pool:
+//    recallLimit·8 = 48), then the engine's own selection through the wasm:
 //    `Engine.autoRecall({messages, search, nowMs, explain: true})`, default config.
 //    Recorded: the injected memories; evidence recall (≥ 1 evidence memory injected) and,
 //    for questions needing several facts, all evidence; precision (injected evidence memories /
