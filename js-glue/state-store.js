@@ -8,8 +8,8 @@
 //                                  length or checksum does not match (a torn or corrupt
 //                                  record) is skipped on read, a line without the `#` frame
 //                                  is a plain JSON record from an earlier version
-//   <stateDir>/locks/<name>.lock   a cross-process lock: created with O_EXCL, holds
-//                                  {pid, host, owner, expiresAtMs}; a stale one is broken
+//   <stateDir>/locks/<name>.lock   a cross-process lock (lock-file.js): created with O_EXCL,
+//                                  holds {pid, host, owner, expiresAtMs}; a stale one is broken
 // Acknowledged means durably stored: an append resolves only once every byte is written,
 // fsync'd and read back as a valid record; a failed one (full disk, read-only, short write)
 // is cut back off the file and rejects. Two processes sharing a state dir must hold
@@ -20,10 +20,8 @@
 // folder created here 0700, set explicitly after creation so no umask changes them; a state
 // dir left by an older version (0644 files in 0755 folders) is tightened when first opened.
 import { promises as nodeFs, constants } from "node:fs";
-import { randomUUID } from "node:crypto";
-import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { pidAlive } from "./openviking/proc.js";
+import { lockFiles } from "./lock-file.js";
 import { frameText, hasTurnId, parseRecords } from "./outbox-records.js";
 
 export { crc32, parseOutboxText } from "./outbox-records.js";
@@ -32,8 +30,6 @@ export const FILE_MODE = 0o600;
 export const DIR_MODE = 0o700;
 
 const encodeKey = (key) => encodeURIComponent(key).replace(/\./g, "%2E");
-/** A lock file or breaker this old that cannot be read as a lock is left by a crash. */
-const STALE_UNREADABLE_MS = 10_000;
 
 const isObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
 /** A document's text, checked to be a string (a JSON text: the engine's, written as given). */
@@ -50,13 +46,6 @@ async function writeAll(h, buf) {
     if (!(bytesWritten > 0)) throw new Error(`short write: ${off} of ${buf.length} bytes written`);
     off += bytesWritten;
   }
-}
-
-/** Whether a lock's holder on this host may still hold it: alive by `proc.js` (a zombie is
- *  not), or not known by its pid (only the lock's expiry frees it then). */
-function holderAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return true;
-  return pidAlive(pid);
 }
 
 /** An error the engine maps to HostErrorKind "local". */
@@ -92,8 +81,8 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
   const stateDirPath = join(stateDir, "state");
   const outboxDirPath = join(stateDir, "outbox");
   const locksDirPath = join(stateDir, "locks");
-  // who holds a lock: one id per store instance, so locks are not re-entrant, not even here
-  const owner = randomUUID();
+  // the outbox locks (lock-file.js): one owner per store instance, so not re-entrant, not even here
+  const locks = lockFiles({ fs, create: (file) => inDir(dirname(file), () => openPrivate(file, "wx")) });
   let opened = null;
   // the first use tightens what an older version left: the folders and every file in them
   const open = () => (opened ??= tightenExisting());
@@ -312,81 +301,6 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
     }
   }
 
-  /** Create lock `file` with O_EXCL; false when it exists. Not fsync'd: a lock orders live
-   *  processes, which see the file as soon as it is created (O_EXCL is atomic); after a
-   *  machine crash no holder is alive, so a lock lost with it changes nothing, and one kept
-   *  is stale and broken. */
-  async function createLock(file, ttlMs) {
-    let h;
-    try {
-      h = await inDir(dirname(file), () => openPrivate(file, "wx"));
-    } catch (err) {
-      if (err.code === "EEXIST") return false;
-      throw err;
-    }
-    try {
-      const lock = { pid: process.pid, host: hostname(), owner, expiresAtMs: Date.now() + ttlMs };
-      await writeAll(h, Buffer.from(JSON.stringify(lock), "utf8"));
-    } catch (err) {
-      await h.close().catch(() => {});
-      h = null;
-      await fs.rm(file, { force: true }).catch(() => {}); // ours (O_EXCL), and unusable
-      throw err;
-    } finally {
-      await h?.close();
-    }
-    return true;
-  }
-
-  /** The owner id written in a lock file's bytes, or null. */
-  function ownedBy(bytes) {
-    try {
-      const lock = JSON.parse(bytes.toString("utf8"));
-      return isObject(lock) ? lock.owner : null;
-    } catch {
-      return null;
-    }
-  }
-
-  /** Whether the holder of a lock file is gone: expired, dead on this host, or an unreadable
-   *  file older than STALE_UNREADABLE_MS (a crash between create and write). */
-  function isStale(bytes, mtimeMs) {
-    let lock;
-    try {
-      lock = JSON.parse(bytes.toString("utf8"));
-    } catch {
-      lock = null;
-    }
-    if (!isObject(lock) || typeof lock.expiresAtMs !== "number") return Date.now() - mtimeMs > STALE_UNREADABLE_MS;
-    if (Date.now() > lock.expiresAtMs) return true;
-    return lock.host === hostname() && !holderAlive(lock.pid);
-  }
-
-  /** Remove lock `file` if it still holds exactly the stale `bytes`, under a breaker file so
-   *  that two breakers cannot both remove it (the second one a fresh lock). False: another
-   *  process is breaking it, give up this attempt. */
-  async function breakLock(file, bytes) {
-    const breaker = `${file}.break`;
-    let b;
-    try {
-      b = await openPrivate(breaker, "wx");
-    } catch (err) {
-      if (err.code !== "EEXIST") throw err;
-      // a breaker left by a crash is cleared, for a later attempt
-      const st = await fs.stat(breaker).catch(() => null);
-      if (st && Date.now() - st.mtimeMs > STALE_UNREADABLE_MS) await fs.rm(breaker, { force: true });
-      return false;
-    }
-    try {
-      await b.close();
-      const now = await readIfAny(file);
-      if (now?.equals(bytes)) await fs.rm(file, { force: true });
-      return true;
-    } finally {
-      await fs.rm(breaker, { force: true });
-    }
-  }
-
   // Locks this instance gave up but could not remove (a disk that turned read-only): they
   // are removed at the next chance — a later tryLock of any lock, or an unlock — and this
   // instance may take one back at once, so a released lock never wedges its own holder.
@@ -403,39 +317,15 @@ export function createStateStore(stateDir, { warnOutboxAt = 500, warn = () => {}
   }
 
   async function takeLock(name, ttlMs) {
-    if (!(Number.isFinite(ttlMs) && ttlMs > 0)) throw new Error(`ttlMs must be a positive number, not ${ttlMs}`);
     await retryReleases();
-    const file = lockFile(name);
-    if (await createLock(file, ttlMs)) return true;
-    let seen;
-    try {
-      const st = await fs.stat(file);
-      seen = { bytes: await fs.readFile(file), mtimeMs: st.mtimeMs };
-    } catch (err) {
-      if (err.code !== "ENOENT") throw err; // released meanwhile: retry the create
-    }
-    // a lock this instance released but could not remove is free for it
-    const mine = seen && released.has(name) && ownedBy(seen.bytes) === owner;
-    if (seen && !((mine || isStale(seen.bytes, seen.mtimeMs)) && (await breakLock(file, seen.bytes)))) return false;
-    released.delete(name);
-    return createLock(file, ttlMs);
+    const taken = await locks.take(lockFile(name), ttlMs, { reclaim: released.has(name) });
+    if (taken) released.delete(name);
+    return taken;
   }
 
   async function releaseLock(name) {
-    const file = lockFile(name);
-    const bytes = await readIfAny(file);
-    let lock = null;
     try {
-      lock = bytes && JSON.parse(bytes.toString("utf8"));
-    } catch {
-      // unreadable: not ours
-    }
-    if (!isObject(lock) || lock.owner !== owner) {
-      released.delete(name);
-      return; // gone, or someone else's
-    }
-    try {
-      await fs.rm(file, { force: true });
+      await locks.release(lockFile(name));
       released.delete(name);
     } catch (err) {
       released.add(name);

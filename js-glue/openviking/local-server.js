@@ -1,6 +1,6 @@
 // local-server.js — start, reuse and stop a local `openviking-server` on 127.0.0.1:<port>.
 // ensureLocalServer() reuses a healthy OpenViking or spawns one detached (it outlives a CLI turn),
-// recording it in <stateDir>/openviking-server.pid; a per-port O_EXCL lock file keeps two
+// recording it in <stateDir>/openviking-server.pid; a per-port start lock (../lock-file.js) keeps two
 // concurrent callers from starting two servers. stopLocalServer() only stops the server that
 // pid file names, and only while that pid is still openviking-server on the recorded port.
 // "Healthy OpenViking" is checked without any credential (inspectPort): anything else on the
@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { accessSync, chmodSync, closeSync, constants, existsSync, fchmodSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
 import { delimiter, join, resolve } from "node:path";
 import { isOpenVikingServer, pidAlive, processGroup, processStartTicks } from "./proc.js";
-import { tryLock } from "./lock.js";
+import { lockFiles, lockHolder } from "../lock-file.js";
 
 export const PID_FILE = "openviking-server.pid";
 export const LOG_FILE = "openviking-server.log";
@@ -240,22 +240,17 @@ export function startLockPath(stateDir, port) {
  *  the start lock, or the server spawned for this state dir runs (on this port) — while
  *  nothing answers yet, that is a server still starting. Synchronous, no network. */
 export function localServerStarting(stateDir, port) {
-  try {
-    const holder = JSON.parse(readFileSync(startLockPath(stateDir, port), "utf8"));
-    if (Number.isInteger(holder?.pid) && pidAlive(holder.pid)) return true;
-  } catch {
-    /* no lock, or being written */
-  }
+  if (lockHolder(startLockPath(stateDir, port))?.live) return true;
   const info = readPidFile(stateDir);
   return Boolean(info && info.port === port && isOurs(info));
 }
 
 /** A start lock left by a process that is gone (a CLI turn that exited mid-start) is removed
  *  once the server answers: it blocks nothing, but `doctor` would show it. */
-function clearStaleStartLock(lockPath, staleMs) {
+async function clearStaleStartLock(locks, lockPath, staleMs) {
   if (!existsSync(lockPath)) return;
   try {
-    tryLock(lockPath, { staleMs })?.release(); // breaks a stale lock, leaves a live one
+    if (await locks.take(lockPath, staleMs)) await locks.release(lockPath); // breaks a stale lock, leaves a live one
   } catch {
     /* someone else's: leave it */
   }
@@ -406,8 +401,10 @@ export async function ensureLocalServer({ port, configPath, stateDir, serverBin,
   entryFor(port); // from now on the client checks this origin before it sends the key
   const lockPath = startLockPath(stateDir, port);
   const staleMs = startTimeoutMs + 15000;
-  const reuse = () => {
-    clearStaleStartLock(lockPath, staleMs);
+  // the start lock's owner: this call (two calls in one process never share a lock)
+  const locks = lockFiles();
+  const reuse = async () => {
+    await clearStaleStartLock(locks, lockPath, staleMs);
     return { started: false, pid: ownedPid(stateDir, port), baseUrl };
   };
   /** "openviking" → reuse; "impostor" → throw (never use it); "absent" → false. */
@@ -423,8 +420,7 @@ export async function ensureLocalServer({ port, configPath, stateDir, serverBin,
 
   if (await usable()) return reuse();
   for (;;) {
-    const lock = tryLock(lockPath, { staleMs, meta: { port } });
-    if (lock) {
+    if (await locks.take(lockPath, staleMs, { meta: { port } })) {
       try {
         if (await usable()) return reuse(); // the previous holder finished starting it
         const known = readPidFile(stateDir);
@@ -440,7 +436,7 @@ export async function ensureLocalServer({ port, configPath, stateDir, serverBin,
         const r = await spawnAndWait({ port, configPath, stateDir, serverBin, env, deadline, log: logger, usable });
         return r.started ? { ...r, baseUrl } : reuse();
       } finally {
-        lock.release();
+        await locks.release(lockPath).catch(() => {}); // a lock left behind expires
       }
     }
     if (await usable()) return reuse();

@@ -6,10 +6,11 @@
 // into text. Session state is read THROUGH the engine (status / trace / drain / ownsSession /
 // ovSessionId): no rule of the engine is repeated here. The API key is never shown: the
 // resolved config is printed without it, and every output passes through the engine's redactor.
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { inspectPort, readPidFile, readServerConfig, resolveServerBin, startLockPath, LOG_FILE } from "../openviking/local-server.js";
 import { isOpenVikingServer, pidAlive } from "../openviking/proc.js";
+import { lockHolder } from "../lock-file.js";
 import { agentFromSessionKey, freshRuntime, hostDefaultAgent, openclawStateDir, resolveStateDir } from "./runtime.js";
 export { hostDefaultAgent };
 import { ENGINE_ID } from "./context-engine.js";
@@ -370,17 +371,12 @@ export function createOperator(runtime, { api = null, pluginVersion = null } = {
       if (!existsSync(lockPath)) {
         check("local-lock", "local server start lock", "ok", "free (no start under way)");
       } else {
-        let holder = null;
-        try {
-          holder = JSON.parse(readFileSync(lockPath, "utf8"));
-        } catch {
-          /* being written, or garbled */
-        }
-        const live = Number.isInteger(holder?.pid) && pidAlive(holder.pid);
+        const holder = lockHolder(lockPath);
+        const live = Boolean(holder?.live);
         // a lock left by a process that is gone blocks nothing (the next start breaks it, a
         // healthy server's reuse removes it): not a warning
         check("local-lock", "local server start lock", live ? "warn" : "ok",
-          live ? `held by pid ${holder.pid} since ${new Date(holder.createdAt).toISOString()}: a start is under way` : `free (a stale lock of a process that is gone is left; the next start breaks it)`,
+          live ? `held by pid ${holder.pid} until ${new Date(holder.expiresAtMs).toISOString()}: a start is under way` : `free (a stale lock of a process that is gone is left; the next start breaks it)`,
           live ? "wait for that start to finish (or for it to time out)" : null);
       }
     } else {

@@ -5,7 +5,7 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { registerCommands } from "../plugin/commands.js";
 import plugin from "../index.js";
@@ -99,7 +99,7 @@ test("doctor (local): the port, the config file, a stale pid file and a stale st
   try {
     const port = await freePort();
     writeFileSync(join(stateDir, "openviking-server.pid"), JSON.stringify({ pid: 2 ** 22 + 7, port, startedAt: "2026-11-30T10:00:00.000Z" }));
-    writeFileSync(join(stateDir, `openviking-server.${port}.lock`), JSON.stringify({ pid: 2 ** 22 + 9, token: "t", createdAt: Date.now() - 1000, port }));
+    writeFileSync(join(stateDir, `openviking-server.${port}.lock`), JSON.stringify({ pid: 2 ** 22 + 9, host: hostname(), owner: "t", expiresAtMs: Date.now() + 60_000, port }));
     const local = fakeRuntime({ mode: "local", port, stateDir });
     const { cli } = surfaces(local);
     const { json } = await cli("doctor", { json: true });
@@ -122,7 +122,7 @@ test("doctor (local): the port, the config file, a stale pid file and a stale st
 
     // the config file there, the lock held by a live process: ok, and a start under way
     writeFileSync(join(stateDir, "ov.conf"), "{}");
-    writeFileSync(join(stateDir, `openviking-server.${port}.lock`), JSON.stringify({ pid: process.pid, token: "t", createdAt: Date.now() - 1000, port }));
+    writeFileSync(join(stateDir, `openviking-server.${port}.lock`), JSON.stringify({ pid: process.pid, host: hostname(), owner: "t", expiresAtMs: Date.now() + 60_000, port }));
     const there = fakeRuntime({ mode: "local", port, stateDir, configPath: join(stateDir, "ov.conf") });
     const again = Object.fromEntries((await surfaces(there).cli("doctor", { json: true })).json.checks.map((c) => [c.id, c]));
     assert.equal(again["local-config"].status, "ok");

@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { hostname, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
@@ -117,7 +117,7 @@ describe("local OpenViking server manager", { skip: skipReason, timeout: 300000 
     const before = readPidFile(stateDir).pid;
     // a CLI turn that exited mid-start leaves its start lock behind: the reuse removes it
     const stale = startLockPath(stateDir, port);
-    writeFileSync(stale, JSON.stringify({ pid: 2 ** 22 + 11, token: "gone", createdAt: Date.now() - 1000, port }));
+    writeFileSync(stale, JSON.stringify({ pid: 2 ** 22 + 11, host: hostname(), owner: "gone", expiresAtMs: Date.now() + 60_000, port }));
     assert.equal(localServerStarting(stateDir, port), true, "our running server counts as started or starting for the files");
     const r = await ensureLocalServer(opts);
     assert.equal(existsSync(stale), false, "the stale lock is gone once the server answers");
