@@ -35,10 +35,8 @@ test: setup build test-pkg
 setup-core:
 	.ci/install-tools.sh core
 
-setup: setup-core
-	.ci/install-tools.sh browsers
-	.ci/install-tools.sh openviking
-	.ci/install-tools.sh openclaw
+setup:
+	.ci/install-tools.sh all
 
 build: setup-core $(PKG) js-glue/$(PKG) $(PAGE_PKG)
 

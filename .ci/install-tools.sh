@@ -4,6 +4,8 @@
 #
 #   .ci/install-tools.sh [core|browsers|openviking|openclaw|all]
 #
+# all: the downloads (apt, pip, npm) run in parallel with the compiles (cargo install).
+#
 # core        wasm target, wasm-pack, wasm-bindgen-cli (pinned), npm deps (incl. binaryen's wasm-opt)
 # browsers    Debian chromium + chromedriver, firefox-esr, geckodriver
 # openviking  a cached Python venv with openviking==0.5.2 (integration tests), plus numpy and
@@ -40,6 +42,10 @@ apt_install() {
 
 core() {
   command -v bc >/dev/null 2>&1 || apt_install bc   # tests/run-all.sh sums counts with it
+  core_tools
+}
+
+core_tools() {
   rustup target list --installed | grep -qx wasm32-unknown-unknown \
     || { log "rustup target add wasm32-unknown-unknown"; rustup target add wasm32-unknown-unknown; }
   if ! wasm-pack --version 2>/dev/null | grep -q "$WASM_PACK_VERSION"; then
@@ -59,10 +65,34 @@ core() {
 
 browsers() {
   apt_install chromium chromium-driver firefox-esr
+  geckodriver_tool
+}
+
+geckodriver_tool() {
   if ! command -v geckodriver >/dev/null 2>&1; then
     log "cargo install geckodriver (~3 min)"
     cargo install geckodriver --locked --quiet
   fi
+}
+
+# Everything, the downloads beside the compiles: the cargo installs keep both cores busy for
+# minutes while apt, pip and npm mostly wait on the network, so those run in the background
+# (their output shown when they end; a failure there fails the whole).
+everything() {
+  DOWNLOADS_OUT=$(mktemp)
+  ( apt_install bc chromium chromium-driver firefox-esr; openviking; openclaw ) >"$DOWNLOADS_OUT" 2>&1 &
+  DOWNLOADS_PID=$!
+  # a compile that fails ends the script (set -e): the downloads are stopped and shown
+  trap 'kill "$DOWNLOADS_PID" 2>/dev/null || true; cat "$DOWNLOADS_OUT" >&2; rm -f "$DOWNLOADS_OUT"' EXIT
+  core_tools
+  geckodriver_tool
+  local rc=0
+  wait "$DOWNLOADS_PID" || rc=$?
+  trap - EXIT
+  cat "$DOWNLOADS_OUT" >&2
+  rm -f "$DOWNLOADS_OUT"
+  [ "$rc" -eq 0 ] || log "the downloads (apt, pip, npm) failed: exit $rc (their output above)"
+  return "$rc"
 }
 
 openviking() {
@@ -107,6 +137,6 @@ case "$what" in
   browsers) browsers ;;
   openviking) openviking ;;
   openclaw) openclaw ;;
-  all) core; browsers; openviking; openclaw ;;
+  all) everything ;;
   *) echo "usage: $0 [core|browsers|openviking|openclaw|all]" >&2; exit 2 ;;
 esac
