@@ -32,6 +32,16 @@ function parseLock(bytes) {
   }
 }
 
+/** Write every byte of `buf` at the handle's position (the end, for an append handle): a
+ *  short write is continued, a write of 0 bytes is a failure. (The state store's writes too.) */
+export async function writeAll(h, buf) {
+  for (let off = 0; off < buf.length; ) {
+    const { bytesWritten } = await h.write(buf, off, buf.length - off);
+    if (!(bytesWritten > 0)) throw new Error(`short write: ${off} of ${buf.length} bytes written`);
+    off += bytesWritten;
+  }
+}
+
 /** Whether a lock's holder on this host may still hold it: alive by proc.js, or a pid that
  *  is not one (only the lock's expiry frees it then). */
 function holderAlive(pid) {
@@ -39,12 +49,17 @@ function holderAlive(pid) {
   return pidAlive(pid);
 }
 
+/** Whether a readable lock's holder is gone: expired, or its pid dead on this host. */
+function holderGone(lock, now) {
+  if (typeof lock.expiresAtMs !== "number" || now > lock.expiresAtMs) return true;
+  return lock.host === hostname() && !holderAlive(lock.pid);
+}
+
 /** Whether the holder of a lock file with these bytes and mtime is gone (see the top). */
 export function isStale(bytes, mtimeMs, now = Date.now()) {
   const lock = parseLock(bytes);
   if (!lock || typeof lock.expiresAtMs !== "number") return now - mtimeMs > STALE_UNREADABLE_MS;
-  if (now > lock.expiresAtMs) return true;
-  return lock.host === hostname() && !holderAlive(lock.pid);
+  return holderGone(lock, now);
 }
 
 /** Who holds lock `file` as far as its bytes show, read synchronously (`doctor`, "is a start
@@ -58,9 +73,7 @@ export function lockHolder(file, now = Date.now()) {
     return null;
   }
   if (!lock) return null;
-  const expired = typeof lock.expiresAtMs !== "number" || now > lock.expiresAtMs;
-  const live = !expired && !(lock.host === hostname() && !holderAlive(lock.pid));
-  return { pid: lock.pid, host: lock.host, expiresAtMs: lock.expiresAtMs, live };
+  return { pid: lock.pid, host: lock.host, expiresAtMs: lock.expiresAtMs, live: !holderGone(lock, now) };
 }
 
 /**
@@ -95,12 +108,7 @@ export function lockFiles({ fs = nodeFs, create = (file) => fs.open(file, "wx", 
     }
     try {
       const lock = { ...meta, pid: process.pid, host: hostname(), owner, expiresAtMs: Date.now() + ttlMs };
-      const buf = Buffer.from(JSON.stringify(lock), "utf8");
-      for (let off = 0; off < buf.length; ) {
-        const { bytesWritten } = await h.write(buf, off, buf.length - off);
-        if (!(bytesWritten > 0)) throw new Error(`short write: ${off} of ${buf.length} bytes written`);
-        off += bytesWritten;
-      }
+      await writeAll(h, Buffer.from(JSON.stringify(lock), "utf8"));
     } catch (err) {
       await h.close().catch(() => {});
       h = null;

@@ -21,7 +21,7 @@
 // dir left by an older version (0644 files in 0755 folders) is tightened when first opened.
 import { promises as nodeFs, constants } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { lockFiles } from "./lock-file.js";
+import { lockFiles, writeAll } from "./lock-file.js";
 import { frameText, hasTurnId, parseRecords } from "./outbox-records.js";
 
 export { crc32, parseOutboxText } from "./outbox-records.js";
@@ -38,15 +38,6 @@ const textArg = (text) => {
   return text;
 };
 
-/** Write every byte of `buf` at the handle's position (the end, for an append handle): a
- *  short write is continued, a write of 0 bytes is a failure. */
-async function writeAll(h, buf) {
-  for (let off = 0; off < buf.length; ) {
-    const { bytesWritten } = await h.write(buf, off, buf.length - off);
-    if (!(bytesWritten > 0)) throw new Error(`short write: ${off} of ${buf.length} bytes written`);
-    off += bytesWritten;
-  }
-}
 
 /** An error the engine maps to HostErrorKind "local". */
 function localError(op, err) {
