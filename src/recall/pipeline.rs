@@ -68,9 +68,11 @@ impl RecallSettings {
 /// 2.1 and 5.1 points more questions than the legacy 24 (`tune`, the generator's personas)
 /// at 3–6 more recall tokens; 72 added 0 and 1.1 more.
 pub const POOL_PER_MEMORY: usize = 8;
-/// The smallest pool (a small `recallLimit` still gets a pool to choose from).
+/// The smallest pool (a small `recallLimit` still gets a pool to choose from): twice the legacy
+/// rules' 20, as the per-memory factor is twice theirs. A bound, not tuned.
 pub const POOL_MIN: usize = 40;
-/// The largest pool (`recallLimit` 50 and more): what the legacy rules ask at `recallLimit` 100.
+/// The largest pool (`recallLimit` 50 and more): what the legacy rules ask at `recallLimit`
+/// 100, so no config asks OpenViking for more than before. A bound, not tuned.
 pub const POOL_MAX: usize = 400;
 
 pub(super) struct Candidate {
