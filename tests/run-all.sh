@@ -79,12 +79,13 @@ fi
 # needs to check src/wasm/types.d.ts against the Rust types
 suite rust-native "" cargo test --all-targets --features typescript
 suite rust-doc "" cargo test --doc
-# The crate builds two packages (cargo features): the wasm tests run once per package, the
-# page's also in the browsers (where the page runs).
-suite wasm-node-plugin "" wasm-pack test --node -- --no-default-features --features plugin
-suite wasm-node-page "" wasm-pack test --node -- --no-default-features --features page
-suite wasm-chrome "Running headless tests in Chrome" env -u GECKODRIVER wasm-pack test --headless --chrome -- --no-default-features --features page,browser-tests
-suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-pack test --headless --firefox -- --no-default-features --features page,browser-tests
+# The Rust suite runs under wasm once, in Node, with both packages' features (the default);
+# the browsers run only the code that is the browser's: the page's exports and its live search
+# over fetch (tests/wasm_exports.rs, tests/http_host.rs, built as the page is).
+suite wasm-node "" wasm-pack test --node
+BROWSER_TESTS=(--no-default-features --features page,browser-tests --test wasm_exports --test http_host)
+suite wasm-chrome "Running headless tests in Chrome" env -u GECKODRIVER wasm-pack test --headless --chrome -- "${BROWSER_TESTS[@]}"
+suite wasm-firefox "Running headless tests in Firefox" env -u CHROMEDRIVER wasm-pack test --headless --firefox -- "${BROWSER_TESTS[@]}"
 suite js-pkg "" node --test js-glue/test/*.test.mjs
 suite openviking-client "" node --test js-glue/test/openviking/ tests/inspect/
 suite tokens-reference "# pass" node --test tests/bench/tokens-reference.test.mjs
