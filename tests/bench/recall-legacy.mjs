@@ -90,6 +90,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { recallTurns, TURNS } from "./inputs.mjs";
 
 import { LEGACY_COMMIT, loadLegacy } from "./legacy-plugin.mjs";
+import { summariseProfile } from "./cpu-profile.mjs";
+import { initInstrumented, wasmBreakdown } from "./wasm-boundary.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..");
 const args = parseArgs(process.argv.slice(2));
@@ -213,7 +215,7 @@ console.log(`wasm: ${pkgWasm} (${(wasmBytes.length / 1024).toFixed(0)} KB, sha25
 console.log(`config (both default): ${RECALL_KEYS.map((k) => `${k}=${wasmCfg[k]}`).join(" ")}${configDiff.length ? `  DIFFERS from legacy in ${configDiff.join(", ")}` : " — same in the legacy"}`);
 console.log(`median of ${RUNS} interleaved rounds per size, each pipeline a batch of ≈ ${BATCH_MS} ms (≥ 1 call) per round, cycling through 8 turns\n`);
 
-const instrumented = await initInstrumented();
+const instrumented = await initInstrumented(pkgJs, wasmBytes);
 const rows = [];
 const agreementCases = [];
 const diffs = [];
@@ -263,8 +265,8 @@ for (const n of SIZES) {
       p.samples.push(((await timeBatch(p, turns, p.batch, r * p.batch)) / p.batch) * 1000);
     }
   }
-  const bd = await wasmBreakdown(turns, RUNS, instrumented, "autoRecall");
-  const bdLean = await wasmBreakdown(turns, RUNS, instrumented, "recall");
+  const bd = await wasmBreakdown(turns, RUNS, instrumented, "autoRecall", { warmUp, batchSize });
+  const bdLean = await wasmBreakdown(turns, RUNS, instrumented, "recall", { warmUp, batchSize });
   const reqBytes = Math.round(mean(turns.map((w) => JSON.stringify(w.request).length)));
   const row = {
     perScope: n,
@@ -424,124 +426,6 @@ function batchSize(oneMs, nTurns) {
   return calls >= nTurns ? Math.ceil(calls / nTurns) * nTurns : calls;
 }
 
-/**
- * The wasm time split by boundary: a second copy of the same glue + module, instantiated with
- * its JSON/string imports wrapped in timers (the timed comparison above uses the plain copy).
- * JSON.stringify of the request and JSON.parse of the result run inside the call (the glue's
- * `__wbg_stringify_*` / `__wbg_parse_*` imports), the string crosses into wasm memory through
- * `__wbindgen_string_get` (a JS byte loop for the ASCII prefix, then TextEncoder.encodeInto).
- */
-async function wasmBreakdown(turns, runs, instrumented, method) {
-  const { eng, acc } = instrumented;
-  const once = (w) => eng[method](w.request);
-  const batch = batchSize(await warmUp(async (i) => {
-    const t0 = performance.now();
-    once(turns[i % turns.length]);
-    return performance.now() - t0;
-  }), turns.length);
-  let t;
-  const samples = [];
-  for (let r = 0; r < runs; r++) {
-    acc.reset();
-    instrumented.timeParse(true);
-    t = performance.now();
-    for (let i = r * batch; i < (r + 1) * batch; i++) once(turns[i % turns.length]);
-    const total = ((performance.now() - t) / batch) * 1000;
-    instrumented.timeParse(false);
-    const s = {
-      totalUs: total,
-      stringifyUs: (acc.stringify / batch) * 1000,
-      copyInUs: (acc.stringGet / batch) * 1000,
-      parseUs: (acc.jsonParse / batch) * 1000,
-      decodeOutUs: ((acc.parseImport - acc.jsonParse) / batch) * 1000,
-      requestBytes: acc.stringifyChars / acc.stringifyCalls,
-      responseBytes: acc.parseBytes / acc.parseCalls,
-      importCalls: acc.calls / batch,
-    };
-    s.wasmUs = s.totalUs - s.stringifyUs - s.copyInUs - s.parseUs - s.decodeOutUs;
-    samples.push(s);
-  }
-  const out = {};
-  for (const k of Object.keys(samples[0])) out[k] = median(samples.map((s) => s[k]));
-  out.note = "totalUs is the instrumented copy's time (timers add ~0.1 µs per wrapped import call); wasmUs = total − the JS-side parts";
-  return out;
-}
-
-async function initInstrumented() {
-  const acc = {
-    stringify: 0, stringGet: 0, parseImport: 0, jsonParse: 0, calls: 0,
-    stringifyChars: 0, stringifyCalls: 0, parseBytes: 0, parseCalls: 0,
-    reset() {
-      this.stringify = this.stringGet = this.parseImport = this.jsonParse = this.calls = 0;
-      this.stringifyChars = this.stringifyCalls = this.parseBytes = this.parseCalls = 0;
-    },
-  };
-  const wrap = (name, f) => {
-    if (/^__wbg_stringify_/.test(name))
-      return function () {
-        acc.calls++;
-        const t = performance.now();
-        const r = f.apply(this, arguments);
-        acc.stringify += performance.now() - t;
-        if (typeof r === "string") (acc.stringifyChars += r.length), acc.stringifyCalls++;
-        return r;
-      };
-    if (/^__wbg___wbindgen_string_get_|^__wbg_encodeInto_/.test(name))
-      return function () {
-        acc.calls++;
-        const t = performance.now();
-        const r = f.apply(this, arguments);
-        acc.stringGet += performance.now() - t;
-        return r;
-      };
-    if (/^__wbg_parse_/.test(name))
-      return function (ptr, len) {
-        acc.calls++;
-        acc.parseBytes += len;
-        acc.parseCalls++;
-        const t = performance.now();
-        const r = f.apply(this, arguments);
-        acc.parseImport += performance.now() - t;
-        return r;
-      };
-    return function () {
-      acc.calls++;
-      return f.apply(this, arguments);
-    };
-  };
-  // A second module record of the same glue (query string), so it holds its own instance.
-  const mod = await import(pathToFileURL(pkgJs).href + "?instrumented");
-  const Orig = WebAssembly.Instance;
-  WebAssembly.Instance = function (module, imports) {
-    const wrapped = {};
-    for (const [ns, fns] of Object.entries(imports)) {
-      wrapped[ns] = {};
-      for (const [name, f] of Object.entries(fns)) wrapped[ns][name] = typeof f === "function" ? wrap(name, f) : f;
-    }
-    return new Orig(module, wrapped);
-  };
-  try {
-    mod.initSync({ module: wasmBytes });
-  } finally {
-    WebAssembly.Instance = Orig;
-  }
-  const origParse = JSON.parse;
-  const timedParse = function (text, reviver) {
-    const t = performance.now();
-    const r = origParse(text, reviver);
-    acc.jsonParse += performance.now() - t;
-    return r;
-  };
-  return {
-    acc,
-    eng: new mod.Engine({}, {}),
-    // JSON.parse inside the glue's parse import is the global one: timed only while measuring
-    timeParse(on) {
-      JSON.parse = on ? timedParse : origParse;
-    },
-  };
-}
-
 // =============================================================================================
 // Agreement
 // =============================================================================================
@@ -635,114 +519,6 @@ function workloads(n) {
   });
   workloadCache.set(n, out);
   return out;
-}
-
-// =============================================================================================
-// Profile summary (node --cpu-prof output)
-// =============================================================================================
-function summariseProfile(file, top) {
-  const prof = JSON.parse(readFileSync(file, "utf8"));
-  const byId = new Map(prof.nodes.map((n) => [n.id, n]));
-  const self = new Map();
-  for (let i = 0; i < prof.samples.length; i++) {
-    const dt = prof.timeDeltas[i + 1] ?? 0;
-    self.set(prof.samples[i], (self.get(prof.samples[i]) ?? 0) + dt);
-  }
-  const total = [...self.values()].reduce((a, b) => a + b, 0);
-  const agg = new Map();
-  const groups = new Map();
-  const srcCache = new Map();
-  const glueName = (cf) => {
-    // wasm-bindgen imports are anonymous functions: name them by their glue line
-    if (!/^file:/.test(cf.url)) return null;
-    let lines = srcCache.get(cf.url);
-    if (!lines) {
-      try {
-        lines = readFileSync(fileURLToPath(cf.url.replace(/\?.*$/, "")), "utf8").split("\n");
-      } catch {
-        lines = [];
-      }
-      srcCache.set(cf.url, lines);
-    }
-    const here = lines[cf.lineNumber] ?? "";
-    const imp = /(__wbg_\w+?)(?:_[0-9a-f]{16})?:/.exec(here);
-    const body = (lines[cf.lineNumber + 1] ?? "").trim();
-    return imp ? `${imp[1]} { ${body.slice(0, 60)} }` : null;
-  };
-  for (const [id, us] of self) {
-    const cf = byId.get(id).callFrame;
-    const name = (cf.functionName ? null : glueName(cf)) ?? demangle(cf.functionName || "(anonymous)");
-    const where = cf.url ? `${cf.url.replace(/^.*\//, "")}:${cf.lineNumber + 1}` : "";
-    const key = `${name}  ${where}`;
-    agg.set(key, (agg.get(key) ?? 0) + us);
-    const g = groupOf(cf, name);
-    groups.set(g, (groups.get(g) ?? 0) + us);
-  }
-  console.log(`${file}: ${(total / 1e6).toFixed(2)} s sampled\n`);
-  console.log("by kind:");
-  for (const [g, us] of [...groups].sort((a, b) => b[1] - a[1])) console.log(`  ${((100 * us) / total).toFixed(1).padStart(5)} %  ${g}`);
-  console.log(`\ntop ${top} frames by self time:`);
-  for (const [k, us] of [...agg].sort((a, b) => b[1] - a[1]).slice(0, top)) console.log(`  ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`);
-  // inclusive time of the engine's own functions (what they and their callees cost)
-  const incl = new Map();
-  const nameOf = (n) => (n.callFrame.functionName ? null : glueName(n.callFrame)) ?? demangle(n.callFrame.functionName || "(anonymous)");
-  const walk = (node, onStack) => {
-    let t = self.get(node.id) ?? 0;
-    const name = nameOf(node);
-    const fresh = !onStack.has(name);
-    if (fresh) onStack.add(name);
-    for (const c of node.children ?? []) t += walk(byId.get(c), onStack);
-    if (fresh) {
-      onStack.delete(name);
-      incl.set(name, (incl.get(name) ?? 0) + t);
-    }
-    return t;
-  };
-  walk(prof.nodes[0], new Set());
-  console.log(`\nengine functions and boundary imports by inclusive time (self + callees; inlined functions count in their caller):`);
-  for (const [k, us] of [...incl].filter(([k]) => /^openviking_context_engine::|^engine_|^__wbg_/.test(k)).sort((a, b) => b[1] - a[1]).slice(0, top))
-    console.log(`  ${((100 * us) / total).toFixed(1).padStart(5)} %  ${k}`);
-}
-
-function groupOf(cf, name) {
-  if (cf.url.startsWith("wasm://") || /^\$?wasm-function|^\$func/.test(cf.functionName)) {
-    if (/serde_json|serde::|serde_core/.test(name)) return "wasm: serde / serde_json";
-    if (/dlmalloc|alloc::|__rust_alloc|__rust_dealloc|__rdl_|realloc|malloc|free|memcpy|memmove|memset|drop_in_place/.test(name)) return "wasm: allocation, copies, drops";
-    if (/openviking_context_engine/.test(name)) return "wasm: engine code";
-    if (/core::|alloc::|std::/.test(name)) return "wasm: core/alloc/std (strings, hashing, sorting)";
-    return "wasm: other";
-  }
-  if (name === "(garbage collector)") return "GC";
-  if (/^__wbg_stringify/.test(name)) return "JS: JSON.stringify of the request (inside the call)";
-  if (/^__wbg_parse/.test(name)) return "JS: JSON.parse of the result (inside the call)";
-  if (/^(encodeInto|decode|decodeUTF8|encodeUtf8String)$/.test(name) || cf.url === "node:internal/encoding" || /encoding$/.test(cf.url)) return "JS: UTF-8 encode/decode across the boundary";
-  if (name === "passStringToWasm0" || name === "getStringFromWasm0") return "JS: string copy into/out of wasm memory (glue)";
-  if (name === "(program)" || name === "(idle)" || name === "(root)") return name;
-  if (/openviking_context_engine\.js/.test(cf.url)) return "JS: wasm-bindgen glue";
-  if (!cf.url) return `builtin: ${name}`;
-  if (/ovce-legacy-/.test(cf.url)) return "JS: legacy plugin code";
-  return "JS: other";
-}
-
-/** Rust legacy symbol demangling, enough for profile names (`_ZN...17h<hash>E`). */
-function demangle(s) {
-  const m = /^_ZN(.*)E$/.exec(s);
-  if (!m) return s.replace(/::h[0-9a-f]{16}$/, "").replace(/\[[0-9a-f]{16}\]/g, "");
-  let rest = m[1];
-  const parts = [];
-  while (rest.length) {
-    const l = /^(\d+)/.exec(rest);
-    if (!l) break;
-    const len = Number(l[1]);
-    parts.push(rest.slice(l[1].length, l[1].length + len));
-    rest = rest.slice(l[1].length + len);
-  }
-  if (parts.length && /^h[0-9a-f]{16}$/.test(parts[parts.length - 1])) parts.pop();
-  return parts
-    .join("::")
-    .replace(/\$LT\$/g, "<").replace(/\$GT\$/g, ">").replace(/\$RF\$/g, "&").replace(/\$BP\$/g, "*").replace(/\$C\$/g, ",")
-    .replace(/\$u20\$/g, " ").replace(/\$u27\$/g, "'").replace(/\$u5b\$/g, "[").replace(/\$u5d\$/g, "]").replace(/\$u7b\$/g, "{").replace(/\$u7d\$/g, "}")
-    .replace(/\$u3b\$/g, ";").replace(/\$u2b\$/g, "+").replace(/\$u22\$/g, '"').replace(/\.\./g, "::");
 }
 
 // =============================================================================================
