@@ -9,7 +9,7 @@ use openviking_context_engine::message::estimate_message_tokens;
 use openviking_context_engine::message::synthetic::{inject_recall, recall_pair, RecalledMemory};
 use openviking_context_engine::message::{role, tool_call_ids};
 use openviking_context_engine::recall::candidate::SearchItem;
-use openviking_context_engine::recall::{content_words, near_duplicate, query_words_in, recall, relevance_words, RecallSettings};
+use openviking_context_engine::recall::{content_words, near_duplicate, query_words_in, recall, relevance_words, RecallSettings, engine_pool, legacy_pool};
 use openviking_context_engine::text::{collapse_whitespace, truncate_with_ellipsis, utf16_len};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -60,6 +60,7 @@ fn settings() -> impl Strategy<Value = RecallSettings> {
             prefer_abstract: pa,
             token_budget: budget,
             cover: window < 0.25,
+            pool_size: if window < 0.25 { engine_pool(limit) } else { legacy_pool(limit) },
         })
 }
 

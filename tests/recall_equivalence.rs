@@ -12,7 +12,7 @@ use openviking_context_engine::recall::candidate::{Scope, SearchItem};
 use openviking_context_engine::recall::explain::{CutReason, Decision, ExplainRecord};
 use openviking_context_engine::recall::rank::{one_typo_apart, TYPO_RUNS, profile_query, query_tokens, token_matches, QueryProfile, RankParts};
 use openviking_context_engine::recall::cover::{cover, Entry};
-use openviking_context_engine::recall::{query_words_in, recall, recall_with, relevance_words, RecallOutcome, RecallSettings};
+use openviking_context_engine::recall::{query_words_in, recall, recall_with, relevance_words, RecallOutcome, RecallSettings, engine_pool, legacy_pool};
 use openviking_context_engine::text::{collapse_whitespace, is_cjk, truncate_with_ellipsis};
 use proptest::prelude::*;
 use serde_json::Value;
@@ -225,7 +225,7 @@ mod reference {
             let key = first_dedupe_key(&candidates[i].item);
             if let Some(&first) = seen.get(&key) {
                 cut(&mut records[i], CutReason::Duplicate, Some(&candidates[first].item.uri));
-            } else if ranked.len() >= s.pool_size() {
+            } else if ranked.len() >= s.pool_size {
                 cut(&mut records[i], CutReason::OverLimit, None);
             } else if let Some(&j) = ranked.iter().find(|&&j| {
                 s.near_duplicate_overlap > 0.0
@@ -414,6 +414,7 @@ fn settings() -> impl Strategy<Value = RecallSettings> {
                     prefer_abstract,
                     token_budget,
                     cover,
+                    pool_size: if cover { engine_pool(limit) } else { legacy_pool(limit) },
                 },
             )
         })

@@ -296,7 +296,7 @@ impl<H: Host> Engine<H> {
             let (Some(q), true) = (&query, self.config.auto_recall) else { return None };
             let uid = self.resolve_user().await;
             let s = memory_scopes(self.config.target_uri.as_deref(), uid.as_deref(), &self.config.agent_id);
-            let limit = RecallSettings::from(&self.config).pool_size();
+            let limit = RecallSettings::from(&self.config).pool_size;
             let experiences = async {
                 match &cue {
                     Some(c) => self.find_experiences(q, c, uid.as_deref()).await,
@@ -477,7 +477,7 @@ impl<H: Host> Engine<H> {
         if let Some(q) = &q {
             let uid = self.resolve_user().await;
             let s = memory_scopes(config.target_uri.as_deref(), uid.as_deref(), &config.agent_id);
-            search = self.search(q, RecallSettings::from(config).pool_size(), &s, intent.as_ref(), &[]).await;
+            search = self.search(q, RecallSettings::from(config).pool_size, &s, intent.as_ref(), &[]).await;
         }
         let mut req = RecallRequest {
             prompt,

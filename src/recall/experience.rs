@@ -380,7 +380,7 @@ mod tests {
     }
 
     fn settings(budget: usize) -> RecallSettings {
-        RecallSettings { limit: 6, score_threshold: 0.15, score_window: 1.0, require_query_word: false, near_duplicate_overlap: 0.0, max_content_chars: 500, prefer_abstract: true, token_budget: budget, cover: false }
+        RecallSettings { limit: 6, score_threshold: 0.15, score_window: 1.0, require_query_word: false, near_duplicate_overlap: 0.0, max_content_chars: 500, prefer_abstract: true, token_budget: budget, cover: false, pool_size: crate::recall::legacy_pool(6) }
     }
 
     fn exp(name: &str, content: &str, score: f64) -> ExperienceCandidate {

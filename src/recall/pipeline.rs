@@ -26,6 +26,9 @@ pub struct RecallSettings {
     /// Step 5b ([`cover`]): memories that cover the question's aspects, fitted to the time it
     /// names, the newest version of a fact first.
     pub cover: bool,
+    /// Candidates asked of each scope and kept for the rerank: [`engine_pool`] with the
+    /// engine's selection, [`legacy_pool`] with the legacy rules.
+    pub pool_size: usize,
 }
 
 impl From<&Config> for RecallSettings {
@@ -40,6 +43,7 @@ impl From<&Config> for RecallSettings {
             prefer_abstract: c.recall_prefer_abstract,
             token_budget: c.recall_token_budget,
             cover: true,
+            pool_size: engine_pool(c.recall_limit),
         }
     }
 }
@@ -48,18 +52,31 @@ impl RecallSettings {
     /// The legacy rules only: no score window, no query-word requirement, no near-duplicate
     /// cut (what the 2026-03 plugin did with these settings).
     pub fn legacy(limit: usize, score_threshold: f64, max_content_chars: usize, prefer_abstract: bool, token_budget: usize) -> Self {
-        RecallSettings { limit, score_threshold, score_window: 1.0, require_query_word: false, near_duplicate_overlap: 0.0, max_content_chars, prefer_abstract, token_budget, cover: false }
+        RecallSettings { limit, score_threshold, score_window: 1.0, require_query_word: false, near_duplicate_overlap: 0.0, max_content_chars, prefer_abstract, token_budget, cover: false, pool_size: legacy_pool(limit) }
     }
 
-    /// How many candidates the engine asks of each scope and keeps for the rerank: the legacy
-    /// rules' `max(limit·4, 20)`; with the engine's own selection, [`POOL_PER_MEMORY`] per
-    /// memory wanted, at least [`POOL_MIN`], at most [`POOL_MAX`].
-    pub fn pool_size(&self) -> usize {
-        if self.cover {
-            (self.limit * POOL_PER_MEMORY).clamp(POOL_MIN, POOL_MAX)
-        } else {
-            (self.limit * 4).max(20)
-        }
+}
+
+/// The engine's pool for `limit` memories: [`POOL_PER_MEMORY`] per memory wanted, at least
+/// [`POOL_MIN`], at most [`POOL_MAX`].
+pub const fn engine_pool(limit: usize) -> usize {
+    let n = limit.saturating_mul(POOL_PER_MEMORY);
+    if n < POOL_MIN {
+        POOL_MIN
+    } else if n > POOL_MAX {
+        POOL_MAX
+    } else {
+        n
+    }
+}
+
+/// The legacy rules' pool: `max(limit·4, 20)`.
+pub const fn legacy_pool(limit: usize) -> usize {
+    let n = limit.saturating_mul(4);
+    if n < 20 {
+        20
+    } else {
+        n
     }
 }
 
@@ -356,7 +373,7 @@ pub fn select_with(query: &str, user: Vec<SearchItem>, agent: Vec<SearchItem>, s
 
     // 4: sort by score, first dedupe, near-duplicates, pool limit (ties broken by position)
     crate::order::sort_indices(&mut pool, &|a, b| candidates[b].item.score.total_cmp(&candidates[a].item.score).then(a.cmp(&b)));
-    let pool_size = s.pool_size();
+    let pool_size = s.pool_size;
     let mut seen: FastMap<String, usize> = fast_map(pool.len().min(pool_size));
     let mut ranked: Vec<usize> = Vec::with_capacity(pool.len().min(pool_size));
     // the content words of each candidate kept so far (for the near-duplicate cut)

@@ -200,7 +200,7 @@ impl Engine {
     /// How many items the engine asks of each memory scope per search (the rerank pool).
     #[wasm_bindgen(getter, js_name = searchLimit)]
     pub fn search_limit(&self) -> usize {
-        crate::recall::RecallSettings::from(&self.config).pool_size()
+        crate::recall::RecallSettings::from(&self.config).pool_size
     }
 
     /// Warnings from parsing the configuration (clamped values, ignored keys).
