@@ -32,7 +32,7 @@ use serde_json::Value;
 /// The user message that opens a recall pair (valid on every provider: the call follows a
 /// user turn), stamped like the call.
 fn opening_of(call: &Value) -> Value {
-    crate::message::synthetic::recall_opening(call.get("timestamp").and_then(Value::as_u64).unwrap_or(0))
+    crate::message::synthetic::recall_opening(crate::message::Message::of(call).timestamp().and_then(Value::as_u64).unwrap_or(0))
 }
 
 fn opening_tokens(pair: &[Value; 2]) -> u64 {

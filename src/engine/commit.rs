@@ -12,6 +12,7 @@ use crate::lifecycle::commit_guard::{Admission, CommitPhase};
 use crate::host::{CommitAnswer, Host, HostResult, TaskAnswer};
 use crate::lifecycle::shared_window::SharedWindow;
 use crate::lifecycle::triggers::{note_recorded, record_commit, snapshot_window};
+use crate::message::StoredMessage;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -398,7 +399,7 @@ impl<H: Host> Engine<H> {
 
 /// Characters of text in an archive's messages (what its summary replaces).
 fn archived_text_chars(archive: &Value) -> usize {
-    let parts = archive.get("messages").and_then(Value::as_array).into_iter().flatten().filter_map(|m| m.get("parts").and_then(Value::as_array)).flatten();
-    parts.filter(|p| p.get("type").and_then(Value::as_str) == Some("text")).filter_map(|p| p.get("text").and_then(Value::as_str)).map(|t| t.chars().count()).sum()
+    let messages = archive.get("messages").and_then(Value::as_array).into_iter().flatten();
+    messages.flat_map(|m| StoredMessage::of(m).texts()).map(|t| t.chars().count()).sum()
 }
 

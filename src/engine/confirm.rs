@@ -11,6 +11,7 @@
 use super::record::Unconfirmed;
 use super::Engine;
 use crate::host::Host;
+use crate::message::{StoredMessage, StoredPart};
 use serde_json::Value;
 
 /// A message's role, text parts, and tool calls (id, output).
@@ -19,18 +20,16 @@ type Fingerprint<'a> = (Option<&'a str>, Vec<&'a str>, Vec<(Option<&'a str>, Opt
 /// The parts that identify a stored message: its role, its text parts, its tool calls' ids
 /// and outputs. (OpenViking adds fields of its own to what it stores.)
 fn fingerprint(m: &Value) -> Fingerprint<'_> {
-    let parts = m.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    let texts = parts
-        .iter()
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("text"))
-        .map(|p| p.get("text").and_then(Value::as_str).unwrap_or(""))
+    let m = StoredMessage::of(m);
+    let texts = m
+        .parts()
+        .filter_map(|p| match p {
+            StoredPart::Text { text } => Some(text.unwrap_or("")),
+            _ => None,
+        })
         .collect();
-    let tools = parts
-        .iter()
-        .filter(|p| p.get("type").and_then(Value::as_str) == Some("tool"))
-        .map(|p| (p.get("tool_id").and_then(Value::as_str), p.get("tool_output").and_then(Value::as_str)))
-        .collect();
-    (m.get("role").and_then(Value::as_str), texts, tools)
+    let tools = m.tools().map(|t| (t.id, t.output)).collect();
+    (m.role(), texts, tools)
 }
 
 /// True when `stored` ends with `sent`, message by message (see `fingerprint`).

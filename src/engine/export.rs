@@ -12,6 +12,7 @@ use crate::host::{Host, HostErrorKind};
 use crate::lifecycle::checkpoint::checkpoint_uri;
 use crate::lifecycle::export_file::{header_line, memory_path_ok, ExportedCheckpoint, ExportedMemory, ExportedTurn, Line, MemoryScope, SessionHead};
 use crate::lifecycle::stored_turns::stored_turns;
+use crate::message::StoredPart;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -100,8 +101,8 @@ impl<H: Host> Engine<H> {
     async fn whole_outputs(&self, ov_id: &str, messages: &mut [Value], problems: &mut Vec<String>) {
         for m in messages.iter_mut() {
             let Some(parts) = m.get_mut("parts").and_then(Value::as_array_mut) else { continue };
-            for p in parts.iter_mut().filter(|p| p.get("type").and_then(Value::as_str) == Some("tool")) {
-                let external = p.get("tool_output_ref").and_then(Value::as_str).unwrap_or("").to_string();
+            for p in parts.iter_mut() {
+                let Some(external) = StoredPart::of(p).tool().map(|t| t.output_ref.unwrap_or("").to_string()) else { continue };
                 if external.is_empty() {
                     continue;
                 }

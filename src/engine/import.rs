@@ -197,7 +197,7 @@ impl<H: Host> Engine<H> {
         let target = ov_session_id(&self.config.agent_id, &target_sid);
         let mut transcript = read_transcript(&req.lines);
         // the turn being run is the live write's (its answer is not in the transcript yet)
-        if req.first_contact && transcript.turns.last().is_some_and(|t| !t.messages.iter().any(|m| m.get("role").and_then(Value::as_str) == Some("assistant"))) {
+        if req.first_contact && transcript.turns.last().is_some_and(|t| !t.messages.iter().any(|m| crate::message::role(m) == Some("assistant"))) {
             transcript.turns.pop();
         }
         let within = |t: &PastTurn| match t.at_ms {

@@ -12,6 +12,7 @@
 use super::Engine;
 use crate::error::{EngineError, Result};
 use crate::host::Host;
+use crate::message::StoredMessage;
 use crate::address::session_map::owns_session;
 use crate::tools::output_standin::{is_output_ref, output_ref_of_digest, read_output, Outsized, OutputRead, ReadSpec};
 use serde_json::{json, Value};
@@ -136,16 +137,14 @@ impl<H: Host> Engine<H> {
     }
 
     async fn match_parts(&self, ov_id: &str, messages: &[Value], reference: &str) -> Option<Found> {
-        let parts = messages.iter().flat_map(|m| m.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default());
-        for p in parts.filter(|p| p.get("type").and_then(Value::as_str) == Some("tool")) {
-            let field = |k: &str| p.get(k).and_then(Value::as_str).unwrap_or("");
-            let (call_id, external) = (field("tool_id"), field("tool_output_ref"));
-            let digest = if external.is_empty() { crate::text::sha256::sha256_hex(field("tool_output").as_bytes()) } else { field("tool_output_sha256").to_ascii_lowercase() };
+        for tool in messages.iter().flat_map(|m| StoredMessage::of(m).tools()) {
+            let (call_id, external, output) = (tool.id.unwrap_or(""), tool.output_ref.unwrap_or(""), tool.output.unwrap_or(""));
+            let digest = if external.is_empty() { crate::text::sha256::sha256_hex(output.as_bytes()) } else { tool.output_sha256.unwrap_or("").to_ascii_lowercase() };
             if output_ref_of_digest(call_id, &digest) != reference {
                 continue;
             }
             let text = if external.is_empty() {
-                field("tool_output").to_string()
+                output.to_string()
             } else {
                 // `viking://…/sessions/<id>/tool-results/<tool result id>` (or the bare id)
                 let t = self.host.tool_result(ov_id, external.rsplit('/').next().unwrap_or(external)).await.ok()??;
@@ -154,7 +153,7 @@ impl<H: Host> Engine<H> {
                 }
                 t
             };
-            return Some(Found { tool_name: field("tool_name").to_string(), call_id: call_id.to_string(), text });
+            return Some(Found { tool_name: tool.name.unwrap_or("").to_string(), call_id: call_id.to_string(), text });
         }
         None
     }

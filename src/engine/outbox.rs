@@ -14,6 +14,7 @@ use super::confirm::Check;
 use super::record::{mark_key, outbox_key, Unconfirmed};
 use super::Engine;
 use crate::host::clock::Moment;
+use crate::message::StoredMessage;
 use crate::host::{Host, HostError, HostErrorKind, HostResult};
 use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS, WRITE_LOCK_TTL_MS};
 use serde::Serialize;
@@ -65,7 +66,7 @@ fn entry(v: &Value) -> Entry {
 
 /// The turn ids on a list of OpenViking messages (`turn_id`, as the engine sends them).
 fn turn_ids_of(messages: &[Value]) -> HashSet<String> {
-    messages.iter().filter_map(|m| m.get("turn_id").and_then(Value::as_str)).map(str::to_string).collect()
+    messages.iter().filter_map(|m| StoredMessage::of(m).turn_id()).map(str::to_string).collect()
 }
 
 impl<H: Host> Engine<H> {

@@ -12,6 +12,7 @@ use crate::host::{Host, HostResult};
 use crate::context::summary_check::checkpoint_summary_problem;
 use crate::address::scopes::MemoryScopes;
 use crate::lifecycle::triggers::evaluate;
+use crate::message::{StoredMessage, StoredPart};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -263,22 +264,23 @@ impl<H: Host> Engine<H> {
             archived = true;
         }
         let start = messages.iter().rposition(is_user)?;
-        let turn_id = messages[start].get("turn_id").and_then(Value::as_str).unwrap_or_default().to_string();
+        let opening = StoredMessage::of(&messages[start]);
+        let turn_id = opening.turn_id().unwrap_or_default().to_string();
         let turn: Vec<&Value> = messages[start..]
             .iter()
             .enumerate()
-            .take_while(|(i, m)| *i == 0 || turn_id.is_empty() && !is_user(m) || m.get("turn_id").and_then(Value::as_str) == Some(turn_id.as_str()))
+            .take_while(|(i, m)| *i == 0 || turn_id.is_empty() && !is_user(m) || StoredMessage::of(m).turn_id() == Some(turn_id.as_str()))
             .map(|(_, m)| m)
             .collect();
-        let parts = || turn.iter().flat_map(|m| m.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default());
-        let question = messages[start].get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default().iter().filter(|p| p.get("type").and_then(Value::as_str) == Some("text")).filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n");
+        let question = opening.texts().collect::<Vec<_>>().join("\n");
         let mut injected_uris: Vec<String> = Vec::new();
-        for p in parts().filter(|p| p.get("type").and_then(Value::as_str) == Some("context")) {
-            if let Some(u) = p.get("uri").and_then(Value::as_str).filter(|u| !injected_uris.iter().any(|x| x == u)) {
+        for p in turn.iter().flat_map(|m| StoredMessage::of(m).parts()) {
+            let StoredPart::Context { uri } = p else { continue };
+            if let Some(u) = uri.filter(|u| !injected_uris.iter().any(|x| x == u)) {
                 injected_uris.push(u.to_string());
             }
         }
-        let at_ms = messages[start].get("created_at").and_then(Value::as_str).and_then(crate::tools::history::when::iso_ms).unwrap_or(0);
+        let at_ms = opening.created_at().and_then(crate::tools::history::when::iso_ms).unwrap_or(0);
         Some(Trace {
             at_ms,
             query: serde_json::json!({ "query": question, "parts": [] }),
@@ -332,7 +334,7 @@ impl<H: Host> Engine<H> {
 }
 
 fn is_user(m: &Value) -> bool {
-    m.get("role").and_then(Value::as_str) == Some("user")
+    StoredMessage::of(m).is_user()
 }
 
 

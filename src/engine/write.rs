@@ -82,7 +82,7 @@ impl TurnWrite {
 /// without any timestamp (two identical untimed messages are not the same turn).
 pub fn content_key(messages: &[Value]) -> Option<String> {
     let first = messages.iter().find(|m| crate::message::role(m) == Some("user") && !is_synthetic(m))?;
-    let ts = |m: &Value| m.get("timestamp").and_then(Value::as_f64);
+    let ts = |m: &Value| crate::message::Message::of(m).timestamp().and_then(Value::as_f64);
     let answer_ts = messages.iter().find(|m| crate::message::role(m) == Some("assistant") && !is_synthetic(m)).and_then(ts);
     let ts = match answer_ts {
         Some(t) => format!("a{t}"),

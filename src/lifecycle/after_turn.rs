@@ -25,7 +25,7 @@ pub enum AfterTurn {
 }
 
 fn has_tool_call(m: &Value) -> bool {
-    m.get("content").and_then(Value::as_array).is_some_and(|parts| parts.iter().any(|p| p.get("type").and_then(Value::as_str) == Some("toolCall")))
+    crate::message::Message::of(m).content_parts().any(|p| matches!(p, crate::message::ContentPart::ToolCall { .. }))
 }
 
 /// Is `m` a turn's final answer (an assistant message that calls no tool)?

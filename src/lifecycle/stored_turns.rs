@@ -14,24 +14,24 @@
 //! turn used) are not a message of the conversation and are left out.
 
 use super::transcript::PastTurn;
+use crate::message::{StoredMessage, StoredPart};
 use crate::text::time::parse_iso8601;
 use serde_json::{json, Value};
 
-fn field<'a>(v: &'a Value, key: &str) -> &'a str {
-    v.get(key).and_then(Value::as_str).unwrap_or("")
-}
-
 /// The agent messages of one stored message (the assistant's followed by its tool results).
 fn agent_messages(m: &Value, at_ms: Option<u64>) -> Vec<Value> {
-    let parts = m.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let m = StoredMessage::of(m);
     let stamp = |mut v: Value| {
         if let (Some(t), Some(o)) = (at_ms, v.as_object_mut()) {
             o.insert("timestamp".into(), json!(t));
         }
         v
     };
-    let texts = || parts.iter().filter(|p| field(p, "type") == "text").map(|p| json!({"type": "text", "text": field(p, "text")}));
-    match field(m, "role") {
+    let texts = || m.parts().filter_map(|p| match p {
+        StoredPart::Text { text } => Some(json!({"type": "text", "text": text.unwrap_or("")})),
+        _ => None,
+    });
+    match m.role().unwrap_or("") {
         "user" => {
             let content: Vec<Value> = texts().collect();
             if content.is_empty() {
@@ -46,36 +46,36 @@ fn agent_messages(m: &Value, at_ms: Option<u64>) -> Vec<Value> {
             let mut content: Vec<Value> = Vec::new();
             let mut results: Vec<Value> = Vec::new();
             let mut called = false;
-            for p in parts {
-                match field(p, "type") {
-                    "text" => {
+            for p in m.parts() {
+                match p {
+                    StoredPart::Text { text } => {
                         if called {
                             out.push(stamp(json!({"role": "assistant", "content": std::mem::take(&mut content)})));
                             out.append(&mut results);
                             called = false;
                         }
-                        content.push(json!({"type": "text", "text": field(p, "text")}));
+                        content.push(json!({"type": "text", "text": text.unwrap_or("")}));
                     }
-                    "tool" => {
-                        let id = field(p, "tool_id");
-                        let input = p.get("tool_input").cloned().unwrap_or_else(|| json!({}));
-                        content.push(json!({"type": "toolCall", "id": id, "name": field(p, "tool_name"), "arguments": input}));
+                    StoredPart::Tool(t) => {
+                        let (id, name) = (t.id.unwrap_or(""), t.name.unwrap_or(""));
+                        let input = t.input.cloned().unwrap_or_else(|| json!({}));
+                        content.push(json!({"type": "toolCall", "id": id, "name": name, "arguments": input}));
                         called = true;
-                        let status = field(p, "tool_status");
+                        let status = t.status.unwrap_or("");
                         if status != "pending" && !status.is_empty() {
                             let mut result = json!({
-                                "role": "toolResult", "toolCallId": id, "toolName": field(p, "tool_name"),
-                                "content": [{"type": "text", "text": field(p, "tool_output")}], "isError": status == "error",
+                                "role": "toolResult", "toolCallId": id, "toolName": name,
+                                "content": [{"type": "text", "text": t.output.unwrap_or("")}], "isError": status == "error",
                             });
                             // its time only where the call's duration was known (the write
                             // path measures it from the two times)
-                            if let (Some(t), Some(d)) = (at_ms, p.get("duration_ms").and_then(Value::as_u64)) {
-                                result["timestamp"] = json!(t.saturating_add(d));
+                            if let (Some(at), Some(d)) = (at_ms, t.duration_ms) {
+                                result["timestamp"] = json!(at.saturating_add(d));
                             }
                             results.push(result);
                         }
                     }
-                    _ => {}
+                    StoredPart::Context { .. } | StoredPart::Other(_) => {}
                 }
             }
             if !content.is_empty() {
@@ -93,14 +93,15 @@ fn agent_messages(m: &Value, at_ms: Option<u64>) -> Vec<Value> {
 pub fn stored_turns(messages: &[Value]) -> Vec<PastTurn> {
     let mut out: Vec<PastTurn> = Vec::new();
     for (i, m) in messages.iter().enumerate() {
-        let user = field(m, "role") == "user";
-        let id = match m.get("turn_id").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+        let view = StoredMessage::of(m);
+        let user = view.is_user();
+        let id = match view.turn_id().filter(|s| !s.is_empty()) {
             Some(t) => t.to_string(),
-            None if user || out.is_empty() => m.get("id").and_then(Value::as_str).map_or_else(|| format!("message-{i}"), str::to_string),
+            None if user || out.is_empty() => view.id().map_or_else(|| format!("message-{i}"), str::to_string),
             None => out.last().map(|t| t.entry_id.clone()).unwrap_or_default(),
         };
         if out.last().map_or(true, |t| t.entry_id != id) {
-            let at_ms = m.get("created_at").and_then(Value::as_str).and_then(parse_iso8601);
+            let at_ms = view.created_at().and_then(parse_iso8601);
             out.push(PastTurn { entry_id: id, at_ms, messages: Vec::new() });
         }
         if let Some(turn) = out.last_mut() {

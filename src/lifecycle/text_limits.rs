@@ -13,6 +13,7 @@
 //! over the structure limits, or longer than [`INPUT_MAX_CHARS`] as JSON, is kept as its JSON
 //! text, cut the same way. Everything within the limits is stored as it was.
 
+use crate::message::{StoredMessage, StoredPart, ToolPart};
 use serde_json::{json, Value};
 
 /// The longest text kept whole (OpenViking's limit is 4 MiB = 4,194,304 characters).
@@ -85,7 +86,7 @@ pub fn fit_turn(messages: &mut [Value]) -> Vec<Cut> {
     // tool inputs first: over the structure limits, or too long, they become their JSON text
     for m in messages.iter_mut() {
         for p in m.get_mut("parts").and_then(Value::as_array_mut).into_iter().flatten() {
-            let Some(input) = p.get("tool_input") else { continue };
+            let StoredPart::Tool(ToolPart { input: Some(input), name, id, .. }) = StoredPart::of(p) else { continue };
             let (mut nodes, mut deepest) = (0, 0);
             nodes_and_depth(input, 0, &mut nodes, &mut deepest);
             let chars = string_chars(input);
@@ -95,7 +96,7 @@ pub fn fit_turn(messages: &mut [Value]) -> Vec<Cut> {
             let text = input.to_string();
             let total = text.chars().count();
             let keep = total.min(INPUT_MAX_CHARS);
-            let what = format!("tool input of {} ({})", p.get("tool_name").and_then(Value::as_str).unwrap_or("?"), p.get("tool_id").and_then(Value::as_str).unwrap_or("?"));
+            let what = format!("tool input of {} ({})", name.unwrap_or("?"), id.unwrap_or("?"));
             p["tool_input"] = json!({ "json": if keep < total { cut_text(&text, total, keep) } else { text } });
             cuts.push(Cut { what, chars: total, kept: keep });
         }
@@ -104,15 +105,15 @@ pub fn fit_turn(messages: &mut [Value]) -> Vec<Cut> {
     let mut fields = Vec::new();
     let mut other = 0usize;
     for (i, m) in messages.iter().enumerate() {
-        for (j, p) in m.get("parts").and_then(Value::as_array).into_iter().flatten().enumerate() {
-            match p.get("type").and_then(Value::as_str) {
-                Some("text") => fields.push(Field { at: (i, j, "text"), what: "text".into(), chars: p.get("text").and_then(Value::as_str).map_or(0, |t| t.chars().count()) }),
-                Some("tool") => {
-                    let what = format!("tool output of {} ({})", p.get("tool_name").and_then(Value::as_str).unwrap_or("?"), p.get("tool_id").and_then(Value::as_str).unwrap_or("?"));
-                    fields.push(Field { at: (i, j, "tool_output"), what, chars: p.get("tool_output").and_then(Value::as_str).map_or(0, |t| t.chars().count()) });
-                    other += p.get("tool_input").map_or(0, string_chars);
+        for (j, raw) in StoredMessage::of(m).raw_parts().unwrap_or_default().iter().enumerate() {
+            match StoredPart::of(raw) {
+                StoredPart::Text { text } => fields.push(Field { at: (i, j, "text"), what: "text".into(), chars: text.map_or(0, |t| t.chars().count()) }),
+                StoredPart::Tool(t) => {
+                    let what = format!("tool output of {} ({})", t.name.unwrap_or("?"), t.id.unwrap_or("?"));
+                    fields.push(Field { at: (i, j, "tool_output"), what, chars: t.output.map_or(0, |o| o.chars().count()) });
+                    other += t.input.map_or(0, string_chars);
                 }
-                _ => other += p.as_object().map_or(0, |o| o.values().map(string_chars).sum()),
+                StoredPart::Context { .. } | StoredPart::Other(_) => other += raw.as_object().map_or(0, |o| o.values().map(string_chars).sum()),
             }
         }
     }

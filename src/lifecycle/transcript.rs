@@ -15,6 +15,7 @@
 //! identity is the id of the event that opens it, so a rerun names every turn as the first
 //! run did.
 
+use crate::message::Message;
 use crate::text::time::parse_iso8601;
 use serde::Serialize;
 use serde_json::Value;
@@ -61,7 +62,7 @@ fn event_id(e: &Value) -> Option<&str> {
 
 fn time_of(event: &Value, message: &Value) -> Option<u64> {
     let ms = |v: &Value| v.as_u64().or_else(|| v.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64));
-    message.get("timestamp").and_then(|t| ms(t).or_else(|| t.as_str().and_then(parse_iso8601))).or_else(|| event.get("timestamp").and_then(Value::as_str).and_then(parse_iso8601))
+    Message::of(message).timestamp().and_then(|t| ms(t).or_else(|| t.as_str().and_then(parse_iso8601))).or_else(|| event.get("timestamp").and_then(Value::as_str).and_then(parse_iso8601))
 }
 
 /// The events of the conversation's branch, oldest first: from the last event with an id
@@ -113,7 +114,7 @@ pub fn read_transcript<S: AsRef<str>>(lines: &[S]) -> Transcript {
             skipped.unknown_messages += 1;
             continue;
         };
-        let role = message.get("role").and_then(Value::as_str).unwrap_or("");
+        let role = Message::of(message).role_name().unwrap_or("");
         if !MESSAGE_ROLES.contains(&role) {
             skipped.unknown_messages += 1;
             continue;
@@ -129,7 +130,7 @@ pub fn read_transcript<S: AsRef<str>>(lines: &[S]) -> Transcript {
     // a turn none of whose messages has a time gets its event's, on its first message (the
     // messages stay as the host wrote them otherwise: their content identifies a turn)
     for t in &mut turns {
-        if let (Some(at), false) = (t.at_ms, t.messages.iter().any(|m| m.get("timestamp").is_some())) {
+        if let (Some(at), false) = (t.at_ms, t.messages.iter().any(|m| Message::of(m).timestamp().is_some())) {
             t.messages[0]["timestamp"] = Value::from(at);
         }
     }
@@ -206,7 +207,7 @@ mod tests {
         assert_eq!(t.turns[0].entry_id, "line-0");
         assert_eq!(t.turns[0].at_ms, parse_iso8601("2026-01-02T03:04:05.000Z"));
         assert_eq!(t.turns[0].messages[0]["timestamp"], json!(parse_iso8601("2026-01-02T03:04:05.000Z")));
-        assert!(t.turns[0].messages[1].get("timestamp").is_none(), "only a turn without any time gets one");
+        assert!(Message::of(&t.turns[0].messages[1]).timestamp().is_none(), "only a turn without any time gets one");
     }
 
     #[test]

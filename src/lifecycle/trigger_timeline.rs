@@ -33,7 +33,7 @@ pub fn replay_triggers(config: &Config, messages: Vec<Value>, token_budget: Opti
     let mut steps = Vec::with_capacity(turns.len());
     let mut clock = 0u64;
     for (i, t) in turns.iter().enumerate() {
-        let ts = t.first().and_then(|m| m.get("timestamp")).and_then(Value::as_f64).map(|f| f as u64);
+        let ts = t.first().and_then(|m| crate::message::Message::of(m).timestamp()).and_then(Value::as_f64).map(|f| f as u64);
         clock = ts.unwrap_or(clock + 60_000).max(clock);
         let seq = allocate_sequence(&mut state);
         let meta = TurnMeta { turn_id: format!("t{i}"), session_id: "replay".into(), sequence: seq, now_ms: clock, used_context_uris: vec![], compact_checkpoint_id: None };

@@ -10,7 +10,7 @@
 
 use crate::error::{EngineError, Result};
 use crate::message::synthetic::without_synthetic;
-use crate::message::{role, text_of};
+use crate::message::{role, text_of, ContentPart, Message, StoredMessage, StoredPart};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -153,20 +153,18 @@ fn without_injected(text: &str, removed: &mut bool) -> String {
     t.trim().to_string()
 }
 
-fn image_meta(part: &Value) -> Value {
-    let size = part.get("data").and_then(Value::as_str).map(|d| d.len() * 3 / 4);
+fn image_meta(mime_type: Option<&str>, data: Option<&str>) -> Value {
     json!({
         "kind": "image",
-        "mimeType": part.get("mimeType").cloned().unwrap_or(Value::Null),
-        "approxBytes": size,
+        "mimeType": mime_type,
+        "approxBytes": data.map(|d| d.len() * 3 / 4),
     })
 }
 
 fn tool_result_value(m: &Value) -> Value {
-    match m.get("content") {
-        Some(Value::Array(parts)) if parts.iter().all(|p| p.get("type").and_then(Value::as_str) == Some("text")) => {
-            Value::String(text_of(m))
-        }
+    let view = Message::of(m);
+    match view.content() {
+        Some(Value::Array(_)) if view.content_parts().all(|p| matches!(p, ContentPart::Text { .. })) => Value::String(text_of(m)),
         Some(v) => v.clone(),
         None => Value::Null,
     }
@@ -249,57 +247,49 @@ pub fn build_envelope(messages: &[Value], meta: TurnMeta) -> Result<TurnEnvelope
         let m: &Value = &m;
         let r = role_of(m).unwrap_or(Role::User);
         opener.get_or_insert(r);
-        let at = m.get("timestamp").and_then(Value::as_u64);
+        let view = Message::of(m);
+        let at = view.timestamp().and_then(Value::as_u64);
         match r {
-            Role::User | Role::System | Role::Assistant => match m.get("content") {
-                Some(Value::String(t)) => {
-                    let text = without_injected(t, &mut injected_removed);
-                    if !text.is_empty() {
-                        parts.push(Part::Text { text, role: r });
-                    }
-                }
-                Some(Value::Array(items)) => {
-                    for p in items {
-                        match p.get("type").and_then(Value::as_str) {
-                            Some("text") => {
-                                let text = without_injected(p.get("text").and_then(Value::as_str).unwrap_or(""), &mut injected_removed);
-                                if !text.is_empty() {
-                                    parts.push(Part::Text { text, role: r });
-                                }
+            Role::User | Role::System | Role::Assistant => {
+                for p in view.content_parts() {
+                    match p {
+                        ContentPart::Text { text } => {
+                            let text = without_injected(text.unwrap_or(""), &mut injected_removed);
+                            if !text.is_empty() {
+                                parts.push(Part::Text { text, role: r });
                             }
-                            Some("image") => parts.push(Part::Meta { key: "image".into(), value: image_meta(p) }),
-                            Some("toolCall") => {
-                                let tool_name = p.get("name").and_then(Value::as_str).unwrap_or("").to_string();
-                                let arguments = p.get("arguments").cloned().unwrap_or(Value::Null);
-                                let id = p.get("id").and_then(Value::as_str).unwrap_or("").to_string();
-                                if let Some(name) = skill_of_call(&tool_name, &arguments) {
-                                    skill = Some(skill_uri(&name));
-                                }
-                                called_at.push((id.clone(), at));
-                                tool_calls.push(ToolCallRecord {
-                                    tool_name: tool_name.clone(),
-                                    arguments: arguments.clone(),
-                                    status: None,
-                                    skill_uri: skill.clone(),
-                                });
-                                parts.push(Part::ToolCall { tool_name, arguments, id, skill_uri: skill.clone() });
-                            }
-                            Some("thinking") => {
-                                let t = p.get("thinking").and_then(Value::as_str).unwrap_or("");
-                                if !t.is_empty() {
-                                    parts.push(Part::Meta { key: "thinking".into(), value: Value::String(t.to_string()) });
-                                }
-                            }
-                            _ => {}
                         }
+                        ContentPart::Image { mime_type, data } => parts.push(Part::Meta { key: "image".into(), value: image_meta(mime_type, data) }),
+                        ContentPart::ToolCall { id, name, arguments } => {
+                            let tool_name = name.unwrap_or("").to_string();
+                            let arguments = arguments.cloned().unwrap_or(Value::Null);
+                            let id = id.unwrap_or("").to_string();
+                            if let Some(name) = skill_of_call(&tool_name, &arguments) {
+                                skill = Some(skill_uri(&name));
+                            }
+                            called_at.push((id.clone(), at));
+                            tool_calls.push(ToolCallRecord {
+                                tool_name: tool_name.clone(),
+                                arguments: arguments.clone(),
+                                status: None,
+                                skill_uri: skill.clone(),
+                            });
+                            parts.push(Part::ToolCall { tool_name, arguments, id, skill_uri: skill.clone() });
+                        }
+                        ContentPart::Thinking { thinking } => {
+                            let t = thinking.unwrap_or("");
+                            if !t.is_empty() {
+                                parts.push(Part::Meta { key: "thinking".into(), value: Value::String(t.to_string()) });
+                            }
+                        }
+                        ContentPart::Other(_) => {}
                     }
                 }
-                _ => {}
-            },
+            }
             Role::Tool => {
-                let id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("").to_string();
-                let tool_name = m.get("toolName").and_then(Value::as_str).unwrap_or("").to_string();
-                let is_error = m.get("isError").and_then(Value::as_bool).unwrap_or(false);
+                let id = view.tool_call_id().unwrap_or("").to_string();
+                let tool_name = view.tool_name().unwrap_or("").to_string();
+                let is_error = view.is_error().unwrap_or(false);
                 let status = Some(if is_error { Status::Error } else { Status::Success });
                 let result = tool_result_value(m);
                 let call_index = parts.iter().filter_map(|p| match p {
@@ -358,11 +348,9 @@ fn tool_output_text(result: &Value) -> String {
 pub fn stamp_messages(messages: &mut [Value], turn_id: &str, at_ms: u64) {
     let at = crate::text::time::iso8601(at_ms);
     for m in messages.iter_mut() {
-        let user = m.get("role").and_then(Value::as_str) == Some("user");
-        let tools_only = m
-            .get("parts")
-            .and_then(Value::as_array)
-            .is_some_and(|p| !p.is_empty() && p.iter().all(|p| p.get("type").and_then(Value::as_str) == Some("tool")));
+        let view = StoredMessage::of(m);
+        let user = view.is_user();
+        let tools_only = view.raw_parts().is_some_and(|p| !p.is_empty()) && view.parts().all(|p| matches!(p, StoredPart::Tool(_)));
         let kind = if user { "user_query" } else if tools_only { "tool_transport" } else { "assistant_step" };
         if let Some(o) = m.as_object_mut() {
             o.insert("turn_id".into(), Value::String(turn_id.to_string()));
@@ -381,7 +369,7 @@ pub fn to_openviking_messages(env: &TurnEnvelope) -> Vec<Value> {
     let mut out: Vec<Value> = Vec::new();
     let mut context_done = env.used_context_uris.is_empty();
     let push_part = |out: &mut Vec<Value>, role: &str, part: Value| {
-        let same = out.last().and_then(|m| m.get("role")).and_then(Value::as_str) == Some(role);
+        let same = out.last().and_then(|m| StoredMessage::of(m).role()) == Some(role);
         if !same {
             out.push(json!({"role": role, "parts": []}));
         }
@@ -407,10 +395,7 @@ pub fn to_openviking_messages(env: &TurnEnvelope) -> Vec<Value> {
             Part::ToolResult { tool_name, result, id, is_error, duration_ms } => {
                 let status = if *is_error { "error" } else { "completed" };
                 let target = out.iter_mut().rev().find_map(|m| {
-                    m.get_mut("parts")?.as_array_mut()?.iter_mut().find(|p| {
-                        p.get("type").and_then(Value::as_str) == Some("tool")
-                            && p.get("tool_id").and_then(Value::as_str) == Some(id.as_str())
-                    })
+                    m.get_mut("parts")?.as_array_mut()?.iter_mut().find(|p| StoredPart::of(p).tool().is_some_and(|t| t.id == Some(id.as_str())))
                 });
                 match target {
                     Some(p) => {
@@ -437,7 +422,7 @@ pub fn to_openviking_messages(env: &TurnEnvelope) -> Vec<Value> {
             ),
             Part::Meta { .. } => {}
         }
-        if !context_done && out.last().and_then(|m| m.get("role")).and_then(Value::as_str) == Some("assistant") {
+        if !context_done && out.last().and_then(|m| StoredMessage::of(m).role()) == Some("assistant") {
             context_done = true;
             for uri in &env.used_context_uris {
                 push_part(&mut out, "assistant", json!({"type": "context", "uri": uri, "context_type": "memory", "abstract": ""}));

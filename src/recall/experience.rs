@@ -62,11 +62,9 @@ pub fn recent_tools(messages: &[Value], window: usize) -> Vec<String> {
         if crate::message::role(m) != Some("assistant") {
             continue;
         }
-        for p in m.get("content").and_then(Value::as_array).into_iter().flatten() {
-            if p.get("type").and_then(Value::as_str) != Some("toolCall") {
-                continue;
-            }
-            let Some(name) = p.get("name").and_then(Value::as_str).map(str::trim).filter(|n| !n.is_empty() && n.len() <= 128) else { continue };
+        for p in crate::message::Message::of(m).content_parts() {
+            let crate::message::ContentPart::ToolCall { name, .. } = p else { continue };
+            let Some(name) = name.map(str::trim).filter(|n| !n.is_empty() && n.len() <= 128) else { continue };
             if name != crate::message::synthetic::RECALL_AUTO_TOOL && !tools.iter().any(|t| t == name) {
                 tools.push(name.to_string());
             }

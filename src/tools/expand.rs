@@ -7,6 +7,7 @@
 //! archive; summary/archive URI → that archive; each archive turn → its engine turn id and
 //! sequence through the checkpoint's `source_turn_range` and `turn_ids`.
 
+use crate::message::{StoredMessage, StoredPart};
 use crate::lifecycle::checkpoint::CompactCheckpoint;
 use crate::recall::rank::query_tokens;
 use crate::text::truncate_with_ellipsis;
@@ -80,16 +81,16 @@ pub struct Expansion {
 
 const EXCERPT_UNITS: usize = 700;
 
-fn part_text(p: &Value) -> Option<String> {
-    match p.get("type").and_then(Value::as_str)? {
-        "text" => p.get("text").and_then(Value::as_str).map(str::to_string),
-        "tool" => {
-            let name = p.get("tool_name").and_then(Value::as_str).unwrap_or("tool");
-            let input = p.get("tool_input").map(|v| v.to_string()).unwrap_or_default();
-            let output = p.get("tool_output").and_then(Value::as_str).unwrap_or("");
+fn part_text(p: StoredPart) -> Option<String> {
+    match p {
+        StoredPart::Text { text } => text.map(str::to_string),
+        StoredPart::Tool(t) => {
+            let name = t.name.unwrap_or("tool");
+            let input = t.input.map(|v| v.to_string()).unwrap_or_default();
+            let output = t.output.unwrap_or("");
             Some(format!("[tool {name}] {input} → {output}"))
         }
-        _ => None,
+        StoredPart::Context { .. } | StoredPart::Other(_) => None,
     }
 }
 
@@ -97,15 +98,16 @@ fn part_text(p: &Value) -> Option<String> {
 fn turns_of(messages: &[Value]) -> Vec<(Vec<String>, String)> {
     let mut turns: Vec<(Vec<String>, String)> = Vec::new();
     for m in messages {
-        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+        let m = StoredMessage::of(m);
+        let role = m.role().unwrap_or("");
         if role == "user" || turns.is_empty() {
             turns.push((Vec::new(), String::new()));
         }
         let Some((ids, text)) = turns.last_mut() else { continue };
-        if let Some(id) = m.get("id").and_then(Value::as_str) {
+        if let Some(id) = m.id() {
             ids.push(id.to_string());
         }
-        for p in m.get("parts").and_then(Value::as_array).into_iter().flatten() {
+        for p in m.parts() {
             if let Some(t) = part_text(p) {
                 if !text.is_empty() {
                     text.push('\n');

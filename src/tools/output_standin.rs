@@ -12,7 +12,7 @@
 //! case-insensitive) with a little context, bounded in tokens, with where they sit in the
 //! whole output so the model can page on.
 
-use crate::message::{role, text_of};
+use crate::message::{role, text_of, ContentPart, Message};
 use crate::text::truncate_with_ellipsis;
 use crate::text::tokens::estimate_tokens;
 use serde::Serialize;
@@ -100,9 +100,9 @@ pub fn current_turn_start(messages: &[Value], prompt_given: bool) -> usize {
 /// The call's arguments: the assistant `toolCall` part with this id, searched backwards.
 fn arguments_of(messages: &[Value], call_id: &str) -> Option<Value> {
     messages.iter().rev().find_map(|m| {
-        m.get("content")?.as_array()?.iter().find_map(|p| {
-            (p.get("type").and_then(Value::as_str) == Some("toolCall") && crate::message::tool_call_id(p) == Some(call_id))
-                .then(|| p.get("arguments").cloned().unwrap_or(Value::Null))
+        Message::of(m).content_parts().find_map(|p| match p {
+            ContentPart::ToolCall { id: Some(id), arguments, .. } if id == call_id => Some(arguments.cloned().unwrap_or(Value::Null)),
+            _ => None,
         })
     })
 }
@@ -171,10 +171,10 @@ pub fn stand_in_outputs(messages: Vec<Value>, threshold: usize, budget: Option<u
         if !limit.is_some_and(|l| tokens as u64 > l) {
             continue;
         }
-        let call_id = m.get("toolCallId").and_then(Value::as_str).unwrap_or("").to_string();
+        let call_id = Message::of(m).tool_call_id().unwrap_or("").to_string();
         let o = Outsized {
             reference: output_ref(&call_id, &text),
-            tool_name: m.get("toolName").and_then(Value::as_str).unwrap_or("tool").to_string(),
+            tool_name: Message::of(m).tool_name().unwrap_or("tool").to_string(),
             arguments: arguments_of(&messages[..i], &call_id),
             call_id,
             lines: line_count(&text),

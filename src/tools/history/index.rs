@@ -3,6 +3,7 @@
 
 use super::when;
 use crate::lifecycle::turn::{Part, Role, TurnEnvelope};
+use crate::message::{Message, StoredMessage, StoredPart};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -78,7 +79,7 @@ pub fn session_of_key(key: &str) -> Option<&str> {
 /// string is read too) that is a wall-clock time no later than a day after `now_ms`.
 pub fn host_timestamp(messages: &[Value], now_ms: u64) -> Option<u64> {
     messages.iter().find_map(|m| {
-        let t = m.get("timestamp")?;
+        let t = Message::of(m).timestamp()?;
         let ms = t.as_u64().or_else(|| t.as_f64().filter(|f| f.is_finite() && *f >= 0.0).map(|f| f as u64)).or_else(|| t.as_str().and_then(when::parse_iso).map(|s| s.start))?;
         (HOST_TIMESTAMP_MIN_MS..=now_ms.saturating_add(crate::text::time::DAY_MS)).contains(&ms).then_some(ms)
     })
@@ -130,29 +131,30 @@ pub fn turns_from_messages(messages: &[Value], first_sequence: u64, fallback_ms:
     let mut current: Option<String> = None;
     let mut left = 0;
     for (i, m) in messages.iter().enumerate() {
-        let role = match m.get("role").and_then(Value::as_str) {
+        let view = StoredMessage::of(m);
+        let role = match view.role() {
             Some("user") => Role::User,
             Some("assistant") => Role::Assistant,
             _ => continue,
         };
-        let id = match m.get("turn_id").and_then(Value::as_str) {
+        let id = match view.turn_id() {
             Some(t) => t.to_string(),
-            None if role == Role::User || current.is_none() => m.get("id").and_then(Value::as_str).map_or_else(|| format!("message-{i}"), str::to_string),
+            None if role == Role::User || current.is_none() => view.id().map_or_else(|| format!("message-{i}"), str::to_string),
             None => current.clone().unwrap_or_default(),
         };
         if current.as_deref() != Some(id.as_str()) || out.is_empty() {
-            let at = m.get("created_at").and_then(Value::as_str).and_then(when::iso_ms).unwrap_or(fallback_ms);
+            let at = view.created_at().and_then(when::iso_ms).unwrap_or(fallback_ms);
             out.push(TurnEntry { turn_id: id.clone(), sequence: first_sequence + out.len() as u64, timestamp_ms: at, messages: Vec::new() });
             current = Some(id);
             left = TURN_TEXT_MAX_CHARS;
         }
         let Some(turn) = out.last_mut() else { continue };
-        let parts = m.get("parts").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-        for p in parts {
-            if p.get("type").and_then(Value::as_str) != Some("text") || left == 0 {
+        for p in view.parts() {
+            let StoredPart::Text { text } = p else { continue };
+            if left == 0 {
                 continue;
             }
-            let t = p.get("text").and_then(Value::as_str).unwrap_or("").trim();
+            let t = text.unwrap_or("").trim();
             if t.is_empty() {
                 continue;
             }
