@@ -3,7 +3,7 @@
 //
 //   node tests/bench/quality/run.mjs [--json] [--seed N] [--out FILE] [--concurrency N]
 //                                    [--personas en1,zh2] [--questions N] [--no-history] [--keep]
-//                                    [--no-intent]
+//                                    [--no-intent] [--no-narrow]
 //                                    [--context N] [--config JSON] [--replay FILE]
 //                                    [--set personas|tune|heldout|heldout2|heldout3] [--pkg DIR]
 //
@@ -347,7 +347,10 @@ async function recallOne(p, q) {
   let engineUser = user;
   let engineAgent = agent;
   let findCount = 2;
-  if (!skipped) {
+  // --no-narrow: the engine given the whole scopes' finds (one find per question), the
+  // intent's folder and window left to the ranking
+  if (args["no-narrow"] && !skipped) findCount = 1;
+  else if (!skipped) {
     const target = intent?.narrowedTo ? `${p.userScope}/${intent.narrowedTo}` : p.userScope;
     if (intent?.window) {
       const extra = { since: new Date(intent.window.startMs).toISOString(), time_field: "created_at" };
@@ -554,7 +557,7 @@ function parseArgs(argv) {
     const a = argv[i];
     if (!a.startsWith("--")) die(`unexpected argument ${a}`);
     const k = a.slice(2);
-    if (["json", "keep", "no-history", "no-intent"].includes(k)) out[k] = true;
+    if (["json", "keep", "no-history", "no-intent", "no-narrow"].includes(k)) out[k] = true;
     else out[k] = argv[++i];
   }
   return out;
