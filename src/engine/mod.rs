@@ -61,4 +61,3 @@ pub use write::{content_key, TurnWrite, WriteOutcome, WriteStatus};
 mod agent_engine;
 
 pub use agent_engine::Engine;
-use agent_engine::LiveKnown;

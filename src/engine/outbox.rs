@@ -18,7 +18,88 @@ use crate::host::{Host, HostError, HostErrorKind, HostResult};
 use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS, WRITE_LOCK_TTL_MS};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::task::{Context, Poll, Waker};
+
+/// This process's replays of the sessions' outboxes (the engine's `replay` part).
+#[derive(Default)]
+pub(super) struct Replay {
+    /// Sessions whose outbox is being replayed: one replay at a time per session (two at once
+    /// would both send the head entry).
+    flushing: RefCell<HashSet<String>>,
+    /// Calls waiting for a session's running replay to end (`drain`).
+    waiters: RefCell<HashMap<String, Vec<Waker>>>,
+    /// Per session, what this process knows of the live messages on OpenViking: their
+    /// count and turn ids as last read, plus its own sends since (the replay asks OpenViking
+    /// again only when the server's count differs).
+    live_known: RefCell<HashMap<String, LiveKnown>>,
+}
+
+/// See `Replay::live_known`.
+#[derive(Debug, Clone, Default)]
+struct LiveKnown {
+    count: u64,
+    turn_ids: HashSet<String>,
+}
+
+impl Replay {
+    /// Claims the session's replay for this caller; `false` when one is running already.
+    fn begin(&self, ov_id: &str) -> bool {
+        self.flushing.borrow_mut().insert(ov_id.to_string())
+    }
+
+    /// The session's replay is over: the calls waiting for it go on.
+    fn end(&self, ov_id: &str) {
+        self.flushing.borrow_mut().remove(ov_id);
+        for waker in self.waiters.borrow_mut().remove(ov_id).unwrap_or_default() {
+            waker.wake();
+        }
+    }
+
+    /// A replay of the session runs in this process now.
+    pub(super) fn is_running(&self, ov_id: &str) -> bool {
+        self.flushing.borrow().contains(ov_id)
+    }
+
+    /// Ready once no replay of the session runs; else wakes `cx` when it ends.
+    fn poll_finished(&self, ov_id: &str, cx: &mut Context<'_>) -> Poll<()> {
+        if !self.is_running(ov_id) {
+            return Poll::Ready(());
+        }
+        self.waiters.borrow_mut().entry(ov_id.to_string()).or_default().push(cx.waker().clone());
+        Poll::Pending
+    }
+
+    /// Forgets what this process knew of the session's live messages (read again when needed).
+    pub(super) fn forget_live(&self, ov_id: &str) {
+        self.live_known.borrow_mut().remove(ov_id);
+    }
+
+    /// The live count and turn ids last known, if any.
+    fn known_live(&self, ov_id: &str) -> Option<(u64, HashSet<String>)> {
+        self.live_known.borrow().get(ov_id).map(|k| (k.count, k.turn_ids.clone()))
+    }
+
+    fn note_live(&self, ov_id: &str, count: u64, turn_ids: HashSet<String>) {
+        self.live_known.borrow_mut().insert(ov_id.to_string(), LiveKnown { count, turn_ids });
+    }
+
+    /// A send of `turn_id` was answered: with the new live count (`Some`), the turn joins
+    /// what is known; without one, nothing is known any more.
+    fn note_sent(&self, ov_id: &str, count: Option<u64>, turn_id: &str) {
+        let mut known = self.live_known.borrow_mut();
+        match (count, known.get_mut(ov_id)) {
+            (Some(c), Some(k)) => {
+                k.count = c;
+                k.turn_ids.insert(turn_id.to_string());
+            }
+            _ => {
+                known.remove(ov_id);
+            }
+        }
+    }
+}
 
 /// What a replay did, and what stayed queued and why.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -98,7 +179,7 @@ impl<H: Host> Engine<H> {
     }
 
     async fn replay_turns(&self, ov_id: &str, queued_known: bool) -> HostResult<FlushReport> {
-        if !self.flushing.borrow_mut().insert(ov_id.to_string()) {
+        if !self.replay.begin(ov_id) {
             let queued = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
             return Ok(FlushReport { queued, in_progress: true, ..Default::default() });
         }
@@ -141,10 +222,7 @@ impl<H: Host> Engine<H> {
 
     /// This process's replay of the session is over: the calls waiting for it go on.
     fn replay_done(&self, ov_id: &str) {
-        self.flushing.borrow_mut().remove(ov_id);
-        for waker in self.replay_waiters.borrow_mut().remove(ov_id).unwrap_or_default() {
-            waker.wake();
-        }
+        self.replay.end(ov_id);
     }
 
     /// Replays until the outbox is empty, a send fails, or the bound is reached.
@@ -174,14 +252,7 @@ impl<H: Host> Engine<H> {
 
     /// Resolves once no replay of this session is running.
     async fn replay_finished(&self, ov_id: &str) {
-        std::future::poll_fn(|cx| {
-            if !self.flushing.borrow().contains(ov_id) {
-                return std::task::Poll::Ready(());
-            }
-            self.replay_waiters.borrow_mut().entry(ov_id.to_string()).or_default().push(cx.waker().clone());
-            std::task::Poll::Pending
-        })
-        .await
+        std::future::poll_fn(|cx| self.replay.poll_finished(ov_id, cx)).await
     }
 
     /// Before the process exits: waits for a replay already running (a signal handler's, a
@@ -313,11 +384,11 @@ impl<H: Host> Engine<H> {
     /// is unknown.
     async fn stored_turn_ids(&self, ov_id: &str) -> Result<HashSet<String>, String> {
         let why = |e: HostError| format!("{} while checking which turns OpenViking holds", e.described());
-        let known = self.live_known.borrow().get(ov_id).cloned();
+        let known = self.replay.known_live(ov_id);
         let marked = self.records.borrow().get(ov_id).is_some_and(|r| r.unconfirmed.is_some());
-        if let (Some(k), false) = (known, marked) {
+        if let (Some((count, turn_ids)), false) = (known, marked) {
             match self.host.session_meta(ov_id).await {
-                Ok(Some(meta)) if meta.message_count == k.count => return Ok(k.turn_ids),
+                Ok(Some(meta)) if meta.message_count == count => return Ok(turn_ids),
                 Ok(None) => return Ok(HashSet::new()),
                 Ok(Some(_)) => {}
                 Err(e) => return Err(why(e)),
@@ -329,7 +400,7 @@ impl<H: Host> Engine<H> {
                 // the count a send's mark starts from (another process may have written since
                 // this one's last send)
                 self.update_cached(ov_id, |rec| rec.live_count = Some(live.len() as u64));
-                self.live_known.borrow_mut().insert(ov_id.to_string(), super::LiveKnown { count: live.len() as u64, turn_ids: turn_ids.clone() });
+                self.replay.note_live(ov_id, live.len() as u64, turn_ids.clone());
                 Ok(turn_ids)
             }
             Err(e) if e.kind == HostErrorKind::NotFound => Ok(HashSet::new()),
@@ -410,17 +481,7 @@ impl<H: Host> Engine<H> {
                 // the mark stays until the entry is dropped (a crash in between is checked)
                 let live = count.unwrap_or(live_before + n);
                 // what this process knows is live now: what it saw, plus this turn
-                let mut known = self.live_known.borrow_mut();
-                match (count, known.get_mut(ov_id)) {
-                    (Some(c), Some(k)) => {
-                        k.count = c;
-                        k.turn_ids.insert(e.turn_id.clone());
-                    }
-                    _ => {
-                        known.remove(ov_id);
-                    }
-                }
-                drop(known);
+                self.replay.note_sent(ov_id, count, &e.turn_id);
                 // saved with the record when the replay ends (a crash before that leaves the
                 // mark, which the next replay checks)
                 self.update_cached(ov_id, |rec| {
@@ -438,7 +499,7 @@ impl<H: Host> Engine<H> {
                 // retryable: it may have landed (the mark stays, checked before the resend);
                 // refused: it did not
                 let ambiguous = err.retryable();
-                self.live_known.borrow_mut().remove(ov_id);
+                self.replay.forget_live(ov_id);
                 self.update_cached(ov_id, |rec| rec.live_count = None);
                 if !ambiguous {
                     self.set_mark(ov_id, None).await?;

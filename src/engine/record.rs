@@ -354,7 +354,7 @@ impl<H: Host> Engine<H> {
         if self.records.borrow().len() <= RECORDS_CACHED {
             return;
         }
-        let busy = |id: &str| self.unsaved.borrow().contains(id) || self.flushing.borrow().contains(id) || self.following.borrow().contains_key(id);
+        let busy = |id: &str| self.unsaved.borrow().contains(id) || self.replay.is_running(id) || self.followers.is_followed(id);
         let mut idle: Vec<(u64, String)> = {
             let records = self.records.borrow();
             let used = self.record_used.borrow();
@@ -365,7 +365,7 @@ impl<H: Host> Engine<H> {
         for (_, id) in idle.into_iter().take(excess) {
             self.records.borrow_mut().remove(&id);
             self.record_used.borrow_mut().remove(&id);
-            self.live_known.borrow_mut().remove(&id);
+            self.replay.forget_live(&id);
         }
     }
 

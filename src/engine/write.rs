@@ -19,6 +19,8 @@ use crate::lifecycle::turn::{build_envelope, stamp_messages, to_openviking_messa
 use crate::decode::Request;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 /// One finished turn, as the host hands it over (`commitTurn` / `afterTurn`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -152,6 +154,58 @@ pub struct WriteOutcome {
 type Appended = (u64, bool, CaptureReason, crate::tools::history::TurnEntry, SharedWindow);
 
 
+/// The turns this process is writing now (the engine's `writing` part).
+#[derive(Default)]
+pub(super) struct Writing {
+    /// Advancement and content keys reserved whose outbox append has not finished: a retry
+    /// of one of them is refused (retryable), never answered `duplicate` before it is durable.
+    in_flight: RefCell<HashSet<String>>,
+    /// Per session, where the turn in progress opens, from its first `afterTurn` checkpoint
+    /// (see `after_turn`): the end-of-turn call is written whole from there.
+    turn_openings: RefCell<HashMap<String, usize>>,
+}
+
+impl Writing {
+    /// One of the turn's keys is still on its way into the outbox.
+    fn is_in_flight(&self, advancement_key: Option<&String>, ckey: Option<&str>) -> bool {
+        let in_flight = self.in_flight.borrow();
+        advancement_key.is_some_and(|k| in_flight.contains(&format!("k:{k}"))) || ckey.is_some_and(|c| in_flight.contains(&format!("c:{c}")))
+    }
+
+    fn hold_content(&self, ckey: &str) {
+        self.in_flight.borrow_mut().insert(format!("c:{ckey}"));
+    }
+
+    fn hold_key(&self, key: &str) {
+        self.in_flight.borrow_mut().insert(format!("k:{key}"));
+    }
+
+    /// The turn's keys are durable (or given back): no longer in flight.
+    fn landed(&self, advancement_key: Option<&String>, ckey: Option<&str>) {
+        let mut in_flight = self.in_flight.borrow_mut();
+        if let Some(k) = advancement_key {
+            in_flight.remove(&format!("k:{k}"));
+        }
+        if let Some(c) = ckey {
+            in_flight.remove(&format!("c:{c}"));
+        }
+    }
+
+    /// Where the session's turn in progress opens, if a checkpoint said so.
+    fn opening(&self, ov_id: &str) -> Option<usize> {
+        self.turn_openings.borrow().get(ov_id).copied()
+    }
+
+    fn note_opening(&self, ov_id: String, opening: usize) {
+        self.turn_openings.borrow_mut().entry(ov_id).or_insert(opening);
+    }
+
+    /// The session's turn in progress ended.
+    fn turn_ended(&self, ov_id: &str) {
+        self.turn_openings.borrow_mut().remove(ov_id);
+    }
+}
+
 impl<H: Host> Engine<H> {
     /// Writes one turn (lossless), updates the trigger state, and says whether a commit is due.
     ///
@@ -179,7 +233,7 @@ impl<H: Host> Engine<H> {
             self.keep_trace(&ov_id).await;
         }
         if req.advancement_key.is_some() {
-            self.turn_openings.borrow_mut().remove(&ov_id); // commitTurn ends the turn
+            self.writing.turn_ended(&ov_id); // commitTurn ends the turn
         }
         self.load_record(&ov_id, &req.session_id).await.map_err(EngineError::from)?;
         let previous = self.track_session_key(&req, &ov_id).await;
@@ -394,11 +448,7 @@ impl<H: Host> Engine<H> {
         }
         // a key whose turn is still on its way into the outbox is not durable yet: the
         // caller must not be told `duplicate` (it would drop the turn if that append fails)
-        let in_flight = self.in_flight.borrow();
-        let busy = req.advancement_key.as_ref().is_some_and(|k| in_flight.contains(&format!("k:{k}")))
-            || ckey.is_some_and(|c| in_flight.contains(&format!("c:{c}")));
-        drop(in_flight);
-        if busy {
+        if self.writing.is_in_flight(req.advancement_key.as_ref(), ckey) {
             return Err(EngineError::new(ErrorCode::HostTimeout, "the same turn is still being stored; retry it"));
         }
         if let Some(key) = &req.advancement_key {
@@ -414,24 +464,18 @@ impl<H: Host> Engine<H> {
                 return Ok(Some(None));
             }
             rec.remember_content(c);
-            self.in_flight.borrow_mut().insert(format!("c:{c}"));
+            self.writing.hold_content(c);
         }
         if let Some(key) = &req.advancement_key {
             rec.remember_key(key);
-            self.in_flight.borrow_mut().insert(format!("k:{key}"));
+            self.writing.hold_key(key);
         }
         Ok(Some(Some((rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now)))))
     }
 
     /// The turn's keys are durable (or given back): no longer in flight.
     fn landed(&self, req: &TurnWrite, ckey: Option<&str>) {
-        let mut in_flight = self.in_flight.borrow_mut();
-        if let Some(k) = &req.advancement_key {
-            in_flight.remove(&format!("k:{k}"));
-        }
-        if let Some(c) = ckey {
-            in_flight.remove(&format!("c:{c}"));
-        }
+        self.writing.landed(req.advancement_key.as_ref(), ckey);
     }
 
     /// Undoes `reserve` for a turn that could not be stored anywhere.
@@ -497,14 +541,14 @@ impl<H: Host> Engine<H> {
     /// writes nothing (`None`); a finished turn is written whole (`crate::lifecycle::after_turn`).
     pub async fn after_turn(&self, mut req: TurnWrite, pre_prompt_message_count: usize) -> Result<Option<WriteOutcome>> {
         let ov_id = ov_session_id(&self.config.agent_id, &req.session_id);
-        let remembered = self.turn_openings.borrow().get(&ov_id).copied();
+        let remembered = self.writing.opening(&ov_id);
         match classify_after_turn(&req.messages, pre_prompt_message_count, remembered) {
             AfterTurn::Checkpoint { opening } => {
-                self.turn_openings.borrow_mut().entry(ov_id).or_insert(opening);
+                self.writing.note_opening(ov_id, opening);
                 Ok(None)
             }
             AfterTurn::Complete { start } => {
-                self.turn_openings.borrow_mut().remove(&ov_id);
+                self.writing.turn_ended(&ov_id);
                 req.messages.drain(..start);
                 req.advancement_key = None;
                 self.write_turn(req).await.map(Some)
