@@ -1,31 +1,24 @@
-//! The engine of one agent: what it holds (config, host, the records and per-process state
-//! its parts use) and how it is made. Its behaviour lives beside it, one file per concern.
+//! The engine of one agent: what it holds (config, host, and its per-process state as
+//! parts) and how it is made. Its behaviour lives beside it, one file per concern; each part
+//! is defined in the file that uses it.
 
-use super::SessionRecord;
 use crate::config::Config;
 use crate::host::Host;
 use crate::lifecycle::inert::{HostFacts, Inert};
 use crate::openviking::probe::LocalServerFacts;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
+/// One agent's engine: its config, its host, and one field per part of its per-process
+/// state. A part owns its fields (`Cell`/`RefCell`: the engine is shared by reference in one
+/// thread) and the methods that touch only them; what needs two parts or the host stays on
+/// `Engine`. No borrow of a part is held across an `.await`.
 pub struct Engine<H: Host> {
     pub config: Config,
     pub host: H,
     /// What this engine knows of its surroundings: user id, host, local server, outages.
     pub(super) seen: Surroundings,
-    /// Records loaded in this process, by OpenViking session id: at most
-    /// `record::RECORDS_CACHED` of them; a saved, idle one is dropped (and loaded again when
-    /// it is used) so a gateway that sees thousands of sessions keeps a bounded cache.
-    pub(super) records: RefCell<HashMap<String, SessionRecord>>,
-    /// When each cached record was last used (a counter, not a time).
-    pub(super) record_used: RefCell<HashMap<String, u64>>,
-    pub(super) record_tick: std::cell::Cell<u64>,
-    /// Operations running now (`record::Operation`).
-    pub(super) operations: std::cell::Cell<usize>,
-    /// Records changed in memory since their last save (`update_cached`): saved with the next
-    /// `update`, or by `save_unsaved` before a turn or a replay ends.
-    pub(super) unsaved: RefCell<std::collections::HashSet<String>>,
+    /// The session records this process holds (`record`).
+    pub(super) records: super::record::Records,
     /// Who follows which commit task (`commit`).
     pub(super) followers: super::commit::Followers,
     /// The outbox replays running and what they know of the live messages (`outbox`).
@@ -44,11 +37,7 @@ impl<H: Host> Engine<H> {
             config,
             host,
             seen: Surroundings::default(),
-            records: RefCell::new(HashMap::new()),
-            record_used: RefCell::new(HashMap::new()),
-            record_tick: std::cell::Cell::new(0),
-            operations: std::cell::Cell::new(0),
-            unsaved: RefCell::new(Default::default()),
+            records: Default::default(),
             replay: Default::default(),
             followers: Default::default(),
             writing: Default::default(),

@@ -44,7 +44,7 @@ impl<H: Host> Engine<H> {
     /// current one and those this process has open (at most [`FOLLOW_SESSIONS_MAX`]).
     pub(super) async fn follow_open_sessions(&self, current: Option<&str>) {
         let mut ids: Vec<String> = current.map(str::to_string).into_iter().collect();
-        let open: Vec<String> = self.records.borrow().keys().cloned().collect();
+        let open: Vec<String> = self.records.cache().keys().cloned().collect();
         for id in open {
             if ids.len() >= FOLLOW_SESSIONS_MAX {
                 break;

@@ -305,7 +305,7 @@ impl<H: Host> Engine<H> {
         report.queued_sequences = entries[done..].iter().filter_map(|e| e.sequence).collect();
         report.queued = entries.len() - done;
         // a mark whose entry was dropped is done with
-        let stale = self.records.borrow().get(ov_id).and_then(|r| r.unconfirmed.as_ref()).is_some_and(|u| !report.queued_sequences.contains(&u.sequence));
+        let stale = self.records.cache().get(ov_id).and_then(|r| r.unconfirmed.as_ref()).is_some_and(|u| !report.queued_sequences.contains(&u.sequence));
         if stale {
             self.set_mark(ov_id, None).await?;
         }
@@ -319,7 +319,7 @@ impl<H: Host> Engine<H> {
     async fn adopt_mark(&self, ov_id: &str) {
         let Ok(Some(v)) = self.host.load_state(&mark_key(ov_id)).await else { return };
         if let Ok(Some(u)) = serde_json::from_value::<Option<Unconfirmed>>(v) {
-            if let Some(rec) = self.records.borrow_mut().get_mut(ov_id) {
+            if let Some(rec) = self.records.cache_mut().get_mut(ov_id) {
                 let mono = rec.unconfirmed.as_ref().filter(|mine| mine.same_send(&u)).and_then(|mine| mine.sent_mono_ms);
                 rec.unconfirmed = Some(Unconfirmed { sent_mono_ms: mono, ..u });
             }
@@ -385,7 +385,7 @@ impl<H: Host> Engine<H> {
     async fn stored_turn_ids(&self, ov_id: &str) -> Result<HashSet<String>, String> {
         let why = |e: HostError| format!("{} while checking which turns OpenViking holds", e.described());
         let known = self.replay.known_live(ov_id);
-        let marked = self.records.borrow().get(ov_id).is_some_and(|r| r.unconfirmed.is_some());
+        let marked = self.records.cache().get(ov_id).is_some_and(|r| r.unconfirmed.is_some());
         if let (Some((count, turn_ids)), false) = (known, marked) {
             match self.host.session_meta(ov_id).await {
                 Ok(Some(meta)) if meta.message_count == count => return Ok(turn_ids),
@@ -431,7 +431,7 @@ impl<H: Host> Engine<H> {
     /// Brings one entry into OpenViking: found there already (an unacknowledged earlier
     /// send), or sent now. `Err` says why it is still queued.
     async fn replay_one(&self, ov_id: &str, e: &Entry) -> Result<(), String> {
-        let marked = self.records.borrow().get(ov_id).and_then(|r| r.unconfirmed.clone());
+        let marked = self.records.cache().get(ov_id).and_then(|r| r.unconfirmed.clone());
         if let Some(u) = marked.filter(|u| Some(u.sequence) == e.sequence) {
             match self.check_settled(ov_id, &u, &e.messages).await {
                 Check::Stored => {
@@ -514,7 +514,7 @@ impl<H: Host> Engine<H> {
 
     /// The session's live message count: known from the last confirmed write, else asked.
     async fn live_count_now(&self, ov_id: &str) -> HostResult<u64> {
-        if let Some(n) = self.records.borrow().get(ov_id).and_then(|r| r.live_count) {
+        if let Some(n) = self.records.cache().get(ov_id).and_then(|r| r.live_count) {
             return Ok(n);
         }
         match self.host.session_meta(ov_id).await? {

@@ -316,7 +316,7 @@ impl<H: Host> Engine<H> {
                         let mine = r.in_progress || r.queued_sequences.contains(&sequence);
                         queued |= mine;
                         outbox_len = Some(r.queued);
-                        let marked = self.records.borrow().get(&ov_id).and_then(|r| r.unconfirmed.as_ref().map(|u| u.sequence)) == Some(sequence);
+                        let marked = self.records.cache().get(&ov_id).and_then(|r| r.unconfirmed.as_ref().map(|u| u.sequence)) == Some(sequence);
                         if !mine || attempt == 1 || !marked || r.in_progress {
                             break;
                         }
@@ -339,7 +339,7 @@ impl<H: Host> Engine<H> {
         // an outage's back-off ends when a turn reaches OpenViking (`CommitGuard::on_reachable`):
         // this one just did, so a due commit starts now rather than after the back-off's time
         let admission = match admission {
-            Admission::BackingOff { .. } if !queued => self.records.borrow().get(&ov_id).map_or(admission, |r| r.guard.admit(self.host.now_ms(), false)),
+            Admission::BackingOff { .. } if !queued => self.records.cache().get(&ov_id).map_or(admission, |r| r.guard.admit(self.host.now_ms(), false)),
             other => other,
         };
         Ok(WriteOutcome {
@@ -411,7 +411,7 @@ impl<H: Host> Engine<H> {
         }
         let past_queue = queued.iter().filter_map(|e| e.get("sequence").and_then(Value::as_u64)).max().map_or(0, |s| s + 1);
         let sequence = {
-            let mut records = self.records.borrow_mut();
+            let mut records = self.records.cache_mut();
             let rec = records.get_mut(ov_id).ok_or_else(|| EngineError::new(ErrorCode::Internal, "session record not loaded"))?;
             rec.state.next_sequence = rec.state.next_sequence.max(ledger.next).max(past_queue);
             allocate_sequence(&mut rec.state)
@@ -438,7 +438,7 @@ impl<H: Host> Engine<H> {
     /// key; `Some(None)` — the content was already written (the other of
     /// commitTurn/afterTurn); `Some(Some(..))` — the latest checkpoint and where the turn goes.
     fn reserve(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>, now: u64) -> Result<Option<Option<(Option<String>, TurnRouting)>>> {
-        let mut records = self.records.borrow_mut();
+        let mut records = self.records.cache_mut();
         let rec = records.entry(ov_id.to_string()).or_insert_with(|| super::SessionRecord { ov_session_id: ov_id.to_string(), ..Default::default() });
         if rec.session_key.is_none() {
             rec.session_key = req.session_key.clone();
@@ -480,7 +480,7 @@ impl<H: Host> Engine<H> {
 
     /// Undoes `reserve` for a turn that could not be stored anywhere.
     fn release(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>) {
-        if let Some(rec) = self.records.borrow_mut().get_mut(ov_id) {
+        if let Some(rec) = self.records.cache_mut().get_mut(ov_id) {
             if let Some(key) = &req.advancement_key {
                 rec.applied_keys.retain(|k| k != key);
             }
