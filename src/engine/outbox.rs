@@ -126,6 +126,28 @@ pub struct FlushReport {
     pub memory_queued: usize,
 }
 
+/// Why a replay stopped with turns still queued: rendered into [`FlushReport::reason`] (and
+/// the outage warning), whose text it keeps.
+#[derive(Debug, Clone)]
+enum StillQueued {
+    /// Which turns OpenViking holds could not be read.
+    StoredUnknown(HostError),
+    /// A write sent earlier and not acknowledged could not be checked yet (why, from `confirm`).
+    Unchecked(String),
+    /// The send, or what it needs first (the session, the mark, the record), failed.
+    Failed(HostError),
+}
+
+impl std::fmt::Display for StillQueued {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StillQueued::StoredUnknown(e) => write!(f, "{} while checking which turns OpenViking holds", e.described()),
+            StillQueued::Unchecked(why) => write!(f, "an unacknowledged write could not be checked yet: {why}"),
+            StillQueued::Failed(e) => write!(f, "{e}"),
+        }
+    }
+}
+
 /// One outbox entry as the replay needs it.
 struct Entry {
     sequence: Option<u64>,
@@ -290,7 +312,7 @@ impl<H: Host> Engine<H> {
                     }
                     let sent = if there { Ok(()) } else { self.replay_one(ov_id, e).await };
                     if let Err(why) = sent {
-                        report.reason = Some(why);
+                        report.reason = Some(why.to_string());
                         break;
                     }
                     stored.insert(e.turn_id.clone());
@@ -299,7 +321,7 @@ impl<H: Host> Engine<H> {
                     done += 1;
                 }
             }
-            Err(why) => report.reason = Some(why),
+            Err(why) => report.reason = Some(why.to_string()),
         }
         report.written = done;
         report.queued_sequences = entries[done..].iter().filter_map(|e| e.sequence).collect();
@@ -382,8 +404,8 @@ impl<H: Host> Engine<H> {
     /// knows are all there is (a turn this process sent may still come back into the outbox —
     /// a retry another process appended again — and is found among them). `Err` says why it
     /// is unknown.
-    async fn stored_turn_ids(&self, ov_id: &str) -> Result<HashSet<String>, String> {
-        let why = |e: HostError| format!("{} while checking which turns OpenViking holds", e.described());
+    async fn stored_turn_ids(&self, ov_id: &str) -> Result<HashSet<String>, StillQueued> {
+        let why = StillQueued::StoredUnknown;
         let known = self.replay.known_live(ov_id);
         let marked = self.records.cache().get(ov_id).is_some_and(|r| r.unconfirmed.is_some());
         if let (Some((count, turn_ids)), false) = (known, marked) {
@@ -430,7 +452,7 @@ impl<H: Host> Engine<H> {
 
     /// Brings one entry into OpenViking: found there already (an unacknowledged earlier
     /// send), or sent now. `Err` says why it is still queued.
-    async fn replay_one(&self, ov_id: &str, e: &Entry) -> Result<(), String> {
+    async fn replay_one(&self, ov_id: &str, e: &Entry) -> Result<(), StillQueued> {
         let marked = self.records.cache().get(ov_id).and_then(|r| r.unconfirmed.clone());
         if let Some(u) = marked.filter(|u| Some(u.sequence) == e.sequence) {
             match self.check_settled(ov_id, &u, &e.messages).await {
@@ -438,14 +460,14 @@ impl<H: Host> Engine<H> {
                     self.host.warn(&format!("turn {} of {ov_id} had reached OpenViking unacknowledged; not written again", u.sequence));
                     let live = u.live_before + u.message_count;
                     self.update_cached(ov_id, |rec| rec.live_count = Some(live));
-                    self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
+                    self.set_mark(ov_id, None).await.map_err(StillQueued::Failed)?;
                     return Ok(());
                 }
                 Check::Absent { live } => {
                     self.update_cached(ov_id, |rec| rec.live_count = Some(live));
-                    self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
+                    self.set_mark(ov_id, None).await.map_err(StillQueued::Failed)?;
                 }
-                Check::Unknown(why) => return Err(format!("an unacknowledged write could not be checked yet: {why}")),
+                Check::Unknown(why) => return Err(StillQueued::Unchecked(why)),
             }
         }
         match self.send_marked(ov_id, e).await {
@@ -457,11 +479,11 @@ impl<H: Host> Engine<H> {
                     rec.live_count = None;
                 })
                 .await
-                .map_err(|e| e.to_string())?;
-                self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
-                self.send_marked(ov_id, e).await.map_err(|e| e.to_string())
+                .map_err(StillQueued::Failed)?;
+                self.set_mark(ov_id, None).await.map_err(StillQueued::Failed)?;
+                self.send_marked(ov_id, e).await.map_err(StillQueued::Failed)
             }
-            other => other.map_err(|e| e.to_string()),
+            other => other.map_err(StillQueued::Failed),
         }
     }
 
@@ -537,3 +559,18 @@ const SETTLE_STEP_MS: u64 = 100;
 
 /// Replays of entries appended during a replay, at most, before `flush` returns.
 const MAX_REPLAY_ROUNDS: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
+    use super::*;
+
+    #[test]
+    fn why_turns_stay_queued_reads_as_before() {
+        let e = HostError::new(HostErrorKind::Timeout, "no answer in 5000 ms");
+        assert_eq!(StillQueued::StoredUnknown(e.clone()).to_string(), "no answer (no answer in 5000 ms) while checking which turns OpenViking holds");
+        assert_eq!(StillQueued::Unchecked("busy".into()).to_string(), "an unacknowledged write could not be checked yet: busy");
+        assert_eq!(StillQueued::Failed(e).to_string(), "Timeout: no answer in 5000 ms");
+    }
+}
