@@ -33,6 +33,50 @@ pub struct CommitOutcome {
     pub task_pending: bool,
 }
 
+/// Who follows which commit task in this process (the engine's `followers` part).
+#[derive(Default)]
+pub(super) struct Followers {
+    /// Sessions whose commit task is being followed, and by how many callers.
+    following: std::cell::RefCell<std::collections::HashMap<String, usize>>,
+    /// Commit tasks whose checkpoint one follower is recording now (the others wait for it).
+    recording: std::cell::RefCell<std::collections::HashSet<String>>,
+}
+
+impl Followers {
+    /// A caller starts following the session's task.
+    fn enter(&self, ov_id: &str) {
+        *self.following.borrow_mut().entry(ov_id.to_string()).or_insert(0) += 1;
+    }
+
+    /// A caller stopped following the session's task.
+    fn leave(&self, ov_id: &str) {
+        let mut following = self.following.borrow_mut();
+        if let Some(n) = following.get_mut(ov_id) {
+            *n -= 1;
+            if *n == 0 {
+                following.remove(ov_id);
+            }
+        }
+    }
+
+    /// Some caller follows the session's task now.
+    pub(super) fn is_followed(&self, ov_id: &str) -> bool {
+        self.following.borrow().contains_key(ov_id)
+    }
+
+    fn is_recording(&self, task_id: &str) -> bool {
+        self.recording.borrow().contains(task_id)
+    }
+
+    fn start_recording(&self, task_id: &str) {
+        self.recording.borrow_mut().insert(task_id.to_string());
+    }
+
+    fn end_recording(&self, task_id: &str) {
+        self.recording.borrow_mut().remove(task_id);
+    }
+}
+
 fn outcome(compacted: bool, reason: impl Into<Option<String>>) -> CommitOutcome {
     CommitOutcome { compacted, reason: reason.into(), checkpoint: None, task_pending: false }
 }
@@ -63,7 +107,7 @@ impl<H: Host> Engine<H> {
         })
         .await?;
         self.set_mark(ov_id, None).await?;
-        self.live_known.borrow_mut().remove(ov_id);
+        self.replay.forget_live(ov_id);
         Ok(Some(self.host.commit(ov_id, json!({"enable_working_memory": true})).await))
     }
 
@@ -209,15 +253,9 @@ impl<H: Host> Engine<H> {
     /// Follows the session's pending commit task until it ends or `until_ms` passes.
     /// Returns the checkpoint when the task completed (or failed after archiving).
     pub async fn follow_task(&self, ov_id: &str, until_ms: u64) -> HostResult<Option<CompactCheckpoint>> {
-        *self.following.borrow_mut().entry(ov_id.to_string()).or_insert(0) += 1;
+        self.followers.enter(ov_id);
         let out = self.follow_task_once(ov_id, until_ms).await;
-        let mut following = self.following.borrow_mut();
-        if let Some(n) = following.get_mut(ov_id) {
-            *n -= 1;
-            if *n == 0 {
-                following.remove(ov_id);
-            }
-        }
+        self.followers.leave(ov_id);
         out
     }
 
@@ -226,7 +264,7 @@ impl<H: Host> Engine<H> {
     /// while this assemble runs). One poll, no waiting; skipped while another caller is
     /// following the task already.
     pub(super) async fn catch_up_task(&self, ov_id: &str) {
-        if self.following.borrow().contains_key(ov_id) {
+        if self.followers.is_followed(ov_id) {
             return;
         }
         let _ = self.follow_task(ov_id, self.host.now_ms()).await;
@@ -253,7 +291,7 @@ impl<H: Host> Engine<H> {
             followed = Some(archive_uri.clone());
             // another caller (bootstrap's follow, compact's) is writing this task's checkpoint:
             // wait for it instead of writing it a second time
-            if self.recording.borrow().contains(&task_id) {
+            if self.followers.is_recording(&task_id) {
                 polls_left = polls_left.saturating_sub(1);
                 if out_of_time(self.host.now_ms(), polls_left) {
                     return Ok(None);
@@ -289,12 +327,12 @@ impl<H: Host> Engine<H> {
                     continue;
                 }
             };
-            self.recording.borrow_mut().insert(task_id.clone());
+            self.followers.start_recording(&task_id);
             let cp = self.record_checkpoint(ov_id, &task_id, &archive_uri, start_sequence, end_sequence, result.as_ref()).await;
             let cp = match cp {
                 Ok(cp) => cp,
                 Err(e) => {
-                    self.recording.borrow_mut().remove(&task_id);
+                    self.followers.end_recording(&task_id);
                     return Err(e);
                 }
             };
@@ -314,7 +352,7 @@ impl<H: Host> Engine<H> {
                 super::record::bound_checkpoints(rec);
             })
             .await;
-            self.recording.borrow_mut().remove(&task_id);
+            self.followers.end_recording(&task_id);
             saved?;
             // the commit's memories are in OpenViking now: the map lists the folders again
             self.map_stale().await;

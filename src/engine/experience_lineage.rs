@@ -29,7 +29,7 @@ impl<H: Host> Engine<H> {
         let q = find_query(query, cue);
         let key = format!("{root}\n{q}");
         let now = self.host.now_ms();
-        if let Some(last) = self.last_experiences.borrow().as_ref() {
+        if let Some(last) = self.reads.last_experiences.borrow().as_ref() {
             if last.key == key && now.saturating_sub(last.at_ms) < super::SEARCH_REUSE_MS && last.at_ms <= now {
                 return last.found.clone();
             }
@@ -51,18 +51,18 @@ impl<H: Host> Engine<H> {
             }
             found.push(c);
         }
-        *self.last_experiences.borrow_mut() = Some(LastExperiences { key, at_ms: now, found: found.clone() });
+        *self.reads.last_experiences.borrow_mut() = Some(LastExperiences { key, at_ms: now, found: found.clone() });
         found
     }
 
     /// The OpenViking session a trajectory came from (kept once read).
     async fn trajectory_session(&self, uri: &str) -> Option<String> {
-        if let Some(s) = self.trajectory_sessions.borrow().get(uri) {
+        if let Some(s) = self.reads.trajectory_sessions.borrow().get(uri) {
             return Some(s.clone());
         }
         let raw = self.host.read_raw(uri).await.ok().flatten()?;
         let session = source_session(&raw)?;
-        let mut kept = self.trajectory_sessions.borrow_mut();
+        let mut kept = self.reads.trajectory_sessions.borrow_mut();
         if kept.len() >= TRAJECTORY_SESSIONS_KEPT {
             kept.clear();
         }

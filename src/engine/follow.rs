@@ -44,7 +44,7 @@ impl<H: Host> Engine<H> {
     /// current one and those this process has open (at most [`FOLLOW_SESSIONS_MAX`]).
     pub(super) async fn follow_open_sessions(&self, current: Option<&str>) {
         let mut ids: Vec<String> = current.map(str::to_string).into_iter().collect();
-        let open: Vec<String> = self.records.borrow().keys().cloned().collect();
+        let open: Vec<String> = self.records.cache().keys().cloned().collect();
         for id in open {
             if ids.len() >= FOLLOW_SESSIONS_MAX {
                 break;
@@ -68,7 +68,7 @@ impl<H: Host> Engine<H> {
         let moved = meta.commit_count > seen || rec.followed_live != Some(meta.message_count);
         // a send of this process still unanswered, or turns still queued here: the counts
         // are not comparable yet (the replay settles them first)
-        let busy = rec.unconfirmed.is_some() || self.flushing.borrow().contains(ov_id) || !self.host.outbox_read(&outbox_key(ov_id)).await?.is_empty();
+        let busy = rec.unconfirmed.is_some() || self.replay.is_running(ov_id) || !self.host.outbox_read(&outbox_key(ov_id)).await?.is_empty();
         if !moved || busy {
             if rec.seen_commits.is_none() {
                 self.update(ov_id, |r| r.seen_commits = Some(meta.commit_count)).await?;

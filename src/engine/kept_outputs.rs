@@ -42,13 +42,13 @@ impl<H: Host> Engine<H> {
         if outsized.is_empty() {
             return;
         }
-        if self.kept_outputs.borrow().is_none() {
+        if self.reads.kept_outputs.borrow().is_none() {
             let prefix = key(&self.config.agent_id, "");
             let known = self.host.list_state_keys(&prefix).await.unwrap_or_default();
-            *self.kept_outputs.borrow_mut() = Some(known.into_iter().filter_map(|k| k.strip_prefix(&prefix).map(str::to_string)).collect());
+            *self.reads.kept_outputs.borrow_mut() = Some(known.into_iter().filter_map(|k| k.strip_prefix(&prefix).map(str::to_string)).collect());
         }
         for o in outsized {
-            if self.kept_outputs.borrow().as_ref().is_some_and(|k| k.contains(&o.reference)) {
+            if self.reads.kept_outputs.borrow().as_ref().is_some_and(|k| k.contains(&o.reference)) {
                 continue;
             }
             let doc = json!({
@@ -65,7 +65,7 @@ impl<H: Host> Engine<H> {
             });
             match self.host.save_state(&key(&self.config.agent_id, &o.reference), doc).await {
                 Ok(()) => {
-                    if let Some(k) = self.kept_outputs.borrow_mut().as_mut() {
+                    if let Some(k) = self.reads.kept_outputs.borrow_mut().as_mut() {
                         k.insert(o.reference);
                     }
                 }

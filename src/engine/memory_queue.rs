@@ -27,6 +27,35 @@ pub fn memory_queue_key(agent_id: &str) -> String {
     format!("memory-ops/{}", crate::address::session_map::safe_segment(agent_id))
 }
 
+/// What this process knows of the agent's memory queue (the engine's `memory_queue` part).
+#[derive(Default)]
+pub(super) struct MemoryQueueState {
+    /// The queue was read empty, and this process queued nothing since.
+    empty: std::cell::Cell<bool>,
+    /// This process is applying the queue.
+    replaying: std::cell::Cell<bool>,
+}
+
+impl MemoryQueueState {
+    /// Nothing waits in the queue as far as this process knows.
+    fn known_empty(&self) -> bool {
+        self.empty.get()
+    }
+
+    fn set_empty(&self, empty: bool) {
+        self.empty.set(empty);
+    }
+
+    /// Marks this process as applying the queue; `false` when it already was.
+    fn start_replay(&self) -> bool {
+        !self.replaying.replace(true)
+    }
+
+    fn end_replay(&self) {
+        self.replaying.set(false);
+    }
+}
+
 /// Why a memory change did not happen now.
 pub(super) enum Stop {
     /// OpenViking did not answer, answered 5xx or is paused: queue it.
@@ -155,7 +184,7 @@ impl<H: Host> Engine<H> {
         let appended = self.host.outbox_append(&key, value).await;
         self.give_lock(&key).await;
         appended.map_err(|e| local(e.to_string()))?;
-        self.memory_queue_empty.set(false);
+        self.memory_queue.set_empty(false);
         Ok(op.queued_answer(why))
     }
 
@@ -167,7 +196,7 @@ impl<H: Host> Engine<H> {
     /// Applies the memory queue, or what can be of it now: `true` when changes still wait
     /// (a new change must then join the queue behind them).
     pub(super) async fn memory_changes_waiting(&self) -> bool {
-        if self.memory_queue_empty.get() {
+        if self.memory_queue.known_empty() {
             return false;
         }
         self.replay_memory_ops().await.queued > 0
@@ -177,7 +206,7 @@ impl<H: Host> Engine<H> {
     /// stops at the first that OpenViking cannot be reached for.
     pub async fn replay_memory_ops(&self) -> MemoryReplay {
         let key = memory_queue_key(&self.config.agent_id);
-        if self.memory_queue_empty.get() {
+        if self.memory_queue.known_empty() {
             return MemoryReplay::default();
         }
         let entries = match self.host.outbox_read(&key).await {
@@ -185,10 +214,10 @@ impl<H: Host> Engine<H> {
             Err(e) => return MemoryReplay { reason: Some(format!("the memory queue could not be read: {e}")), ..Default::default() },
         };
         if entries.is_empty() {
-            self.memory_queue_empty.set(true);
+            self.memory_queue.set_empty(true);
             return MemoryReplay::default();
         }
-        if self.memory_replaying.replace(true) {
+        if !self.memory_queue.start_replay() {
             return MemoryReplay { queued: entries.len(), reason: Some("being applied by this process".into()), ..Default::default() };
         }
         let lease = replay_lease(&key);
@@ -202,9 +231,9 @@ impl<H: Host> Engine<H> {
         } else {
             out.reason = Some("another process is applying them".into());
         }
-        self.memory_replaying.set(false);
+        self.memory_queue.end_replay();
         if out.queued == 0 {
-            self.memory_queue_empty.set(true);
+            self.memory_queue.set_empty(true);
         }
         out
     }

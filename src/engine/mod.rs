@@ -18,6 +18,24 @@
 //!
 //! Per-session state lives in [`SessionRecord`]s saved through the host after every change,
 //! so a process per turn behaves exactly like a long-lived gateway.
+//!
+//! What an engine keeps in memory is split into parts, each a struct in the file that uses
+//! it, held by [`Engine`] one field each:
+//!
+//! - `records` (`record::Records`) — the cached session records, when each was last used,
+//!   which are unsaved, and the operations running (idle records are dropped when none runs);
+//! - `replay` (`outbox::Replay`) — the sessions whose outbox is being replayed, the calls
+//!   waiting for that, and what is known of each session's live messages;
+//! - `writing` (`write::Writing`) — turn keys whose outbox append has not finished, and where
+//!   each session's turn in progress opens;
+//! - `followers` (`commit::Followers`) — the commit tasks followed and the checkpoints being
+//!   recorded;
+//! - `reads` (`read::ReadCache`) — what the read path reuses: the last assembled turn per
+//!   session, the last search, the profile, experiences, skills, the kept tool outputs;
+//! - `memory_queue` (`memory_queue::MemoryQueueState`) — the memory queue known empty, or
+//!   being applied;
+//! - `seen` (`agent_engine::Surroundings`) — the user id, the host's and the local server's
+//!   facts, why the engine is not in use, and the outages already reported.
 
 mod commit;
 mod compact;
@@ -61,4 +79,3 @@ pub use write::{content_key, TurnWrite, WriteOutcome, WriteStatus};
 mod agent_engine;
 
 pub use agent_engine::Engine;
-use agent_engine::LiveKnown;

@@ -19,7 +19,88 @@ use crate::host::{Host, HostError, HostErrorKind, HostResult};
 use super::locks::{replay_lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS, WRITE_LOCK_TTL_MS};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::HashSet;
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+use std::task::{Context, Poll, Waker};
+
+/// This process's replays of the sessions' outboxes (the engine's `replay` part).
+#[derive(Default)]
+pub(super) struct Replay {
+    /// Sessions whose outbox is being replayed: one replay at a time per session (two at once
+    /// would both send the head entry).
+    flushing: RefCell<HashSet<String>>,
+    /// Calls waiting for a session's running replay to end (`drain`).
+    waiters: RefCell<HashMap<String, Vec<Waker>>>,
+    /// Per session, what this process knows of the live messages on OpenViking: their
+    /// count and turn ids as last read, plus its own sends since (the replay asks OpenViking
+    /// again only when the server's count differs).
+    live_known: RefCell<HashMap<String, LiveKnown>>,
+}
+
+/// See `Replay::live_known`.
+#[derive(Debug, Clone, Default)]
+struct LiveKnown {
+    count: u64,
+    turn_ids: HashSet<String>,
+}
+
+impl Replay {
+    /// Claims the session's replay for this caller; `false` when one is running already.
+    fn begin(&self, ov_id: &str) -> bool {
+        self.flushing.borrow_mut().insert(ov_id.to_string())
+    }
+
+    /// The session's replay is over: the calls waiting for it go on.
+    fn end(&self, ov_id: &str) {
+        self.flushing.borrow_mut().remove(ov_id);
+        for waker in self.waiters.borrow_mut().remove(ov_id).unwrap_or_default() {
+            waker.wake();
+        }
+    }
+
+    /// A replay of the session runs in this process now.
+    pub(super) fn is_running(&self, ov_id: &str) -> bool {
+        self.flushing.borrow().contains(ov_id)
+    }
+
+    /// Ready once no replay of the session runs; else wakes `cx` when it ends.
+    fn poll_finished(&self, ov_id: &str, cx: &mut Context<'_>) -> Poll<()> {
+        if !self.is_running(ov_id) {
+            return Poll::Ready(());
+        }
+        self.waiters.borrow_mut().entry(ov_id.to_string()).or_default().push(cx.waker().clone());
+        Poll::Pending
+    }
+
+    /// Forgets what this process knew of the session's live messages (read again when needed).
+    pub(super) fn forget_live(&self, ov_id: &str) {
+        self.live_known.borrow_mut().remove(ov_id);
+    }
+
+    /// The live count and turn ids last known, if any.
+    fn known_live(&self, ov_id: &str) -> Option<(u64, HashSet<String>)> {
+        self.live_known.borrow().get(ov_id).map(|k| (k.count, k.turn_ids.clone()))
+    }
+
+    fn note_live(&self, ov_id: &str, count: u64, turn_ids: HashSet<String>) {
+        self.live_known.borrow_mut().insert(ov_id.to_string(), LiveKnown { count, turn_ids });
+    }
+
+    /// A send of `turn_id` was answered: with the new live count (`Some`), the turn joins
+    /// what is known; without one, nothing is known any more.
+    fn note_sent(&self, ov_id: &str, count: Option<u64>, turn_id: &str) {
+        let mut known = self.live_known.borrow_mut();
+        match (count, known.get_mut(ov_id)) {
+            (Some(c), Some(k)) => {
+                k.count = c;
+                k.turn_ids.insert(turn_id.to_string());
+            }
+            _ => {
+                known.remove(ov_id);
+            }
+        }
+    }
+}
 
 /// What a replay did, and what stayed queued and why.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -44,6 +125,28 @@ pub struct FlushReport {
     pub memory_applied: usize,
     /// Memory changes still waiting.
     pub memory_queued: usize,
+}
+
+/// Why a replay stopped with turns still queued: rendered into [`FlushReport::reason`] (and
+/// the outage warning), whose text it keeps.
+#[derive(Debug, Clone)]
+enum StillQueued {
+    /// Which turns OpenViking holds could not be read.
+    StoredUnknown(HostError),
+    /// A write sent earlier and not acknowledged could not be checked yet (why, from `confirm`).
+    Unchecked(String),
+    /// The send, or what it needs first (the session, the mark, the record), failed.
+    Failed(HostError),
+}
+
+impl std::fmt::Display for StillQueued {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            StillQueued::StoredUnknown(e) => write!(f, "{} while checking which turns OpenViking holds", e.described()),
+            StillQueued::Unchecked(why) => write!(f, "an unacknowledged write could not be checked yet: {why}"),
+            StillQueued::Failed(e) => write!(f, "{e}"),
+        }
+    }
 }
 
 /// One outbox entry as the replay needs it.
@@ -99,7 +202,7 @@ impl<H: Host> Engine<H> {
     }
 
     async fn replay_turns(&self, ov_id: &str, queued_known: bool) -> HostResult<FlushReport> {
-        if !self.flushing.borrow_mut().insert(ov_id.to_string()) {
+        if !self.replay.begin(ov_id) {
             let queued = self.host.outbox_read(&outbox_key(ov_id)).await?.len();
             return Ok(FlushReport { queued, in_progress: true, ..Default::default() });
         }
@@ -142,10 +245,7 @@ impl<H: Host> Engine<H> {
 
     /// This process's replay of the session is over: the calls waiting for it go on.
     fn replay_done(&self, ov_id: &str) {
-        self.flushing.borrow_mut().remove(ov_id);
-        for waker in self.replay_waiters.borrow_mut().remove(ov_id).unwrap_or_default() {
-            waker.wake();
-        }
+        self.replay.end(ov_id);
     }
 
     /// Replays until the outbox is empty, a send fails, or the bound is reached.
@@ -175,14 +275,7 @@ impl<H: Host> Engine<H> {
 
     /// Resolves once no replay of this session is running.
     async fn replay_finished(&self, ov_id: &str) {
-        std::future::poll_fn(|cx| {
-            if !self.flushing.borrow().contains(ov_id) {
-                return std::task::Poll::Ready(());
-            }
-            self.replay_waiters.borrow_mut().entry(ov_id.to_string()).or_default().push(cx.waker().clone());
-            std::task::Poll::Pending
-        })
-        .await
+        std::future::poll_fn(|cx| self.replay.poll_finished(ov_id, cx)).await
     }
 
     /// Before the process exits: waits for a replay already running (a signal handler's, a
@@ -220,7 +313,7 @@ impl<H: Host> Engine<H> {
                     }
                     let sent = if there { Ok(()) } else { self.replay_one(ov_id, e).await };
                     if let Err(why) = sent {
-                        report.reason = Some(why);
+                        report.reason = Some(why.to_string());
                         break;
                     }
                     stored.insert(e.turn_id.clone());
@@ -229,13 +322,13 @@ impl<H: Host> Engine<H> {
                     done += 1;
                 }
             }
-            Err(why) => report.reason = Some(why),
+            Err(why) => report.reason = Some(why.to_string()),
         }
         report.written = done;
         report.queued_sequences = entries[done..].iter().filter_map(|e| e.sequence).collect();
         report.queued = entries.len() - done;
         // a mark whose entry was dropped is done with
-        let stale = self.records.borrow().get(ov_id).and_then(|r| r.unconfirmed.as_ref()).is_some_and(|u| !report.queued_sequences.contains(&u.sequence));
+        let stale = self.records.cache().get(ov_id).and_then(|r| r.unconfirmed.as_ref()).is_some_and(|u| !report.queued_sequences.contains(&u.sequence));
         if stale {
             self.set_mark(ov_id, None).await?;
         }
@@ -249,7 +342,7 @@ impl<H: Host> Engine<H> {
     async fn adopt_mark(&self, ov_id: &str) {
         let Ok(Some(v)) = self.host.load_state(&mark_key(ov_id)).await else { return };
         if let Ok(Some(u)) = serde_json::from_value::<Option<Unconfirmed>>(v) {
-            if let Some(rec) = self.records.borrow_mut().get_mut(ov_id) {
+            if let Some(rec) = self.records.cache_mut().get_mut(ov_id) {
                 let mono = rec.unconfirmed.as_ref().filter(|mine| mine.same_send(&u)).and_then(|mine| mine.sent_mono_ms);
                 rec.unconfirmed = Some(Unconfirmed { sent_mono_ms: mono, ..u });
             }
@@ -312,13 +405,13 @@ impl<H: Host> Engine<H> {
     /// knows are all there is (a turn this process sent may still come back into the outbox —
     /// a retry another process appended again — and is found among them). `Err` says why it
     /// is unknown.
-    async fn stored_turn_ids(&self, ov_id: &str) -> Result<HashSet<String>, String> {
-        let why = |e: HostError| format!("{} while checking which turns OpenViking holds", e.described());
-        let known = self.live_known.borrow().get(ov_id).cloned();
-        let marked = self.records.borrow().get(ov_id).is_some_and(|r| r.unconfirmed.is_some());
-        if let (Some(k), false) = (known, marked) {
+    async fn stored_turn_ids(&self, ov_id: &str) -> Result<HashSet<String>, StillQueued> {
+        let why = StillQueued::StoredUnknown;
+        let known = self.replay.known_live(ov_id);
+        let marked = self.records.cache().get(ov_id).is_some_and(|r| r.unconfirmed.is_some());
+        if let (Some((count, turn_ids)), false) = (known, marked) {
             match self.host.session_meta(ov_id).await {
-                Ok(Some(meta)) if meta.message_count == k.count => return Ok(k.turn_ids),
+                Ok(Some(meta)) if meta.message_count == count => return Ok(turn_ids),
                 Ok(None) => return Ok(HashSet::new()),
                 Ok(Some(_)) => {}
                 Err(e) => return Err(why(e)),
@@ -330,7 +423,7 @@ impl<H: Host> Engine<H> {
                 // the count a send's mark starts from (another process may have written since
                 // this one's last send)
                 self.update_cached(ov_id, |rec| rec.live_count = Some(live.len() as u64));
-                self.live_known.borrow_mut().insert(ov_id.to_string(), super::LiveKnown { count: live.len() as u64, turn_ids: turn_ids.clone() });
+                self.replay.note_live(ov_id, live.len() as u64, turn_ids.clone());
                 Ok(turn_ids)
             }
             Err(e) if e.kind == HostErrorKind::NotFound => Ok(HashSet::new()),
@@ -360,22 +453,22 @@ impl<H: Host> Engine<H> {
 
     /// Brings one entry into OpenViking: found there already (an unacknowledged earlier
     /// send), or sent now. `Err` says why it is still queued.
-    async fn replay_one(&self, ov_id: &str, e: &Entry) -> Result<(), String> {
-        let marked = self.records.borrow().get(ov_id).and_then(|r| r.unconfirmed.clone());
+    async fn replay_one(&self, ov_id: &str, e: &Entry) -> Result<(), StillQueued> {
+        let marked = self.records.cache().get(ov_id).and_then(|r| r.unconfirmed.clone());
         if let Some(u) = marked.filter(|u| Some(u.sequence) == e.sequence) {
             match self.check_settled(ov_id, &u, &e.messages).await {
                 Check::Stored => {
                     self.host.warn(&format!("turn {} of {ov_id} had reached OpenViking unacknowledged; not written again", u.sequence));
                     let live = u.live_before + u.message_count;
                     self.update_cached(ov_id, |rec| rec.live_count = Some(live));
-                    self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
+                    self.set_mark(ov_id, None).await.map_err(StillQueued::Failed)?;
                     return Ok(());
                 }
                 Check::Absent { live } => {
                     self.update_cached(ov_id, |rec| rec.live_count = Some(live));
-                    self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
+                    self.set_mark(ov_id, None).await.map_err(StillQueued::Failed)?;
                 }
-                Check::Unknown(why) => return Err(format!("an unacknowledged write could not be checked yet: {why}")),
+                Check::Unknown(why) => return Err(StillQueued::Unchecked(why)),
             }
         }
         match self.send_marked(ov_id, e).await {
@@ -387,11 +480,11 @@ impl<H: Host> Engine<H> {
                     rec.live_count = None;
                 })
                 .await
-                .map_err(|e| e.to_string())?;
-                self.set_mark(ov_id, None).await.map_err(|e| e.to_string())?;
-                self.send_marked(ov_id, e).await.map_err(|e| e.to_string())
+                .map_err(StillQueued::Failed)?;
+                self.set_mark(ov_id, None).await.map_err(StillQueued::Failed)?;
+                self.send_marked(ov_id, e).await.map_err(StillQueued::Failed)
             }
-            other => other.map_err(|e| e.to_string()),
+            other => other.map_err(StillQueued::Failed),
         }
     }
 
@@ -411,17 +504,7 @@ impl<H: Host> Engine<H> {
                 // the mark stays until the entry is dropped (a crash in between is checked)
                 let live = count.unwrap_or(live_before + n);
                 // what this process knows is live now: what it saw, plus this turn
-                let mut known = self.live_known.borrow_mut();
-                match (count, known.get_mut(ov_id)) {
-                    (Some(c), Some(k)) => {
-                        k.count = c;
-                        k.turn_ids.insert(e.turn_id.clone());
-                    }
-                    _ => {
-                        known.remove(ov_id);
-                    }
-                }
-                drop(known);
+                self.replay.note_sent(ov_id, count, &e.turn_id);
                 // saved with the record when the replay ends (a crash before that leaves the
                 // mark, which the next replay checks)
                 self.update_cached(ov_id, |rec| {
@@ -439,7 +522,7 @@ impl<H: Host> Engine<H> {
                 // retryable: it may have landed (the mark stays, checked before the resend);
                 // refused: it did not
                 let ambiguous = err.retryable();
-                self.live_known.borrow_mut().remove(ov_id);
+                self.replay.forget_live(ov_id);
                 self.update_cached(ov_id, |rec| rec.live_count = None);
                 if !ambiguous {
                     self.set_mark(ov_id, None).await?;
@@ -454,7 +537,7 @@ impl<H: Host> Engine<H> {
 
     /// The session's live message count: known from the last confirmed write, else asked.
     async fn live_count_now(&self, ov_id: &str) -> HostResult<u64> {
-        if let Some(n) = self.records.borrow().get(ov_id).and_then(|r| r.live_count) {
+        if let Some(n) = self.records.cache().get(ov_id).and_then(|r| r.live_count) {
             return Ok(n);
         }
         match self.host.session_meta(ov_id).await? {
@@ -477,3 +560,18 @@ const SETTLE_STEP_MS: u64 = 100;
 
 /// Replays of entries appended during a replay, at most, before `flush` returns.
 const MAX_REPLAY_ROUNDS: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    #[cfg(target_arch = "wasm32")]
+    use crate::wasm_test as test;
+    use super::*;
+
+    #[test]
+    fn why_turns_stay_queued_reads_as_before() {
+        let e = HostError::new(HostErrorKind::Timeout, "no answer in 5000 ms");
+        assert_eq!(StillQueued::StoredUnknown(e.clone()).to_string(), "no answer (no answer in 5000 ms) while checking which turns OpenViking holds");
+        assert_eq!(StillQueued::Unchecked("busy".into()).to_string(), "an unacknowledged write could not be checked yet: busy");
+        assert_eq!(StillQueued::Failed(e).to_string(), "Timeout: no answer in 5000 ms");
+    }
+}

@@ -39,7 +39,8 @@ use crate::address::session_map::ov_session_id;
 use crate::decode::Request;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use std::collections::BTreeMap;
+use std::cell::{Cell, RefCell};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 /// Sessions whose last assemble is kept in memory (a process serves a few at a time).
 const LAST_ASSEMBLED_KEPT: usize = 64;
@@ -173,6 +174,50 @@ pub struct LastAssembled {
     pub distrusted_summaries: usize,
 }
 
+/// What the read path keeps in this process between calls (the engine's `reads` part): each
+/// entry is read again from OpenViking or the state dir when it is missing or too old.
+#[derive(Default)]
+pub(super) struct ReadCache {
+    /// Per session, what `assemble` last composed (for the turn's write and `trace`).
+    assembled: RefCell<HashMap<String, LastAssembled>>,
+    /// The last successful search, reused within `SEARCH_REUSE_MS` (see `search`).
+    pub(super) last_search: RefCell<Option<super::search::LastSearch>>,
+    /// The server refused a find over a list of folders: this process sends two.
+    pub(super) combined_find_refused: Cell<bool>,
+    /// The stable profile once read in this process (`Some(None)`: there is none).
+    pub(super) profile: RefCell<Option<Option<(String, String)>>>,
+    /// The last experiences found, and the sessions of trajectories (`experience_lineage`).
+    pub(super) last_experiences: RefCell<Option<super::experience_lineage::LastExperiences>>,
+    pub(super) trajectory_sessions: RefCell<HashMap<String, String>>,
+    /// The last skills listed for a query (`skills_and_map`).
+    pub(super) last_skills: RefCell<super::skills_and_map::LastSkills>,
+    /// References of the tool outputs kept in the state dir (`kept_outputs`), once listed.
+    pub(super) kept_outputs: RefCell<Option<HashSet<String>>>,
+}
+
+impl ReadCache {
+    /// Keeps what `assemble` composed for a session, dropping the oldest beyond
+    /// `LAST_ASSEMBLED_KEPT` sessions.
+    fn keep_assembled(&self, ov_id: &str, last: LastAssembled) {
+        let mut kept = self.assembled.borrow_mut();
+        if kept.len() >= LAST_ASSEMBLED_KEPT && !kept.contains_key(ov_id) {
+            if let Some(oldest) = kept.iter().min_by_key(|(_, l)| l.at_ms).map(|(k, _)| k.clone()) {
+                kept.remove(&oldest);
+            }
+        }
+        kept.insert(ov_id.to_string(), last);
+    }
+
+    fn last_assembled(&self, ov_id: &str) -> Option<LastAssembled> {
+        self.assembled.borrow().get(ov_id).cloned()
+    }
+
+    /// Some session was assembled less than `within_ms` before `now`.
+    fn assembled_within(&self, now: u64, within_ms: u64) -> bool {
+        self.assembled.borrow().values().any(|l| now.saturating_sub(l.at_ms) < within_ms)
+    }
+}
+
 /// The config for a turn whose user scope was searched within a named time window (and not
 /// again without it): what was said in the window is the match, so the query-word
 /// requirement does not apply ("What did we change yesterday?" shares no word with
@@ -265,9 +310,7 @@ impl<H: Host> Engine<H> {
     /// One turn's `assemble()` (see the module doc).
     pub async fn assemble(&self, call: AssembleCall) -> Result<Assembled> {
         let ov_id = ov_session_id(&self.config.agent_id, &call.session_id);
-        if self.inert.borrow().as_ref().is_some_and(|d| d.code == "not_called") {
-            *self.inert.borrow_mut() = None; // the host calls the engine again
-        }
+        self.seen.engine_called();
         let now_ms = self.host.now_ms();
         let record = self.load_record(&ov_id, &call.session_id).await.ok();
         let built = crate::recall::query::build_query(call.prompt.as_deref(), &call.messages, self.config.assemble_recall_window);
@@ -419,7 +462,7 @@ impl<H: Host> Engine<H> {
             }
             status
         };
-        self.keep_assembled(
+        self.reads.keep_assembled(
             &ov_id,
             LastAssembled {
                 at_ms: now_ms,
@@ -446,19 +489,9 @@ impl<H: Host> Engine<H> {
         Ok(Assembled { result, recall_unavailable: unavailable, recall_status })
     }
 
-    fn keep_assembled(&self, ov_id: &str, last: LastAssembled) {
-        let mut kept = self.last_assembled.borrow_mut();
-        if kept.len() >= LAST_ASSEMBLED_KEPT && !kept.contains_key(ov_id) {
-            if let Some(oldest) = kept.iter().min_by_key(|(_, l)| l.at_ms).map(|(k, _)| k.clone()) {
-                kept.remove(&oldest);
-            }
-        }
-        kept.insert(ov_id.to_string(), last);
-    }
-
     /// What `assemble` last composed for this OpenViking session in this process.
     pub fn last_assembled(&self, ov_id: &str) -> Option<LastAssembled> {
-        self.last_assembled.borrow().get(ov_id).cloned()
+        self.reads.last_assembled(ov_id)
     }
 
     /// Recall outside `assemble` (the tool, the hook fallback): the search for `query` (or
@@ -540,7 +573,7 @@ impl<H: Host> Engine<H> {
             }
         }
         let now = self.host.now_ms();
-        let engine_active = self.last_assembled.borrow().values().any(|l| now.saturating_sub(l.at_ms) < HOOK_SAME_TURN_MS);
+        let engine_active = self.reads.assembled_within(now, HOOK_SAME_TURN_MS);
         if session_id.is_some() || !engine_active {
             self.note_unassembled_turn();
         }

@@ -100,7 +100,7 @@ impl<H: Host> Engine<H> {
         let Ok(ids) = self.host.list_sessions().await else { return };
         let known: std::collections::HashSet<String> =
             self.host.list_state_keys("session/").await.unwrap_or_default().into_iter().filter_map(|k| k.strip_prefix("session/").map(str::to_string)).collect();
-        let mine = ids.into_iter().filter(|id| owns_session(&self.config.agent_id, id) && !known.contains(id) && !self.records.borrow().contains_key(id));
+        let mine = ids.into_iter().filter(|id| owns_session(&self.config.agent_id, id) && !known.contains(id) && !self.records.cache().contains_key(id));
         for id in mine.take(ADOPT_SESSIONS_MAX) {
             if let Ok(rec) = self.load_record(&id, "").await {
                 // saved, so the next process finds it without asking OpenViking again

@@ -9,6 +9,8 @@ use crate::lifecycle::shared_window::{SharedWindow, WindowTurn};
 use crate::lifecycle::triggers::SessionState;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::cell::{Cell, Ref, RefCell, RefMut};
+use std::collections::{HashMap, HashSet};
 
 /// How many advancement keys (and content keys) are remembered per session for
 /// idempotency: hosts retry the turn in hand, not one from hundreds of turns ago.
@@ -243,6 +245,133 @@ pub(super) fn remember(list: &mut Vec<String>, key: &str) {
     list.drain(..excess);
 }
 
+/// The session records this process holds (the engine's `records` part): at most
+/// [`RECORDS_CACHED`] of them; a saved, idle one is dropped (and loaded again when it is
+/// used) so a gateway that sees thousands of sessions keeps a bounded cache.
+#[derive(Default)]
+pub(super) struct Records {
+    /// Records loaded in this process, by OpenViking session id.
+    cached: RefCell<HashMap<String, SessionRecord>>,
+    /// When each cached record was last used (a counter, not a time).
+    used: RefCell<HashMap<String, u64>>,
+    tick: Cell<u64>,
+    /// Records changed in memory since their last save (`update_cached`): saved with the next
+    /// `update`, or by `save_unsaved` before a turn or a replay ends.
+    unsaved: RefCell<HashSet<String>>,
+    /// Operations running now (`Operation`).
+    operations: Cell<usize>,
+}
+
+impl Records {
+    /// The cached records, to read.
+    pub(super) fn cache(&self) -> Ref<'_, HashMap<String, SessionRecord>> {
+        self.cached.borrow()
+    }
+
+    /// The cached records, to change in place (marked neither used nor unsaved).
+    pub(super) fn cache_mut(&self) -> RefMut<'_, HashMap<String, SessionRecord>> {
+        self.cached.borrow_mut()
+    }
+
+    fn touch(&self, ov_session_id: &str) {
+        let tick = self.tick.get() + 1;
+        self.tick.set(tick);
+        self.used.borrow_mut().insert(ov_session_id.to_string(), tick);
+    }
+
+    /// The cached record, marked used.
+    fn get(&self, ov_session_id: &str) -> Option<SessionRecord> {
+        let cached = self.cached.borrow();
+        let r = cached.get(ov_session_id)?;
+        self.touch(ov_session_id);
+        Some(r.clone())
+    }
+
+    /// Caches a record just loaded, unless one was loaded concurrently meanwhile: the one
+    /// cached is returned.
+    fn adopt(&self, rec: SessionRecord) -> SessionRecord {
+        if let Some(cached) = self.cached.borrow().get(&rec.ov_session_id) {
+            return cached.clone(); // loaded concurrently meanwhile: keep that one
+        }
+        self.cached.borrow_mut().insert(rec.ov_session_id.clone(), rec.clone());
+        self.touch(&rec.ov_session_id);
+        rec
+    }
+
+    fn read<R>(&self, ov_session_id: &str, f: impl FnOnce(&SessionRecord) -> R) -> R {
+        match self.cached.borrow().get(ov_session_id) {
+            Some(rec) => f(rec),
+            None => f(&SessionRecord { ov_session_id: ov_session_id.to_string(), ..Default::default() }),
+        }
+    }
+
+    fn update_cached<R>(&self, ov_session_id: &str, f: impl FnOnce(&mut SessionRecord) -> R) -> R {
+        let mut records = self.cached.borrow_mut();
+        let rec = records.entry(ov_session_id.to_string()).or_insert_with(|| SessionRecord {
+            ov_session_id: ov_session_id.to_string(),
+            ..Default::default()
+        });
+        let out = f(rec);
+        drop(records);
+        self.unsaved.borrow_mut().insert(ov_session_id.to_string());
+        self.touch(ov_session_id);
+        out
+    }
+
+    /// Caches a record as it is, to be saved.
+    fn put(&self, rec: &SessionRecord) {
+        self.cached.borrow_mut().insert(rec.ov_session_id.clone(), rec.clone());
+        self.unsaved.borrow_mut().insert(rec.ov_session_id.clone());
+    }
+
+    /// The record to save when it changed since its last save (no longer marked unsaved).
+    fn take_unsaved(&self, ov_session_id: &str) -> Option<Option<SessionRecord>> {
+        if !self.unsaved.borrow_mut().remove(ov_session_id) {
+            return None;
+        }
+        Some(self.cached.borrow().get(ov_session_id).cloned())
+    }
+
+    fn mark_unsaved(&self, ov_session_id: &str) {
+        self.unsaved.borrow_mut().insert(ov_session_id.to_string());
+    }
+
+    /// Drops the least recently used records that are saved and idle (no unsaved change,
+    /// none `busy`, no send awaiting its answer) once more than [`RECORDS_CACHED`] are cached,
+    /// down to three quarters of it. Returns the ids dropped.
+    fn evict_idle(&self, busy: impl Fn(&str) -> bool) -> Vec<String> {
+        if self.cached.borrow().len() <= RECORDS_CACHED {
+            return Vec::new();
+        }
+        let busy = |id: &str| self.unsaved.borrow().contains(id) || busy(id);
+        let mut idle: Vec<(u64, String)> = {
+            let records = self.cached.borrow();
+            let used = self.used.borrow();
+            records.iter().filter(|(id, r)| r.unconfirmed.is_none() && !busy(id)).map(|(id, _)| (used.get(id).copied().unwrap_or(0), id.clone())).collect()
+        };
+        crate::order::sort(&mut idle);
+        let excess = self.cached.borrow().len().saturating_sub(RECORDS_CACHED * 3 / 4);
+        let mut dropped = Vec::new();
+        for (_, id) in idle.into_iter().take(excess) {
+            self.cached.borrow_mut().remove(&id);
+            self.used.borrow_mut().remove(&id);
+            dropped.push(id);
+        }
+        dropped
+    }
+
+    fn operation_started(&self) {
+        self.operations.set(self.operations.get() + 1);
+    }
+
+    /// An operation ended: how many still run.
+    fn operation_ended(&self) -> usize {
+        let left = self.operations.get().saturating_sub(1);
+        self.operations.set(left);
+        left
+    }
+}
+
 /// A running operation (see [`Engine::operation`]).
 pub struct Operation<H: Host> {
     engine: std::rc::Rc<Engine<H>>,
@@ -250,9 +379,7 @@ pub struct Operation<H: Host> {
 
 impl<H: Host> Drop for Operation<H> {
     fn drop(&mut self) {
-        let left = self.engine.operations.get().saturating_sub(1);
-        self.engine.operations.set(left);
-        if left == 0 {
+        if self.engine.records.operation_ended() == 0 {
             self.engine.evict_idle_records();
         }
     }
@@ -270,9 +397,8 @@ impl<H: Host> Engine<H> {
 
     /// The record of a session: from this process's cache, else the state store, else new.
     pub async fn load_record(&self, ov_session_id: &str, session_id: &str) -> HostResult<SessionRecord> {
-        if let Some(r) = self.records.borrow().get(ov_session_id) {
-            self.record_touched(ov_session_id);
-            return Ok(r.clone());
+        if let Some(r) = self.records.get(ov_session_id) {
+            return Ok(r);
         }
         let stored = self.host.load_state(&state_key(ov_session_id)).await?;
         let rec = match stored.map(serde_json::from_value::<SessionRecord>) {
@@ -317,12 +443,7 @@ impl<H: Host> Engine<H> {
                 Err(_) => {}
             }
         }
-        if let Some(cached) = self.records.borrow().get(ov_session_id) {
-            return Ok(cached.clone()); // loaded concurrently meanwhile: keep that one
-        }
-        self.records.borrow_mut().insert(ov_session_id.to_string(), rec.clone());
-        self.record_touched(ov_session_id);
-        Ok(rec)
+        Ok(self.records.adopt(rec))
     }
 
     /// Marks an operation of the host's (a turn's write, an assemble, a tool call…) as
@@ -330,19 +451,13 @@ impl<H: Host> Engine<H> {
     /// [`RECORDS_CACHED`] are dropped (`evict_idle_records`). No operation then holds a record
     /// it expects to find cached.
     pub fn operation(self: &std::rc::Rc<Self>) -> Operation<H> {
-        self.operations.set(self.operations.get() + 1);
+        self.records.operation_started();
         Operation { engine: self.clone() }
     }
 
     /// Records in this process's cache.
     pub fn cached_records(&self) -> usize {
-        self.records.borrow().len()
-    }
-
-    fn record_touched(&self, ov_session_id: &str) {
-        let tick = self.record_tick.get() + 1;
-        self.record_tick.set(tick);
-        self.record_used.borrow_mut().insert(ov_session_id.to_string(), tick);
+        self.records.cache().len()
     }
 
     /// Drops the least recently used records that are saved and idle (no unsaved change, no
@@ -351,21 +466,8 @@ impl<H: Host> Engine<H> {
     /// process knew of their live messages (read again from OpenViking when needed). Called
     /// when no operation runs ([`operation`](Self::operation)).
     pub fn evict_idle_records(&self) {
-        if self.records.borrow().len() <= RECORDS_CACHED {
-            return;
-        }
-        let busy = |id: &str| self.unsaved.borrow().contains(id) || self.flushing.borrow().contains(id) || self.following.borrow().contains_key(id);
-        let mut idle: Vec<(u64, String)> = {
-            let records = self.records.borrow();
-            let used = self.record_used.borrow();
-            records.iter().filter(|(id, r)| r.unconfirmed.is_none() && !busy(id)).map(|(id, _)| (used.get(id).copied().unwrap_or(0), id.clone())).collect()
-        };
-        crate::order::sort(&mut idle);
-        let excess = self.records.borrow().len().saturating_sub(RECORDS_CACHED * 3 / 4);
-        for (_, id) in idle.into_iter().take(excess) {
-            self.records.borrow_mut().remove(&id);
-            self.record_used.borrow_mut().remove(&id);
-            self.live_known.borrow_mut().remove(&id);
+        for id in self.records.evict_idle(|id| self.replay.is_running(id) || self.followers.is_followed(id)) {
+            self.replay.forget_live(&id);
         }
     }
 
@@ -380,10 +482,7 @@ impl<H: Host> Engine<H> {
 
     /// Reads the cached record (a default one when it is not loaded), saving nothing.
     pub fn read_record<R>(&self, ov_session_id: &str, f: impl FnOnce(&SessionRecord) -> R) -> R {
-        match self.records.borrow().get(ov_session_id) {
-            Some(rec) => f(rec),
-            None => f(&SessionRecord { ov_session_id: ov_session_id.to_string(), ..Default::default() }),
-        }
+        self.records.read(ov_session_id, f)
     }
 
     /// Changes a cached record in place like [`update`](Self::update), without saving it: for
@@ -392,43 +491,30 @@ impl<H: Host> Engine<H> {
     /// and that is saved durably when the replay or the turn ends (`save_unsaved`) — the same
     /// document saved once instead of once per change.
     pub fn update_cached<R>(&self, ov_session_id: &str, f: impl FnOnce(&mut SessionRecord) -> R) -> R {
-        let mut records = self.records.borrow_mut();
-        let rec = records.entry(ov_session_id.to_string()).or_insert_with(|| SessionRecord {
-            ov_session_id: ov_session_id.to_string(),
-            ..Default::default()
-        });
-        let out = f(rec);
-        drop(records);
-        self.unsaved.borrow_mut().insert(ov_session_id.to_string());
-        self.record_touched(ov_session_id);
-        out
+        self.records.update_cached(ov_session_id, f)
     }
 
     /// Saves a record changed since its last save (durably); nothing when it is saved already.
     pub async fn save_unsaved(&self, ov_session_id: &str) -> HostResult<()> {
-        if !self.unsaved.borrow_mut().remove(ov_session_id) {
-            return Ok(());
-        }
-        let Some(snapshot) = self.records.borrow().get(ov_session_id).cloned() else { return Ok(()) };
+        let Some(Some(snapshot)) = self.records.take_unsaved(ov_session_id) else { return Ok(()) };
         let v = serde_json::to_value(&snapshot).unwrap_or(Value::Null);
         let saved = self.host.save_state(&state_key(ov_session_id), v).await;
         if saved.is_err() {
-            self.unsaved.borrow_mut().insert(ov_session_id.to_string());
+            self.records.mark_unsaved(ov_session_id);
         }
         saved
     }
 
     /// Saves a record (cache first, then durably).
     pub async fn save_record(&self, rec: &SessionRecord) -> HostResult<()> {
-        self.records.borrow_mut().insert(rec.ov_session_id.clone(), rec.clone());
-        self.unsaved.borrow_mut().insert(rec.ov_session_id.clone());
+        self.records.put(rec);
         self.save_unsaved(&rec.ov_session_id).await
     }
 
     /// Creates the OpenViking session once: working-memory summaries on; with
     /// `autoCapture: false`, long-term memory extraction off (turns are still recorded).
     pub async fn ensure_session(&self, ov_session_id: &str) -> HostResult<()> {
-        let created = self.records.borrow().get(ov_session_id).is_some_and(|r| r.created);
+        let created = self.records.cache().get(ov_session_id).is_some_and(|r| r.created);
         if created {
             return Ok(());
         }

@@ -206,7 +206,7 @@ impl<H: Host> Engine<H> {
         // the records saved in the state dir, and those this process holds (one adopted from
         // OpenViking by this turn may not be saved yet)
         let mut ids: Vec<String> = self.host.list_state_keys("session/").await.ok()?.into_iter().filter_map(|k| k.strip_prefix("session/").map(str::to_string)).collect();
-        ids.extend(self.records.borrow().keys().cloned());
+        ids.extend(self.records.cache().keys().cloned());
         crate::order::sort(&mut ids);
         ids.dedup();
         for ov_id in &ids {

@@ -80,7 +80,7 @@ impl<H: Host> Engine<H> {
 
     /// Drops the reusable search (after a memory was stored or deleted).
     pub fn forget_search(&self) {
-        *self.last_search.borrow_mut() = None;
+        *self.reads.last_search.borrow_mut() = None;
     }
 
     /// Both scopes searched for `query` (see the module doc); the user scope narrowed by the
@@ -93,7 +93,7 @@ impl<H: Host> Engine<H> {
         let narrowed = narrowing(intent, &scopes.user);
         let key = format!("{}{}", search_key(query, limit, scopes, narrowed.as_ref()), skill_roots.join(","));
         let now = self.host.now_ms();
-        if let Some(last) = self.last_search.borrow().as_ref() {
+        if let Some(last) = self.reads.last_search.borrow().as_ref() {
             if last.key == key && now.saturating_sub(last.at_ms) < SEARCH_REUSE_MS && last.at_ms <= now {
                 return last.search.clone();
             }
@@ -158,7 +158,7 @@ impl<H: Host> Engine<H> {
             }
             _ => CAUSES.iter().for_each(|c| self.outage_over(&format!("recall:{c}"))),
         }
-        *self.last_search.borrow_mut() = if search.failed.is_empty() { Some(LastSearch { key, at_ms: now, search: search.clone() }) } else { None };
+        *self.reads.last_search.borrow_mut() = if search.failed.is_empty() { Some(LastSearch { key, at_ms: now, search: search.clone() }) } else { None };
         search
     }
 
@@ -202,7 +202,7 @@ impl<H: Host> Engine<H> {
             Err(e) if matches!(e.kind, HostErrorKind::Unreachable | HostErrorKind::Timeout | HostErrorKind::Denied) => Some((Err(e.clone()), Err(e), None)),
             Err(e) => {
                 if e.kind == HostErrorKind::Rejected {
-                    self.combined_find_refused.set(true);
+                    self.reads.combined_find_refused.set(true);
                 }
                 None
             }
@@ -211,12 +211,12 @@ impl<H: Host> Engine<H> {
 
     /// Whether the scopes go as one find (see [`Self::find_both`]).
     pub(super) fn one_find(&self, user: &str, filter: &FindFilter, agent: &str) -> bool {
-        filter.since.is_none() && !self.combined_find_refused.get() && combined_find::fits(user, agent)
+        filter.since.is_none() && !self.reads.combined_find_refused.get() && combined_find::fits(user, agent)
     }
 
     /// The stable profile `{uri, text}`, read once per process (see the module doc).
     pub async fn stable_profile(&self, user_id: Option<&str>) -> Option<(String, String)> {
-        if let Some(p) = self.profile.borrow().as_ref() {
+        if let Some(p) = self.reads.profile.borrow().as_ref() {
             return p.clone();
         }
         let key = format!("profile/{}", self.config.agent_id);
@@ -242,7 +242,7 @@ impl<H: Host> Engine<H> {
             Err(e) if e.kind == HostErrorKind::NotFound => None,
             Err(_) => kept().await,
         };
-        *self.profile.borrow_mut() = Some(profile.clone());
+        *self.reads.profile.borrow_mut() = Some(profile.clone());
         profile
     }
 

@@ -41,7 +41,7 @@ impl<H: Host> Engine<H> {
             return Ok(Vec::new());
         }
         let now = self.host.now_ms();
-        if let Some((q, at, s)) = self.last_skills.borrow().as_ref() {
+        if let Some((q, at, s)) = self.reads.last_skills.borrow().as_ref() {
             if q == query && now.saturating_sub(*at) < SEARCH_REUSE_MS {
                 return Ok(s.clone());
             }
@@ -49,7 +49,7 @@ impl<H: Host> Engine<H> {
         let v = self.host.find_skills(query, self.config.skill_limit).await?;
         self.outage_over("skills");
         let skills = read_skills(&v, user_id, self.config.skill_limit);
-        *self.last_skills.borrow_mut() = Some((query.to_string(), now, skills.clone()));
+        *self.reads.last_skills.borrow_mut() = Some((query.to_string(), now, skills.clone()));
         Ok(skills)
     }
 
@@ -72,7 +72,7 @@ impl<H: Host> Engine<H> {
     pub fn skills_from(&self, query: &str, answer: &Value, user_id: Option<&str>) -> Vec<SkillEntry> {
         self.outage_over("skills");
         let skills = read_skills(answer, user_id, self.config.skill_limit);
-        *self.last_skills.borrow_mut() = Some((query.to_string(), self.host.now_ms(), skills.clone()));
+        *self.reads.last_skills.borrow_mut() = Some((query.to_string(), self.host.now_ms(), skills.clone()));
         skills
     }
 

@@ -19,6 +19,8 @@ use crate::lifecycle::turn::{build_envelope, stamp_messages, to_openviking_messa
 use crate::decode::Request;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
 
 /// One finished turn, as the host hands it over (`commitTurn` / `afterTurn`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -152,6 +154,58 @@ pub struct WriteOutcome {
 type Appended = (u64, bool, CaptureReason, crate::tools::history::TurnEntry, SharedWindow);
 
 
+/// The turns this process is writing now (the engine's `writing` part).
+#[derive(Default)]
+pub(super) struct Writing {
+    /// Advancement and content keys reserved whose outbox append has not finished: a retry
+    /// of one of them is refused (retryable), never answered `duplicate` before it is durable.
+    in_flight: RefCell<HashSet<String>>,
+    /// Per session, where the turn in progress opens, from its first `afterTurn` checkpoint
+    /// (see `after_turn`): the end-of-turn call is written whole from there.
+    turn_openings: RefCell<HashMap<String, usize>>,
+}
+
+impl Writing {
+    /// One of the turn's keys is still on its way into the outbox.
+    fn is_in_flight(&self, advancement_key: Option<&String>, ckey: Option<&str>) -> bool {
+        let in_flight = self.in_flight.borrow();
+        advancement_key.is_some_and(|k| in_flight.contains(&format!("k:{k}"))) || ckey.is_some_and(|c| in_flight.contains(&format!("c:{c}")))
+    }
+
+    fn hold_content(&self, ckey: &str) {
+        self.in_flight.borrow_mut().insert(format!("c:{ckey}"));
+    }
+
+    fn hold_key(&self, key: &str) {
+        self.in_flight.borrow_mut().insert(format!("k:{key}"));
+    }
+
+    /// The turn's keys are durable (or given back): no longer in flight.
+    fn landed(&self, advancement_key: Option<&String>, ckey: Option<&str>) {
+        let mut in_flight = self.in_flight.borrow_mut();
+        if let Some(k) = advancement_key {
+            in_flight.remove(&format!("k:{k}"));
+        }
+        if let Some(c) = ckey {
+            in_flight.remove(&format!("c:{c}"));
+        }
+    }
+
+    /// Where the session's turn in progress opens, if a checkpoint said so.
+    fn opening(&self, ov_id: &str) -> Option<usize> {
+        self.turn_openings.borrow().get(ov_id).copied()
+    }
+
+    fn note_opening(&self, ov_id: String, opening: usize) {
+        self.turn_openings.borrow_mut().entry(ov_id).or_insert(opening);
+    }
+
+    /// The session's turn in progress ended.
+    fn turn_ended(&self, ov_id: &str) {
+        self.turn_openings.borrow_mut().remove(ov_id);
+    }
+}
+
 impl<H: Host> Engine<H> {
     /// Writes one turn (lossless), updates the trigger state, and says whether a commit is due.
     ///
@@ -179,7 +233,7 @@ impl<H: Host> Engine<H> {
             self.keep_trace(&ov_id).await;
         }
         if req.advancement_key.is_some() {
-            self.turn_openings.borrow_mut().remove(&ov_id); // commitTurn ends the turn
+            self.writing.turn_ended(&ov_id); // commitTurn ends the turn
         }
         self.load_record(&ov_id, &req.session_id).await.map_err(EngineError::from)?;
         let previous = self.track_session_key(&req, &ov_id).await;
@@ -262,7 +316,7 @@ impl<H: Host> Engine<H> {
                         let mine = r.in_progress || r.queued_sequences.contains(&sequence);
                         queued |= mine;
                         outbox_len = Some(r.queued);
-                        let marked = self.records.borrow().get(&ov_id).and_then(|r| r.unconfirmed.as_ref().map(|u| u.sequence)) == Some(sequence);
+                        let marked = self.records.cache().get(&ov_id).and_then(|r| r.unconfirmed.as_ref().map(|u| u.sequence)) == Some(sequence);
                         if !mine || attempt == 1 || !marked || r.in_progress {
                             break;
                         }
@@ -285,7 +339,7 @@ impl<H: Host> Engine<H> {
         // an outage's back-off ends when a turn reaches OpenViking (`CommitGuard::on_reachable`):
         // this one just did, so a due commit starts now rather than after the back-off's time
         let admission = match admission {
-            Admission::BackingOff { .. } if !queued => self.records.borrow().get(&ov_id).map_or(admission, |r| r.guard.admit(self.host.now_ms(), false)),
+            Admission::BackingOff { .. } if !queued => self.records.cache().get(&ov_id).map_or(admission, |r| r.guard.admit(self.host.now_ms(), false)),
             other => other,
         };
         Ok(WriteOutcome {
@@ -357,7 +411,7 @@ impl<H: Host> Engine<H> {
         }
         let past_queue = queued.iter().filter_map(|e| e.get("sequence").and_then(Value::as_u64)).max().map_or(0, |s| s + 1);
         let sequence = {
-            let mut records = self.records.borrow_mut();
+            let mut records = self.records.cache_mut();
             let rec = records.get_mut(ov_id).ok_or_else(|| EngineError::new(ErrorCode::Internal, "session record not loaded"))?;
             rec.state.next_sequence = rec.state.next_sequence.max(ledger.next).max(past_queue);
             allocate_sequence(&mut rec.state)
@@ -384,7 +438,7 @@ impl<H: Host> Engine<H> {
     /// key; `Some(None)` — the content was already written (the other of
     /// commitTurn/afterTurn); `Some(Some(..))` — the latest checkpoint and where the turn goes.
     fn reserve(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>, now: u64) -> Result<Option<Option<(Option<String>, TurnRouting)>>> {
-        let mut records = self.records.borrow_mut();
+        let mut records = self.records.cache_mut();
         let rec = records.entry(ov_id.to_string()).or_insert_with(|| super::SessionRecord { ov_session_id: ov_id.to_string(), ..Default::default() });
         if rec.session_key.is_none() {
             rec.session_key = req.session_key.clone();
@@ -394,11 +448,7 @@ impl<H: Host> Engine<H> {
         }
         // a key whose turn is still on its way into the outbox is not durable yet: the
         // caller must not be told `duplicate` (it would drop the turn if that append fails)
-        let in_flight = self.in_flight.borrow();
-        let busy = req.advancement_key.as_ref().is_some_and(|k| in_flight.contains(&format!("k:{k}")))
-            || ckey.is_some_and(|c| in_flight.contains(&format!("c:{c}")));
-        drop(in_flight);
-        if busy {
+        if self.writing.is_in_flight(req.advancement_key.as_ref(), ckey) {
             return Err(EngineError::new(ErrorCode::HostTimeout, "the same turn is still being stored; retry it"));
         }
         if let Some(key) = &req.advancement_key {
@@ -414,29 +464,23 @@ impl<H: Host> Engine<H> {
                 return Ok(Some(None));
             }
             rec.remember_content(c);
-            self.in_flight.borrow_mut().insert(format!("c:{c}"));
+            self.writing.hold_content(c);
         }
         if let Some(key) = &req.advancement_key {
             rec.remember_key(key);
-            self.in_flight.borrow_mut().insert(format!("k:{key}"));
+            self.writing.hold_key(key);
         }
         Ok(Some(Some((rec.checkpoints.latest().map(|c| c.checkpoint_id.clone()), rec.guard.route_turn(now)))))
     }
 
     /// The turn's keys are durable (or given back): no longer in flight.
     fn landed(&self, req: &TurnWrite, ckey: Option<&str>) {
-        let mut in_flight = self.in_flight.borrow_mut();
-        if let Some(k) = &req.advancement_key {
-            in_flight.remove(&format!("k:{k}"));
-        }
-        if let Some(c) = ckey {
-            in_flight.remove(&format!("c:{c}"));
-        }
+        self.writing.landed(req.advancement_key.as_ref(), ckey);
     }
 
     /// Undoes `reserve` for a turn that could not be stored anywhere.
     fn release(&self, ov_id: &str, req: &TurnWrite, ckey: Option<&str>) {
-        if let Some(rec) = self.records.borrow_mut().get_mut(ov_id) {
+        if let Some(rec) = self.records.cache_mut().get_mut(ov_id) {
             if let Some(key) = &req.advancement_key {
                 rec.applied_keys.retain(|k| k != key);
             }
@@ -497,14 +541,14 @@ impl<H: Host> Engine<H> {
     /// writes nothing (`None`); a finished turn is written whole (`crate::lifecycle::after_turn`).
     pub async fn after_turn(&self, mut req: TurnWrite, pre_prompt_message_count: usize) -> Result<Option<WriteOutcome>> {
         let ov_id = ov_session_id(&self.config.agent_id, &req.session_id);
-        let remembered = self.turn_openings.borrow().get(&ov_id).copied();
+        let remembered = self.writing.opening(&ov_id);
         match classify_after_turn(&req.messages, pre_prompt_message_count, remembered) {
             AfterTurn::Checkpoint { opening } => {
-                self.turn_openings.borrow_mut().entry(ov_id).or_insert(opening);
+                self.writing.note_opening(ov_id, opening);
                 Ok(None)
             }
             AfterTurn::Complete { start } => {
-                self.turn_openings.borrow_mut().remove(&ov_id);
+                self.writing.turn_ended(&ov_id);
                 req.messages.drain(..start);
                 req.advancement_key = None;
                 self.write_turn(req).await.map(Some)
