@@ -523,7 +523,8 @@ proptest! {
 
     #[test]
     fn taking_a_search_result_reads_what_reading_it_does(items in prop::collection::vec(json_item(), 0..8), shape in 0u8..6) {
-        use openviking_context_engine::recall::candidate::{read_search_result, take_search_result};
+        use openviking_context_engine::recall::candidate::read_search_result;
+        use openviking_context_engine::recall::wire::take_scope;
         use serde_json::json;
         let v = match shape {
             0 => Value::Array(items),
@@ -538,7 +539,7 @@ proptest! {
             Value::String(t) => serde_json::from_str::<Value>(t).ok(),
             v => Some(v.clone()),
         };
-        let took = take_search_result("search.user", v).map_err(|e| format!("{e:?}"));
+        let took = take_scope("search.user", v).map_err(|e| format!("{e:?}"));
         match parsed {
             Some(p) => prop_assert_eq!(took, read_search_result("search.user", Some(&p)).map_err(|e| format!("{e:?}"))),
             None => prop_assert!(took.unwrap_err().contains("is not valid JSON")),

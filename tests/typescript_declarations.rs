@@ -562,12 +562,12 @@ fn reads_exactly_the_declared_keys(name: &str, parse: Parser, base: Value, sourc
 fn hand_parsed_inputs_read_exactly_the_declared_keys() {
     use openviking_context_engine::context::assemble::assemble_turn;
     use openviking_context_engine::recall::auto::RecallRequest;
-    reads_exactly_the_declared_keys("RecallRequest", |v| RecallRequest::from_value(v).map(|_| ()), json!({}), &[("src/recall/auto.rs", "impl RecallRequest", "from_value")]);
+    reads_exactly_the_declared_keys("RecallRequest", |v| RecallRequest::from_value(v).map(|_| ()), json!({}), &[("src/recall/request.rs", "impl RecallRequest", "from_value")]);
     reads_exactly_the_declared_keys(
         "AssembleRequest",
         |v| assemble_turn(&Config::default(), v).map(|_| ()),
         json!({}),
-        &[("src/context/assemble.rs", "pub fn assemble_turn", "assemble_turn"), ("src/context/assemble.rs", "fn read_summaries", "read_summaries"), ("src/context/page_extras.rs", "pub fn read_turn_extras", "read_turn_extras"), ("src/recall/auto.rs", "impl RecallRequest", "from_value")],
+        &[("src/context/assemble.rs", "pub fn assemble_turn", "assemble_turn"), ("src/context/assemble.rs", "fn read_summaries", "read_summaries"), ("src/context/turn_extras.rs", "pub fn read_turn_extras", "read_turn_extras"), ("src/recall/request.rs", "impl RecallRequest", "from_value")],
     );
     reads_exactly_the_declared_keys("AssembleCall", |v| AssembleCall::from_value(v).map(|_| ()), json!({"sessionId": "s"}), &[("src/engine/read.rs", "impl AssembleCall", "from_value")]);
     reads_exactly_the_declared_keys("TurnWrite", |v| TurnWrite::from_value(&v).map(|_| ()), json!({"sessionId": "s"}), &[("src/engine/write.rs", "impl TurnWrite", "from_value")]);

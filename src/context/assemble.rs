@@ -11,6 +11,7 @@ use crate::recall::query::RecallQuery;
 use crate::recall::RecallOutcome;
 use crate::context::map::MemoryMap;
 use crate::recall::skills::{add_skills, SkillEntry};
+pub use crate::context::turn_extras::TurnExtras;
 use crate::tools::output_standin::{stand_in_outputs, Outsized, StandInRef};
 use serde::Serialize;
 use serde_json::Value;
@@ -31,14 +32,6 @@ pub struct AssembleResult {
     /// The skills listed in the recall pair (why: their search score; cost: `tokens` each).
     pub skills: Vec<SkillEntry>,
     /// The map of the folders in the system prompt addition, when it was included.
-    pub map: Option<MemoryMap>,
-}
-
-/// What a turn adds beside the memories: the skills found for it and the map of folders
-/// (both read by the engine through the host).
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct TurnExtras {
-    pub skills: Vec<SkillEntry>,
     pub map: Option<MemoryMap>,
 }
 
@@ -71,12 +64,12 @@ fn read_summaries(v: Option<&Vec<Value>>) -> Result<Vec<SummaryRef>> {
 
 /// `{prompt?, messages, search, contents?, nowMs?, tokenBudget?, summaries?: [{checkpointId,
 /// archiveUri, startSequence, endSequence, text}], nextSequence?, userId?, skills?, map?}`
-/// (skills and map: `context::page_extras`).
+/// (skills and map: `context::turn_extras`).
 pub fn assemble_turn(config: &Config, v: Value) -> Result<AssembleResult> {
     let (budget, summaries, next_sequence, extras) = {
         let o = as_object("", &v)?;
         let now_ms = o.opt_u64("nowMs")?.unwrap_or(0);
-        let extras = crate::context::page_extras::read_turn_extras(config, &o, now_ms)?;
+        let extras = crate::context::turn_extras::read_turn_extras(config, &o, now_ms)?;
         (o.opt_u64("tokenBudget")?, read_summaries(o.opt_array("summaries")?)?, o.opt_u64("nextSequence")?.unwrap_or(0), extras)
     };
     let req = RecallRequest::from_value(v)?;

@@ -1,11 +1,11 @@
 //! Context composition: what the model sees each turn — one turn's `assemble()` end to end
 //! ([`assemble`]), the composition of summaries, raw turns and the recall pair under one
-//! budget ([`compose`]), the map of folders in the system prompt ([`map`]), the skills and folder trees the pure request hands in ([`page_extras`]) and which archive
+//! budget ([`compose`]), the map of folders in the system prompt ([`map`]), what a turn adds beside the memories, the skills and the map, and how the pure request hands them in ([`turn_extras`]) and which archive
 //! summaries can be trusted ([`summary_check`]).
 
 pub mod assemble;
 pub mod compose;
-pub mod page_extras;
+pub mod turn_extras;
 pub mod map;
 pub mod summary_check;
 pub mod summary_message;

@@ -11,12 +11,15 @@ use crate::host::{FindFilter, Host, HostErrorKind, HostResult};
 use crate::openviking::probe::{classify, Reachability};
 use crate::recall::combined_find;
 use crate::recall::intent::RecallIntent;
-use super::read::SKILL_HITS_PER_SKILL;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
 /// How long a search is reused for the same query, limit and scopes (one turn's assembles).
 pub const SEARCH_REUSE_MS: u64 = 10_000;
+
+/// Find slots asked for per listed skill when the skills share the memories' find (a skill
+/// answers with its `SKILL.md` and its folder's overview).
+pub const SKILL_HITS_PER_SKILL: usize = 2;
 
 /// The most memory folders listed per search for their write times, and files per listing.
 pub const WRITTEN_FOLDERS: usize = 4;

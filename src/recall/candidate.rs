@@ -193,8 +193,8 @@ pub(crate) fn item_from_fields(
 }
 
 /// [`read_search_result`] of an owned result (the same items and errors), moving the strings
-/// out of it instead of copying them; with the page's exports it also takes a result given
-/// as the text of OpenViking's answer (`recall::wire::scope_from_text`).
+/// out of it instead of copying them (`recall::wire::take_scope` also takes a result given as
+/// the text of OpenViking's answer).
 pub fn take_search_result(path: &str, v: Value) -> Result<Vec<SearchItem>> {
     let items = match v {
         Value::Null => return Ok(Vec::new()),
@@ -211,10 +211,6 @@ pub fn take_search_result(path: &str, v: Value) -> Result<Vec<SearchItem>> {
                 _ => return Ok(Vec::new()),
             }
         }
-        // the text of OpenViking's answer, as it arrived (`recall::wire::scope_from_text`;
-        // the page's `Engine.recall` takes it — the plugin reads answers itself)
-        #[cfg(feature = "page")]
-        Value::String(text) => return crate::recall::wire::scope_from_text(path, &text),
         other => return read_search_result(path, Some(&other)),
     };
     Ok(items.into_iter().map(take_item).collect())

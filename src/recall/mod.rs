@@ -39,6 +39,7 @@ pub mod explain;
 pub mod intent;
 pub mod query;
 pub mod rank;
+pub mod request;
 pub mod skills;
 pub mod query_words;
 pub mod wire;

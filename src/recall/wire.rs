@@ -3,7 +3,7 @@
 //! the rest of a hit — `context_type`, `match_reason`, `relations`, … — read and dropped
 //! without copying: [`Skip`], which the JSON parser checks as it checks any value),
 //! never a JSON tree of the hits. The rest of the request is read as JSON values, as
-//! [`RecallRequest::from_value`](crate::recall::auto::RecallRequest::from_value) reads it.
+//! [`RecallRequest::from_value`](crate::recall::request::RecallRequest::from_value) reads it.
 //!
 //! The same request and the same errors as reading the whole text as a JSON value: any
 //! shape the fast read does not take (a scope that is not a find result or a list of hits,
@@ -159,6 +159,18 @@ impl<'de, const TEXT: bool> Visitor<'de> for ScopeSeed<TEXT> {
     }
 }
 
+/// One scope's search result as the host handed it in: a find result, a list of hits or
+/// nothing ([`take_search_result`](crate::recall::candidate::take_search_result)), or, with
+/// the page's exports, the text of OpenViking's answer ([`scope_from_text`]; the page's
+/// `Engine.recall` takes it — the plugin reads answers itself).
+pub fn take_scope(path: &str, v: Value) -> crate::error::Result<Vec<SearchItem>> {
+    #[cfg(feature = "page")]
+    if let Value::String(text) = &v {
+        return scope_from_text(path, text);
+    }
+    crate::recall::candidate::take_search_result(path, v)
+}
+
 /// One scope's search result given as the text of OpenViking's answer to `find` — the HTTP
 /// body as it arrived (`{"status": "ok", "result": {"memories": [hits], …}, …}`), or the
 /// text of a find result or of a list of hits — so a host hands it over without parsing it.
@@ -187,7 +199,7 @@ pub fn scope_from_text(path: &str, text: &str) -> crate::error::Result<Vec<Searc
 /// read typed ([`RequestText::Typed`]), else into the request as the strings they were,
 /// where the plain way reads them — the same answer and errors as the whole request.
 pub fn with_scope_texts(
-    req: &mut crate::recall::auto::RecallRequest,
+    req: &mut crate::recall::request::RecallRequest,
     scopes: Option<Scopes>,
     user: Option<String>,
     agent: Option<String>,

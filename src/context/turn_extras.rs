@@ -1,5 +1,6 @@
-//! The skills and the map of folders as the pure `assemble` request hands them in (the tuning
-//! page): the same readers and rules as the engine's turn (`engine::skills_and_map`), so the page
+//! What a turn adds beside the memories — the skills found for it and the map of folders
+//! ([`TurnExtras`], read by the engine through the host) — and how the pure `assemble`
+//! request hands them in (the tuning page, [`read_turn_extras`]): the same readers and rules as the engine's turn (`engine::skills_and_map`), so the page
 //! shows what the engine composes.
 //!
 //! - `skills`: OpenViking's `skills/find` answer items (or the `SkillEntry` shape): only the
@@ -10,12 +11,19 @@
 //!   is ignored. Rendered within `memoryMapTokenBudget`; none with `memoryMap: false`.
 
 use crate::config::Config;
-use crate::context::assemble::TurnExtras;
-use crate::context::map::{map_roots, render, root_of_tree};
+use crate::context::map::{map_roots, render, root_of_tree, MemoryMap};
 use crate::decode::fields::{as_object, join, Obj};
 use crate::error::{EngineError, Result};
-use crate::recall::skills::read_skills;
+use crate::recall::skills::{read_skills, SkillEntry};
 use serde_json::Value;
+
+/// What a turn adds beside the memories: the skills found for it and the map of folders
+/// (both read by the engine through the host).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TurnExtras {
+    pub skills: Vec<SkillEntry>,
+    pub map: Option<MemoryMap>,
+}
 
 fn check_skills(items: &[Value]) -> Result<()> {
     for (i, item) in items.iter().enumerate() {
