@@ -202,7 +202,7 @@ mod properties {
 
 #[test]
 fn the_token_split_adds_up_and_names_each_part() {
-    use openviking_context_engine::context::compose::token_split;
+    use openviking_context_engine::context::token_split::token_split;
     use openviking_context_engine::message::estimate_message_tokens;
     let mut inp = input(convo(10), None);
     inp.next_sequence = 10;
@@ -227,7 +227,7 @@ fn the_token_split_adds_up_and_names_each_part() {
 
 #[test]
 fn with_the_prompt_sent_apart_and_no_pair_the_last_raw_turn_stays_raw() {
-    use openviking_context_engine::context::compose::token_split;
+    use openviking_context_engine::context::token_split::token_split;
     use openviking_context_engine::text::tokens::{estimate_tokens, MESSAGE_OVERHEAD_TOKENS};
     let mut inp = input(convo(4), None);
     inp.recall_pair = None;

@@ -2,7 +2,8 @@
 //! synthetic pair) and the composition of summaries, raw turns and the pair under the
 //! host's token budget.
 
-use crate::context::compose::{compose, token_split, ComposeInput, Composition, SummaryRef, TokenSplit};
+use crate::context::compose::{compose, ComposeInput, Composition, SummaryRef};
+use crate::context::token_split::{token_split, TokenSplit};
 use crate::recall::auto::{recall_turn, RecallRequest};
 use crate::config::Config;
 use crate::error::{EngineError, Result};

@@ -23,8 +23,7 @@
 
 use crate::message::synthetic::{is_summary_message, strip_synthetic};
 use crate::message::{estimate_message_tokens, role, split_turns};
-pub use super::summary_message::{active_instructions, summary_message};
-pub use super::token_split::{token_split, TokenSplit};
+pub use super::summary_message::{active_instructions, summary_message, SummaryRef};
 use crate::text::tokens::estimate_tokens;
 use serde::Serialize;
 use serde_json::Value;
@@ -39,16 +38,6 @@ fn opening_tokens(pair: &[Value; 2]) -> u64 {
     estimate_message_tokens(&opening_of(&pair[0])) as u64
 }
 
-
-/// A compact summary available for composition.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SummaryRef {
-    pub checkpoint_id: String,
-    pub archive_uri: String,
-    pub start_sequence: u64,
-    pub end_sequence: u64,
-    pub text: String,
-}
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ComposeInput {

@@ -2,9 +2,18 @@
 //! delimited, with the archive to expand), and the latest summary's current state and open
 //! issues as active instructions.
 
-use super::compose::SummaryRef;
 use crate::message::synthetic::SUMMARY_MARKER;
 use serde_json::{json, Value};
+
+/// A compact summary available for composition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SummaryRef {
+    pub checkpoint_id: String,
+    pub archive_uri: String,
+    pub start_sequence: u64,
+    pub end_sequence: u64,
+    pub text: String,
+}
 
 /// The summary as the first message: data about earlier turns, clearly delimited.
 pub fn summary_message(s: &SummaryRef, older: &[&SummaryRef], now_ms: u64) -> Value {
