@@ -10,7 +10,7 @@
 
 use super::record::Unconfirmed;
 use super::Engine;
-use crate::host::Host;
+use crate::host::{Host, HostError};
 use crate::message::{StoredMessage, StoredPart};
 use serde_json::Value;
 
@@ -42,7 +42,7 @@ pub fn ends_with_messages(stored: &[Value], sent: &[Value]) -> bool {
 }
 
 /// What OpenViking says about an unacknowledged write.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub(super) enum Check {
     /// It is there: drop it from the outbox.
     Stored,
@@ -51,7 +51,27 @@ pub(super) enum Check {
     Absent { live: u64 },
     /// OpenViking did not answer: neither send nor drop it yet (a resend that is also lost
     /// would store it twice). Why, for the flush report.
-    Unknown(String),
+    Unknown(Unchecked),
+}
+
+/// Why an unacknowledged write could not be checked yet: rendered into the flush report's
+/// reason (after "an unacknowledged write could not be checked yet: "), whose text it keeps.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Unchecked {
+    /// OpenViking did not answer (or failed) when asked for the session or its messages.
+    NoAnswer(HostError),
+    /// None of the turn is there yet, but its send (turn `sequence`, `elapsed_ms` ago) is
+    /// recent enough that it may still land.
+    MayStillLand { sequence: u64, elapsed_ms: u64 },
+}
+
+impl std::fmt::Display for Unchecked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unchecked::NoAnswer(e) => write!(f, "{}", e.described()),
+            Unchecked::MayStillLand { sequence, elapsed_ms } => write!(f, "the write of turn {sequence} sent {elapsed_ms} ms ago may still land"),
+        }
+    }
 }
 
 impl<H: Host> Engine<H> {
@@ -62,7 +82,7 @@ impl<H: Host> Engine<H> {
         let live = match self.host.session_meta(ov_id).await {
             Ok(Some(meta)) => meta.message_count,
             Ok(None) => return Check::Absent { live: 0 },
-            Err(e) => return Check::Unknown(e.described()),
+            Err(e) => return Check::Unknown(Unchecked::NoAnswer(e)),
         };
         if messages.is_empty() || u.message_count != messages.len() as u64 || live != u.live_before + u.message_count {
             return Check::Absent { live };
@@ -70,7 +90,7 @@ impl<H: Host> Engine<H> {
         match self.host.live_messages(ov_id).await {
             Ok(stored) if stored.len() as u64 == live && ends_with_messages(&stored, messages) => Check::Stored,
             Ok(_) => Check::Absent { live },
-            Err(e) => Check::Unknown(e.described()),
+            Err(e) => Check::Unknown(Unchecked::NoAnswer(e)),
         }
     }
 }
@@ -100,5 +120,15 @@ mod tests {
         let other_tool = json!({"role": "assistant", "parts": [{"type": "text", "text": "ok"}, {"type": "tool", "tool_id": "t2", "tool_output": "x"}]});
         assert!(!ends_with_messages(&stored, &[sent[0].clone(), other_tool]), "other tool call");
         assert!(!ends_with_messages(&stored, &[]), "nothing sent is never 'stored'");
+    }
+
+    #[test]
+    fn why_a_write_could_not_be_checked_reads_as_before() {
+        use crate::host::HostErrorKind;
+        let e = HostError::new(HostErrorKind::Unreachable, "connect ECONNREFUSED");
+        assert_eq!(Unchecked::NoAnswer(e).to_string(), "no answer (connect ECONNREFUSED)");
+        let e = HostError::new(HostErrorKind::ServerError, "500");
+        assert_eq!(Unchecked::NoAnswer(e).to_string(), "OpenViking failed (500)");
+        assert_eq!(Unchecked::MayStillLand { sequence: 7, elapsed_ms: 1200 }.to_string(), "the write of turn 7 sent 1200 ms ago may still land");
     }
 }

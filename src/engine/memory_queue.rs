@@ -169,7 +169,57 @@ pub struct MemoryReplay {
     /// Changes still waiting.
     pub queued: usize,
     /// Why the replay stopped with changes still waiting.
-    pub reason: Option<String>,
+    pub reason: Option<MemoryWait>,
+}
+
+/// Why queued memory changes still wait: [`MemoryReplay::reason`], rendered (with its text
+/// kept) into the operator's `flush` of the memory queue and, through
+/// [`MemoryStillQueued`], into a session's flush report.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MemoryWait {
+    /// The queue itself could not be read.
+    Unreadable(HostError),
+    /// This process is applying the queue already.
+    ApplyingHere,
+    /// Another process holds the queue's replay lease.
+    ApplyingElsewhere,
+    /// A change was applied but could not be dropped from the queue: the queue's lock or
+    /// the drop failed.
+    NotDropped(HostError),
+    /// A change was applied but another process held the queue's lock too long to drop it.
+    QueueHeld,
+    /// OpenViking did not answer (or failed) for the next change: its message.
+    Outage(HostError),
+    /// The next store has no uri yet, and the user behind the API key is not known.
+    UserUnknown,
+}
+
+impl std::fmt::Display for MemoryWait {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            MemoryWait::Unreadable(e) => write!(f, "the memory queue could not be read: {e}"),
+            MemoryWait::ApplyingHere => f.write_str("being applied by this process"),
+            MemoryWait::ApplyingElsewhere => f.write_str("another process is applying them"),
+            MemoryWait::NotDropped(e) => write!(f, "{e}"),
+            MemoryWait::QueueHeld => f.write_str("another process held the memory queue too long"),
+            MemoryWait::Outage(e) => f.write_str(&e.message),
+            MemoryWait::UserUnknown => f.write_str("the user behind the API key is not known yet"),
+        }
+    }
+}
+
+/// A session's flush report's reason when its turns went but memory changes still wait:
+/// `queued` of them, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct MemoryStillQueued {
+    pub queued: usize,
+    pub why: MemoryWait,
+}
+
+impl std::fmt::Display for MemoryStillQueued {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} memory change(s) still queued: {}", self.queued, self.why)
+    }
 }
 
 impl<H: Host> Engine<H> {
@@ -211,14 +261,14 @@ impl<H: Host> Engine<H> {
         }
         let entries = match self.host.outbox_read(&key).await {
             Ok(e) => e,
-            Err(e) => return MemoryReplay { reason: Some(format!("the memory queue could not be read: {e}")), ..Default::default() },
+            Err(e) => return MemoryReplay { reason: Some(MemoryWait::Unreadable(e)), ..Default::default() },
         };
         if entries.is_empty() {
             self.memory_queue.set_empty(true);
             return MemoryReplay::default();
         }
         if !self.memory_queue.start_replay() {
-            return MemoryReplay { queued: entries.len(), reason: Some("being applied by this process".into()), ..Default::default() };
+            return MemoryReplay { queued: entries.len(), reason: Some(MemoryWait::ApplyingHere), ..Default::default() };
         }
         let lease = replay_lease(&key);
         let taken = self.take_lock(&lease, REPLAY_LEASE_TTL_MS, REPLAY_WAIT_MS.min(self.config.timeout_ms)).await;
@@ -229,7 +279,7 @@ impl<H: Host> Engine<H> {
             out = self.apply_queue(&key, &entries).await;
             self.give_lock(&lease).await;
         } else {
-            out.reason = Some("another process is applying them".into());
+            out.reason = Some(MemoryWait::ApplyingElsewhere);
         }
         self.memory_queue.end_replay();
         if out.queued == 0 {
@@ -267,26 +317,26 @@ impl<H: Host> Engine<H> {
         out
     }
 
-    async fn drop_memory_entry(&self, key: &str, id: &str) -> Result<(), String> {
-        if !self.take_lock(key, WRITE_LOCK_TTL_MS, self.config.timeout_ms).await.map_err(|e| e.to_string())? {
-            return Err("another process held the memory queue too long".into());
+    async fn drop_memory_entry(&self, key: &str, id: &str) -> Result<(), MemoryWait> {
+        if !self.take_lock(key, WRITE_LOCK_TTL_MS, self.config.timeout_ms).await.map_err(MemoryWait::NotDropped)? {
+            return Err(MemoryWait::QueueHeld);
         }
-        let r = self.host.outbox_drop(key, &[id.to_string()]).await.map_err(|e| e.to_string());
+        let r = self.host.outbox_drop(key, &[id.to_string()]).await.map_err(MemoryWait::NotDropped);
         self.give_lock(key).await;
         r
     }
 
     /// Applies one queued change: `Ok(note)` when it is done with (applied, or refused and
     /// dropped — the note says so), `Err(why)` when it must wait.
-    async fn apply_queued(&self, op: &QueuedOp) -> Result<Option<String>, String> {
+    async fn apply_queued(&self, op: &QueuedOp) -> Result<Option<String>, MemoryWait> {
         match op {
             QueuedOp::Store { text, uri, category, name, .. } => {
                 let uri = match uri {
                     Some(u) => u.clone(),
                     None => match self.resolve_user_why().await {
                         Ok(uid) => format!("{}/{category}/{name}", crate::address::scopes::user_memories(self.config.target_uri.as_deref(), Some(&uid))),
-                        Err(Some(e)) if e.retryable() => return Err(e.message),
-                        Err(_) => return Err("the user behind the API key is not known yet".into()),
+                        Err(Some(e)) if e.retryable() => return Err(MemoryWait::Outage(e)),
+                        Err(_) => return Err(MemoryWait::UserUnknown),
                     },
                 };
                 match self.host.write_text(&uri, text, true, true).await {
@@ -296,7 +346,7 @@ impl<H: Host> Engine<H> {
                         self.map_stale().await;
                         Ok(None)
                     }
-                    Err(e) if e.retryable() => Err(e.message),
+                    Err(e) if e.retryable() => Err(MemoryWait::Outage(e)),
                     Err(e) => Ok(Some(format!("a queued memory_store was refused by OpenViking and dropped ({e}): {uri}"))),
                 }
             }
@@ -308,7 +358,7 @@ impl<H: Host> Engine<H> {
                         let why = doc.get("reason").or(doc.get("note")).and_then(Value::as_str).unwrap_or("nothing matched");
                         Ok(none.then(|| format!("a queued memory_forget deleted nothing: {why}")))
                     }
-                    Err(Stop::Outage(e)) => Err(e.message),
+                    Err(Stop::Outage(e)) => Err(MemoryWait::Outage(e)),
                     Err(Stop::Refused(e)) => Ok(Some(format!("a queued memory_forget was refused and dropped: {}", e.message))),
                 }
             }
@@ -351,5 +401,26 @@ mod tests {
         assert!(op.id().starts_with("mem-forget-"));
         assert_eq!(op.queued_answer(None)["status"], "queued");
         assert_eq!(memory_queue_key("main"), "memory-ops/main");
+    }
+
+    #[test]
+    fn why_memory_changes_wait_reads_as_before() {
+        let e = HostError::new(HostErrorKind::Unreachable, "connect ECONNREFUSED");
+        let local = HostError::new(HostErrorKind::Local, "EACCES");
+        let cases = [
+            (MemoryWait::Unreadable(local.clone()), "the memory queue could not be read: Local: EACCES"),
+            (MemoryWait::ApplyingHere, "being applied by this process"),
+            (MemoryWait::ApplyingElsewhere, "another process is applying them"),
+            (MemoryWait::NotDropped(local), "Local: EACCES"),
+            (MemoryWait::QueueHeld, "another process held the memory queue too long"),
+            (MemoryWait::Outage(e.clone()), "connect ECONNREFUSED"),
+            (MemoryWait::UserUnknown, "the user behind the API key is not known yet"),
+        ];
+        for (why, text) in cases {
+            assert_eq!(why.to_string(), text);
+        }
+        let still = MemoryStillQueued { queued: 2, why: MemoryWait::Outage(e) };
+        assert_eq!(still.to_string(), "2 memory change(s) still queued: connect ECONNREFUSED");
+        assert_eq!(MemoryStillQueued { queued: 1, why: MemoryWait::ApplyingElsewhere }.to_string(), "1 memory change(s) still queued: another process is applying them");
     }
 }

@@ -67,7 +67,7 @@ pub use compact::{CommitCall, CompactAnswer, CompactCall, HookCall, COMPACT_WAIT
 pub use history_index::ToolContext;
 pub use identity::{identity_key, IDENTITY_TTL_MS};
 pub use import::{imported_session_id, ImportReport, ImportRequest, IMPORTED_SUFFIX, IMPORT_COMMIT_WAIT_MS};
-pub use memory_queue::{memory_queue_key, MemoryReplay, QueuedOp};
+pub use memory_queue::{memory_queue_key, MemoryReplay, MemoryWait, QueuedOp};
 pub use export::{ExportLines, ExportStart, EXPORT_TREE_LEVELS, EXPORT_TREE_NODES};
 pub use outbox::FlushReport;
 pub use restore::{MemoryRestoreReport, RestoreReport, RestoreRequest};

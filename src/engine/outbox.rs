@@ -10,8 +10,9 @@
 //! A session that vanished on the server (deleted, a lost data dir) is created again and the
 //! entry sent to it.
 
-use super::confirm::Check;
+use super::confirm::{Check, Unchecked};
 use super::record::{mark_key, outbox_key, Unconfirmed};
+use super::memory_queue::MemoryStillQueued;
 use super::Engine;
 use crate::host::clock::Moment;
 use crate::message::StoredMessage;
@@ -134,7 +135,7 @@ enum StillQueued {
     /// Which turns OpenViking holds could not be read.
     StoredUnknown(HostError),
     /// A write sent earlier and not acknowledged could not be checked yet (why, from `confirm`).
-    Unchecked(String),
+    Unchecked(Unchecked),
     /// The send, or what it needs first (the session, the mark, the record), failed.
     Failed(HostError),
 }
@@ -195,7 +196,7 @@ impl<H: Host> Engine<H> {
         report.memory_queued = memory.queued;
         if report.reason.is_none() && memory.queued > 0 {
             if let Some(why) = memory.reason {
-                report.reason = Some(format!("{} memory change(s) still queued: {why}", memory.queued));
+                report.reason = Some(MemoryStillQueued { queued: memory.queued, why }.to_string());
             }
         }
         Ok(report)
@@ -381,7 +382,7 @@ impl<H: Host> Engine<H> {
             }
             let Some((elapsed, left)) = self.settle_left(u) else { return check };
             if left > SETTLE_INLINE_MS {
-                return Check::Unknown(format!("the write of turn {} sent {elapsed} ms ago may still land", u.sequence));
+                return Check::Unknown(Unchecked::MayStillLand { sequence: u.sequence, elapsed_ms: elapsed });
             }
             self.host.sleep(left.min(SETTLE_STEP_MS)).await;
         }
@@ -571,7 +572,7 @@ mod tests {
     fn why_turns_stay_queued_reads_as_before() {
         let e = HostError::new(HostErrorKind::Timeout, "no answer in 5000 ms");
         assert_eq!(StillQueued::StoredUnknown(e.clone()).to_string(), "no answer (no answer in 5000 ms) while checking which turns OpenViking holds");
-        assert_eq!(StillQueued::Unchecked("busy".into()).to_string(), "an unacknowledged write could not be checked yet: busy");
+        assert_eq!(StillQueued::Unchecked(Unchecked::NoAnswer(e.clone())).to_string(), "an unacknowledged write could not be checked yet: no answer (no answer in 5000 ms)");
         assert_eq!(StillQueued::Failed(e).to_string(), "Timeout: no answer in 5000 ms");
     }
 }

@@ -339,7 +339,7 @@ impl ContextEngine {
         bounded_op(inner.operation(), deadline(&inner, 0), "flushMemoryNow", async move {
             let _now = inner.host.transport.ask_now();
             let r = inner.replay_memory_ops().await;
-            encode(&serde_json::json!({ "applied": r.applied, "queued": r.queued, "reason": r.reason }))
+            encode(&serde_json::json!({ "applied": r.applied, "queued": r.queued, "reason": r.reason.map(|why| why.to_string()) }))
         })
     }
 
