@@ -10,7 +10,7 @@ export GECKODRIVER := $(HOME)/.cargo/bin/geckodriver
 # Two packages from the one crate (cargo features, see Cargo.toml):
 #   pkg/          the plugin's (ContextEngine + the few free functions js-glue calls), copied
 #                 into js-glue/pkg/ so an install that copies js-glue/ carries it
-#   www-demo/pkg/ the tuning page's (the pure Engine with explain records, replay, liveSearch)
+#   www-demo/pkg/ the tuning page's (the pure Engine with explain records, the trigger timeline, liveSearch)
 # and, for tests only, target/pkg-test/: both plus the test-only exports (`testing`), built
 # with the wasm-test profile (release code without fat LTO or wasm-opt: quicker to build).
 WASM := openviking_context_engine_bg.wasm

@@ -225,7 +225,7 @@ const NAMES_BEFORE_GENERATION: &[&str] = &[
     "OutboxEntry", "TurnWrite", "Trigger", "FlushReport", "WriteOutcome", "CompactCheckpoint", "CommitOutcome",
     "SessionRecord", "AssembleRequest", "AssembleResult", "AssembleCall", "Assembled", "CompactAnswer",
     "ToolDefinition", "SessionStatus", "Trace", "HostFacts", "Inert", "MemoryScopes", "ExpandTarget", "Expansion",
-    "ReplayStep", "EngineErrorShape",
+    "TimelineStep", "EngineErrorShape",
 ];
 
 #[test]
@@ -361,10 +361,10 @@ fn declared_shapes_are_what_serde_produces() {
     let archive = vec![json!({"role": "user", "parts": [{"type": "text", "text": "dark theme please"}]}), json!({"role": "assistant", "parts": [{"type": "text", "text": "ok"}]})];
     n += check(d, "Expansion", "expansion", &tools::expand::expand("viking://user/u/sessions/s/history/archive_001", &archive, Some(&cp), Some("theme"), 3));
     let transcript: Vec<Value> = (0..30).flat_map(|i| [json!({"role": "user", "content": format!("question number {i} about the database schema?")}), json!({"role": "assistant", "content": "a long answer ".repeat(200)})]).collect();
-    let steps = lifecycle::trigger_timeline::replay_triggers(&config, transcript, Some(2000));
+    let steps = lifecycle::trigger_timeline::trigger_timeline(&config, transcript, Some(2000));
     assert!(steps.iter().any(|s| s.trigger.is_some()));
     for (i, s) in steps.iter().enumerate() {
-        n += check(d, "ReplayStep", &format!("replay[{i}]"), s);
+        n += check(d, "TimelineStep", &format!("timeline[{i}]"), s);
     }
     for t in tools::tool_definitions() {
         n += check(d, "ToolDefinition", t.name, &t);

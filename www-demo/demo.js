@@ -8,7 +8,7 @@ import { buildSettings, readConfig, readHostBudget, resetSettings, setValue, sho
 import { InputError, parseSearch, parseTranscript, readFileText } from "./data.js";
 import { textOf } from "./messages.js";
 import * as render from "./render.js";
-import { createReplay } from "./replay.js";
+import { createTimeline } from "./timeline.js";
 import { wireLive } from "./live.js";
 
 const ENGINE_URL = "/pkg/openviking_context_engine.js";
@@ -16,7 +16,7 @@ const SAMPLES = { en: "samples/en.json", "en-compacted": "samples/en-compacted.j
 
 let wasm = null;
 let engine = null;
-let replay = null;
+let timeline = null;
 let firstRender = true;
 /**
  * What the engine runs on: the current sample, possibly with the user's own data. `summaries`
@@ -75,7 +75,7 @@ async function boot() {
   $("copy-export").addEventListener("click", copyExport);
   $("final-details").addEventListener("toggle", render.drawFinal);
   fill("engine-version", `engine ${wasm.version()} · `);
-  replay = createReplay();
+  timeline = createTimeline();
   if (!(await loadSample("en", firstSample))) return;
   $("boot").hidden = true;
   $("app").hidden = false;
@@ -108,7 +108,7 @@ async function loadSample(id, fetched = fetchSample(id)) {
   setValue("hostTokenBudget", sample.tokenBudget ?? 24000);
   fill("sample-description", sample.description ?? "");
   for (const k of ["search", "transcript"]) { fill(`${k}-error`); fill(`${k}-status`); }
-  replay.reset();
+  timeline.reset();
   showSource();
   return true;
 }
@@ -183,7 +183,7 @@ function applyTranscript({ messages, summaries, nextSequence }, label) {
   data.nowMs = lastTimestamp(messages) || data.nowMs;
   data.from.transcript = label;
   $("prompt").value = data.prompt;
-  replay.reset();
+  timeline.reset();
   const users = messages.filter((m) => m.role === "user").length;
   const checkpoints = summaries.length ? ` With ${summaries.length} checkpoint summar${summaries.length === 1 ? "y" : "ies"}.` : "";
   return `Loaded ${messages.length} messages (${users} turns). ${note}${checkpoints}`;
@@ -228,9 +228,9 @@ function run() {
   render.renderFinal(out);
   render.renderExport(changedKeys(engine.configSnippet()));
   const current = engine;
-  const triggerSteps = engine.replayTriggers({ messages: data.messages, tokenBudget: host.value });
+  const triggerSteps = engine.triggerTimeline({ messages: data.messages, tokenBudget: host.value });
   const recallAt = (step) => current.autoRecall({ prompt: step.prompt, messages: step.history, search: data.search, contents: data.contents, nowMs: step.nowMs, explain: true });
-  replay.update(data.messages, data.prompt, data.nowMs, recallAt, triggerSteps);
+  timeline.update(data.messages, data.prompt, data.nowMs, recallAt, triggerSteps);
   render.renderError(null);
   if (firstRender) {
     firstRender = false;

@@ -11,7 +11,7 @@ import { preview, textOf } from "./messages.js";
 const SKIP_LABEL = { empty: "empty", greeting: "greeting / ack", command: "/command", too_short: "too short", injected_only: "injected only" };
 const CUT_ORDER = ["malformed", "not_level_2", "agent_evolution", "below_threshold", "no_query_word", "far_below_best", "duplicate", "superseded", "over_limit", "over_budget"];
 
-/** The query parts as a list (shared with the replay view). */
+/** The query parts as a list (shared with the timeline view). */
 export function queryParts(query) {
   return h("ol", { class: "parts" }, query.parts.map((p) =>
     h("li", { class: p.skipped ? "skipped" : "used" },

@@ -17,12 +17,12 @@ export const SETTINGS = [
   { key: "recallTokenBudget", label: "Recall token budget", step: 50, help: "the whole synthetic recall pair never exceeds it" },
   { key: "assembleRecallWindow", label: "Recall query window", step: 1, help: "user turns (current included) that form the query" },
   { key: "recentRawTurnCount", label: "Recent raw turns", step: 1, help: "newest turns always kept raw" },
-  { key: "compactTurnThreshold", label: "Compact after turns", step: 1, help: "counted turns since the last compaction (replay timeline)" },
-  { key: "compactTokensAddedThreshold", label: "Compact after tokens", step: 100, help: "tokens added since the last compaction (replay timeline)" },
+  { key: "compactTurnThreshold", label: "Compact after turns", step: 1, help: "counted turns since the last compaction (trigger timeline)" },
+  { key: "compactTokensAddedThreshold", label: "Compact after tokens", step: 100, help: "tokens added since the last compaction (trigger timeline)" },
   { key: "largeToolResultTokens", label: "Large tool output", step: 500, help: "a tool output above this many tokens reaches the model as a stand-in" },
   { key: "skillLimit", label: "Skill limit", step: 1, help: "skills listed in the recall pair at most (within its budget)" },
   { key: "memoryMapTokenBudget", label: "Map token budget", step: 10, help: "the map of folders in the system prompt addition stays within it" },
-  { key: "compactMaxIntervalMinutes", label: "Compact after minutes", step: 1, help: "with ≥ 1 counted turn (replay timeline)" },
+  { key: "compactMaxIntervalMinutes", label: "Compact after minutes", step: 1, help: "with ≥ 1 counted turn (trigger timeline)" },
 ];
 
 /** The host's context window for the budget bar (simulation only). */

@@ -42,7 +42,7 @@ test("the plugin's package: ContextEngine and the free functions the plugin call
 test("the page's package: the pure Engine, the config and token helpers, liveSearch; no ContextEngine", () => {
   const s = surface(engine);
   assert.deepEqual(s.exports, ["Engine", "configBounds", "estimateMessageTokens", "estimateTokens", "liveSearch", "parseConfig", "version"]);
-  assert.ok(s.classes.Engine.includes("autoRecall") && s.classes.Engine.includes("replayTriggers") && s.classes.Engine.includes("buildRecallQuery"));
+  assert.ok(s.classes.Engine.includes("autoRecall") && s.classes.Engine.includes("triggerTimeline") && s.classes.Engine.includes("buildRecallQuery"));
   for (const m of ["recallIntent", "expand", "classifyExpandUri", "fallbackBlock"]) assert.ok(!s.classes.Engine.includes(m), `Engine.${m} is test-only`);
   assert.equal(engine.version(), plugin.version(), "one crate, one version");
 });

@@ -1,4 +1,4 @@
-//! Replaying a transcript through the triggers, for the demo's timeline: turn by turn, does
+//! Stepping a transcript through the triggers, for the demo's timeline: turn by turn, does
 //! the turn count (capture decision), how many tokens it adds, and would a compaction fire —
 //! assuming each fired compaction commits at once (a new window starts).
 
@@ -15,7 +15,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[cfg_attr(feature = "typescript", derive(ts_rs::TS))]
-pub struct ReplayStep {
+pub struct TimelineStep {
     /// 0-based index of the turn (a turn starts at a user message).
     pub turn: usize,
     pub counted: bool,
@@ -26,8 +26,8 @@ pub struct ReplayStep {
     pub trigger: Option<Trigger>,
 }
 
-/// Replays `messages` with `token_budget` as the host's budget.
-pub fn replay_triggers(config: &Config, messages: Vec<Value>, token_budget: Option<u64>) -> Vec<ReplayStep> {
+/// Steps `messages` through the triggers with `token_budget` as the host's budget.
+pub fn trigger_timeline(config: &Config, messages: Vec<Value>, token_budget: Option<u64>) -> Vec<TimelineStep> {
     let turns: Vec<Vec<Value>> = split_turns(messages).into_iter().filter(|t| t.first().is_some_and(|m| role(m) == Some("user"))).collect();
     let mut state = SessionState { token_budget, ..Default::default() };
     let mut steps = Vec::with_capacity(turns.len());
@@ -36,7 +36,7 @@ pub fn replay_triggers(config: &Config, messages: Vec<Value>, token_budget: Opti
         let ts = t.first().and_then(|m| crate::message::Message::of(m).timestamp()).and_then(Value::as_f64).map(|f| f as u64);
         clock = ts.unwrap_or(clock + 60_000).max(clock);
         let seq = allocate_sequence(&mut state);
-        let meta = TurnMeta { turn_id: format!("t{i}"), session_id: "replay".into(), sequence: seq, now_ms: clock, used_context_uris: vec![], compact_checkpoint_id: None };
+        let meta = TurnMeta { turn_id: format!("t{i}"), session_id: "timeline".into(), sequence: seq, now_ms: clock, used_context_uris: vec![], compact_checkpoint_id: None };
         let Ok(env) = build_envelope(t, meta) else { continue };
         let decision = capture_decision(&env, config.capture_mode, config.capture_max_length);
         let tokens: u64 = t.iter().map(|m| estimate_message_tokens(m) as u64).sum();
@@ -44,7 +44,7 @@ pub fn replay_triggers(config: &Config, messages: Vec<Value>, token_budget: Opti
         note_recorded(&mut state, seq);
         state.context_tokens += tokens;
         let trigger = evaluate(&state, config, clock);
-        steps.push(ReplayStep { turn: i, counted: decision.counts, capture_reason: decision.reason, tokens, context_tokens: state.context_tokens, trigger });
+        steps.push(TimelineStep { turn: i, counted: decision.counts, capture_reason: decision.reason, tokens, context_tokens: state.context_tokens, trigger });
         if trigger.is_some() {
             snapshot_window(&mut state);
             record_commit(&mut state, clock);
@@ -70,7 +70,7 @@ mod tests {
             msgs.push(json!({"role": "user", "content": text, "timestamp": 1000 * i as u64}));
             msgs.push(json!({"role": "assistant", "content": [{"type": "text", "text": "Noted."}]}));
         }
-        let steps = replay_triggers(&c, msgs, None);
+        let steps = trigger_timeline(&c, msgs, None);
         let fired: Vec<usize> = steps.iter().filter(|s| s.trigger.is_some()).map(|s| s.turn).collect();
         assert_eq!(fired, vec![2]);
         assert!(!steps[1].counted);

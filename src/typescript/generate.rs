@@ -162,7 +162,7 @@ pub fn exported() -> Vec<String> {
         export::<address::scopes::MemoryScopes>(cfg),
         export::<tools::expand::ExpandTarget>(cfg),
         export::<tools::expand::Expansion>(cfg),
-        export::<lifecycle::trigger_timeline::ReplayStep>(cfg),
+        export::<lifecycle::trigger_timeline::TimelineStep>(cfg),
         export::<tools::output_standin::StandInRef>(cfg),
         export::<recall::skills::SkillEntry>(cfg),
         export::<context::map::MemoryMap>(cfg),

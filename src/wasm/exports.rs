@@ -234,9 +234,9 @@ impl Engine {
         encode(&crate::context::assemble::assemble_turn(&self.config, v).map_err(to_js_error)?)
     }
 
-    /// The compaction triggers over a transcript, turn by turn (the demo's replay timeline).
-    #[wasm_bindgen(js_name = replayTriggers, unchecked_return_type = "ReplayStep[]")]
-    pub fn replay_triggers(
+    /// The compaction triggers over a transcript, turn by turn (the demo's trigger timeline).
+    #[wasm_bindgen(js_name = triggerTimeline, unchecked_return_type = "TimelineStep[]")]
+    pub fn trigger_timeline(
         &self,
         #[wasm_bindgen(unchecked_param_type = "{ messages: AgentMessage[]; tokenBudget?: number }")] request: JsValue,
     ) -> Result<JsValue, JsValue> {
@@ -244,7 +244,7 @@ impl Engine {
         let o = as_object("", &v).map_err(to_js_error)?;
         let messages: Vec<Value> = o.opt_array("messages").map_err(to_js_error)?.cloned().unwrap_or_default().into_iter().filter(|m| m.is_object()).collect();
         let budget = o.opt_u64("tokenBudget").map_err(to_js_error)?;
-        encode(&crate::lifecycle::trigger_timeline::replay_triggers(&self.config, messages, budget))
+        encode(&crate::lifecycle::trigger_timeline::trigger_timeline(&self.config, messages, budget))
     }
 
     /// One turn's automatic recall: query, pipeline, and the messages with the synthetic

@@ -1317,7 +1317,7 @@ messageIds: Array<string>, }>,
   readable: Array<string>,
 };
 
-export type ReplayStep = {
+export type TimelineStep = {
   /**
    * 0-based index of the turn (a turn starts at a user message).
    */

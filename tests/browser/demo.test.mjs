@@ -9,7 +9,7 @@
 // the bar's memories + skills parts); the export round-trips through parseConfig; bad input is
 // reported; a clamped value's warning and value in effect beside its field; on a phone the key
 // results stay in view while a setting is edited; own transcripts with and without checkpoints; the Chinese sample
-// and the replay work. Prints the page load time and saves a screenshot (the compacted
+// and the timeline work. Prints the page load time and saves a screenshot (the compacted
 // sample) to tests/artifacts/demo.png.
 //
 //   node --test tests/browser/        (needs pkg/: `make build`)
@@ -208,7 +208,7 @@ test("the compacted sample: a checkpoint summary stands for the older turns", T,
   assert.match(out.systemPromptAddition, /Current state: .*pool starvation/);
   assert.match(await page.textContent("#data-source"), /1 checkpoint summary/);
   assert.match(await page.textContent("#final-summary"), new RegExp(`^Final messages \\(${out.messages.length}: the summary \\+ ${out.messages.length - 4} raw \\+ the synthetic pair;`));
-  // the replay timeline: the engine's interval trigger fires on the sixth turn, the last
+  // the trigger timeline: the engine's interval trigger fires on the sixth turn, the last
   // one the bundled checkpoint covers (endSequence 5)
   assert.match(await page.innerText("#trigger-timeline"), /1 compaction over 14 turns/i);
   const fires = page.locator("#trigger-timeline li.fires");
@@ -513,29 +513,29 @@ test("on a phone (390 × 844) the key results stay in view beside the setting be
   }
 });
 
-test("the replay steps through the transcript turn by turn", T, async () => {
+test("the timeline steps through the transcript turn by turn", T, async () => {
   await load();
-  assert.equal(await page.textContent("#replay-position"), "Turn 1 of 6");
-  assert.equal(await page.textContent("#replay-prompt"), "hi");
-  assert.ok(await page.isDisabled("#replay-prev"));
-  await page.click("#replay-next");
-  assert.equal(await page.textContent("#replay-position"), "Turn 2 of 6");
-  assert.match(await page.textContent("#replay-prompt"), /nightly migration job/);
-  assert.ok(await page.locator("#replay-memories li").count() > 0);
-  await page.click("#replay-strip button >> nth=5");
-  assert.equal(await page.textContent("#replay-position"), "Turn 6 of 6");
-  assert.ok(await page.isDisabled("#replay-next"));
-  assert.equal(await page.locator("#replay-memories li").count(), await injected());
+  assert.equal(await page.textContent("#timeline-position"), "Turn 1 of 6");
+  assert.equal(await page.textContent("#timeline-prompt"), "hi");
+  assert.ok(await page.isDisabled("#timeline-prev"));
+  await page.click("#timeline-next");
+  assert.equal(await page.textContent("#timeline-position"), "Turn 2 of 6");
+  assert.match(await page.textContent("#timeline-prompt"), /nightly migration job/);
+  assert.ok(await page.locator("#timeline-memories li").count() > 0);
+  await page.click("#timeline-strip button >> nth=5");
+  assert.equal(await page.textContent("#timeline-position"), "Turn 6 of 6");
+  assert.ok(await page.isDisabled("#timeline-next"));
+  assert.equal(await page.locator("#timeline-memories li").count(), await injected());
   // its recall pair is the engine's autoRecall (memories only), labelled as such
   const en = await readSample("en");
   const plain = new wasm.Engine(JSON.parse(await page.inputValue("#export")), {});
   const r = plain.autoRecall({ prompt: en.prompt, messages: en.messages, search: en.search, contents: en.contents, nowMs: lastTimestamp(en.messages), explain: true }).recall;
   plain.free();
-  const head = await page.locator("#replay-injected");
+  const head = await page.locator("#timeline-injected");
   assert.deepEqual([await head.getAttribute("data-tokens"), await head.getAttribute("data-budget")].map(Number), [r.tokens, r.budget]);
-  assert.equal(await head.textContent(), `Injected: ${r.memories.length} memories · recall pair ${r.tokens.toLocaleString("en-US")} / ${r.budget.toLocaleString("en-US")} tokens (of recallTokenBudget; memories only: the replay adds no experience or skill)`);
-  await page.click("#replay-prev");
-  assert.equal(await page.textContent("#replay-position"), "Turn 5 of 6");
+  assert.equal(await head.textContent(), `Injected: ${r.memories.length} memories · recall pair ${r.tokens.toLocaleString("en-US")} / ${r.budget.toLocaleString("en-US")} tokens (of recallTokenBudget; memories only: the timeline adds no experience or skill)`);
+  await page.click("#timeline-prev");
+  assert.equal(await page.textContent("#timeline-position"), "Turn 5 of 6");
   const timeline = await page.innerText("#trigger-timeline");
   assert.match(timeline, /compaction triggers: \d+ compactions? over 5 turns/i);
   assert.equal(await page.locator("#trigger-timeline li").count(), 5);
@@ -543,16 +543,16 @@ test("the replay steps through the transcript turn by turn", T, async () => {
   await page.fill("#set-compactTurnThreshold", "1");
   await page.waitForFunction(() => document.querySelectorAll("#trigger-timeline li.fires").length > 0);
   assert.match(await page.innerText("#trigger-timeline"), /→ compaction: turns \(turns 1, threshold 1\)/);
-  // the timeline is the engine's replayTriggers, record for record
+  // the timeline is the engine's triggerTimeline, record for record
   const engine = new wasm.Engine(JSON.parse(await page.inputValue("#export")), {});
   const sample = await readSample("en");
-  const steps = engine.replayTriggers({ messages: sample.messages, tokenBudget: sample.tokenBudget });
+  const steps = engine.triggerTimeline({ messages: sample.messages, tokenBudget: sample.tokenBudget });
   engine.free();
   const items = await page.locator("#trigger-timeline li").evaluateAll((lis) => lis.map((li) => ({ fires: li.classList.contains("fires"), trigger: li.querySelector("[data-trigger]")?.dataset.trigger ?? null })));
   assert.deepEqual(items, steps.map((t) => ({ fires: Boolean(t.trigger), trigger: t.trigger?.kind ?? null })));
 });
 
-test("the replay of a long transcript uses a slider", T, async () => {
+test("the timeline of a long transcript uses a slider", T, async () => {
   await load();
   const turns = [];
   for (let i = 0; i < 45; i++) {
@@ -563,12 +563,12 @@ test("the replay of a long transcript uses a slider", T, async () => {
   await page.fill("#transcript-input", JSON.stringify(turns));
   await page.click("#transcript-apply");
   await shows("#transcript-status", /Loaded 90 messages \(45 turns\)/);
-  assert.equal(await page.locator("#replay-strip .chip").count(), 0);
-  await page.fill("#replay-slider", "30");
-  assert.equal(await page.textContent("#replay-position"), "Turn 30 of 45");
-  assert.equal(await page.textContent("#replay-prompt"), "Question 29 about the staging Postgres pool size and migrations");
-  await page.click("#replay-next");
-  assert.equal(await page.inputValue("#replay-slider"), "31");
+  assert.equal(await page.locator("#timeline-strip .chip").count(), 0);
+  await page.fill("#timeline-slider", "30");
+  assert.equal(await page.textContent("#timeline-position"), "Turn 30 of 45");
+  assert.equal(await page.textContent("#timeline-prompt"), "Question 29 about the staging Postgres pool size and migrations");
+  await page.click("#timeline-next");
+  assert.equal(await page.inputValue("#timeline-slider"), "31");
   assert.deepEqual(problems, []);
 });
 

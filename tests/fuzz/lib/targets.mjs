@@ -161,7 +161,7 @@ export const TARGETS = [
     const out = c.sync("Engine#classifyExpandUri", () => engine.classifyExpandUri(...args), { args, how: a.how, expectOk: a.expectOk && args.length >= 1 });
     if (out.failed && c.serious) c.engineProbe(W, slot);
   }],
-  [4, "Engine#replayTriggers", false, engineMethod("replayTriggers", (r) => ({ messages: S.conversation(r), tokenBudget: r.range(0, 300000) }), (r, fail) => !Array.isArray(r) && fail("replayTriggers: not an array"))],
+  [4, "Engine#triggerTimeline", false, engineMethod("triggerTimeline", (r) => ({ messages: S.conversation(r), tokenBudget: r.range(0, 300000) }), (r, fail) => !Array.isArray(r) && fail("triggerTimeline: not an array"))],
   [3, "Engine#fallbackBlock", false, (c, W) => {
     const { engine, slot } = engineFor(W, c);
     if (typeof engine.fallbackBlock !== "function") return;
@@ -230,7 +230,7 @@ function checkParsed(r, fail, input) {
 
 export const KNOWN = {
   exports: ["version", "estimateTokens", "estimateMessageTokens", "parseConfig", "liveSearch", "initSync", "default", "Engine", "ContextEngine"],
-  Engine: ["constructor", "free", "config", "warnings", "configSnippet", "buildRecallQuery", "recallIntent", "assemble", "expand", "classifyExpandUri", "replayTriggers", "autoRecall", "fallbackBlock"],
+  Engine: ["constructor", "free", "config", "warnings", "configSnippet", "buildRecallQuery", "recallIntent", "assemble", "expand", "classifyExpandUri", "triggerTimeline", "autoRecall", "fallbackBlock"],
   ContextEngine: ["constructor", "free", "setUserId", "ovSessionId", "ownsSession", "writeTurn", "afterTurn", "runCommit", "followTask", "flush", "record",
     "assemble", "recall", "memoryScopes", "forgetSearch", "compact", "hookFallback"],
 };

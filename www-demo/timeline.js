@@ -1,8 +1,8 @@
-// The replay view: steps through the loaded transcript one user message at a time (the
+// The timeline view: steps through the loaded transcript one user message at a time (the
 // messages before it are the history, its text is the prompt) and shows what the engine's
 // autoRecall would inject at that point with the current settings and the loaded search
 // results (autoRecall: the memories only, so its recall pair carries no experience or skill
-// line, unlike the current turn's assemble above it). The trigger timeline is engine.replayTriggers as it answers: per turn, whether it
+// line, unlike the current turn's assemble above it). The trigger timeline is engine.triggerTimeline as it answers: per turn, whether it
 // counts toward compaction, its tokens, and the trigger that fires (assuming each compaction
 // commits at once); the page only draws the engine's records.
 import { h, fill, num, tok } from "./dom.js";
@@ -11,23 +11,23 @@ import { textOf } from "./messages.js";
 
 const MAX_CHIPS = 40;
 
-export function createReplay() {
+export function createTimeline() {
   let steps = [];
   let transcript = [];
   let index = 0;
   let run = null;
 
-  const root = document.getElementById("replay");
-  const prev = h("button", { type: "button", id: "replay-prev", onclick: () => go(index - 1) }, "◀ Previous turn");
-  const next = h("button", { type: "button", id: "replay-next", onclick: () => go(index + 1) }, "Next turn ▶");
-  const position = h("span", { id: "replay-position", "aria-live": "polite" });
-  const strip = h("div", { class: "turn-strip", id: "replay-strip" });
-  const body = h("div", { id: "replay-body" });
+  const root = document.getElementById("timeline");
+  const prev = h("button", { type: "button", id: "timeline-prev", onclick: () => go(index - 1) }, "◀ Previous turn");
+  const next = h("button", { type: "button", id: "timeline-next", onclick: () => go(index + 1) }, "Next turn ▶");
+  const position = h("span", { id: "timeline-position", "aria-live": "polite" });
+  const strip = h("div", { class: "turn-strip", id: "timeline-strip" });
+  const body = h("div", { id: "timeline-body" });
   const timeline = h("div", { class: "timeline", id: "trigger-timeline" });
   let triggers = [];
-  const slider = h("input", { type: "range", id: "replay-slider", min: 1, "aria-label": "turn", oninput: () => go(Number(slider.value) - 1) });
+  const slider = h("input", { type: "range", id: "timeline-slider", min: 1, "aria-label": "turn", oninput: () => go(Number(slider.value) - 1) });
   root.replaceChildren(
-    h("div", { class: "replay-controls" }, prev, position, next),
+    h("div", { class: "timeline-controls" }, prev, position, next),
     strip,
     body,
     timeline);
@@ -43,7 +43,7 @@ export function createReplay() {
       position.textContent = "No turns";
       prev.disabled = next.disabled = true;
       fill(strip);
-      fill(body, h("p", { class: "note" }, "The transcript has no user message to replay."));
+      fill(body, h("p", { class: "note" }, "The transcript has no user message to step through."));
       return;
     }
     position.textContent = `Turn ${index + 1} of ${steps.length}`;
@@ -64,7 +64,7 @@ export function createReplay() {
     fill(body,
       h("p", { class: "help" }, step.current ? "The current prompt (after the whole transcript)." : `History: ${step.before} messages before this turn.`),
       h("h3", {}, "Prompt"),
-      h("pre", { class: "query-text", id: "replay-prompt" }, step.prompt || "(empty)"),
+      h("pre", { class: "query-text", id: "timeline-prompt" }, step.prompt || "(empty)"),
       r.error ? errorBox(r.error) : stepResult(r.out));
   }
 
@@ -72,7 +72,7 @@ export function createReplay() {
     const fired = triggers.filter((t) => t.trigger);
     fill(timeline,
       h("h3", {}, `Compaction triggers: ${fired.length} compaction${fired.length === 1 ? "" : "s"} over ${triggers.length} turns`),
-      h("p", { class: "help" }, "Per turn, as the engine's replayTriggers reports it: counted toward compaction or not (and why not), the tokens it adds, and the trigger that fires with these thresholds and the host budget."),
+      h("p", { class: "help" }, "Per turn, as the engine's triggerTimeline reports it: counted toward compaction or not (and why not), the tokens it adds, and the trigger that fires with these thresholds and the host budget."),
       h("ol", { class: "trigger-list" }, triggers.map((t) =>
         h("li", { class: t.trigger ? "fires" : t.counted ? "counted" : "skipped" },
           `turn ${t.turn + 1}: `,
@@ -93,7 +93,7 @@ export function createReplay() {
     /** New transcript or settings: keeps the position when the turn still exists. */
     update(messages, prompt, nowMs, runner, triggerSteps = []) {
       transcript = messages;
-      steps = replaySteps(messages, prompt, nowMs);
+      steps = timelineSteps(messages, prompt, nowMs);
       run = runner;
       triggers = triggerSteps;
       drawTimeline();
@@ -111,11 +111,11 @@ function stepResult(out) {
     out.query.query ? h("pre", { class: "query-text" }, out.query.query) : h("p", { class: "note" }, "No query: every turn in the window was skipped."),
     queryParts(out.query),
     r
-      ? h("h3", { id: "replay-injected", dataset: { memories: r.memories.length, tokens: r.tokens, budget: r.budget } },
-          `Injected: ${r.memories.length} memor${r.memories.length === 1 ? "y" : "ies"} · recall pair ${tok(r.tokens)} / ${tok(r.budget)} tokens (of recallTokenBudget; memories only: the replay adds no experience or skill)`)
-      : h("h3", { id: "replay-injected" }, "Injected: nothing (no recall this turn)"),
+      ? h("h3", { id: "timeline-injected", dataset: { memories: r.memories.length, tokens: r.tokens, budget: r.budget } },
+          `Injected: ${r.memories.length} memor${r.memories.length === 1 ? "y" : "ies"} · recall pair ${tok(r.tokens)} / ${tok(r.budget)} tokens (of recallTokenBudget; memories only: the timeline adds no experience or skill)`)
+      : h("h3", { id: "timeline-injected" }, "Injected: nothing (no recall this turn)"),
     r && r.memories.length
-      ? h("ol", { class: "memories compact", id: "replay-memories" }, r.memories.map((m) =>
+      ? h("ol", { class: "memories compact", id: "timeline-memories" }, r.memories.map((m) =>
           h("li", {}, h("span", { class: "badge cat" }, m.category), h("span", { class: "score" }, num(m.score)), " ", m.content)))
       : null);
 }
@@ -132,10 +132,10 @@ function describe(trigger) {
 }
 
 /**
- * One replay step per user message (its text is the prompt, everything before it the
+ * One timeline step per user message (its text is the prompt, everything before it the
  * history), plus the current prompt after the whole transcript when there is one.
  */
-function replaySteps(messages, currentPrompt, nowMs) {
+function timelineSteps(messages, currentPrompt, nowMs) {
   const steps = [];
   messages.forEach((m, i) => {
     if (m.role !== "user") return;
