@@ -95,3 +95,15 @@ test("the plugin README's configuration table has a row for every key, with the 
     assert.ok(c[2].split(" / ").includes(plain(b.default)), `${b.key}: default ${b.default} in "${c[2]}"`);
   }
 });
+
+test("the tuning page's settings name engine keys only, each of the engine's kind (bounds from configBounds, switches boolean)", async () => {
+  const { SETTINGS } = await import("../../www-demo/settings.js");
+  const defaults = parseConfig(null, {}).config;
+  const bounded = new Set(configBounds().map((b) => b.key));
+  assert.ok(SETTINGS.length >= 10);
+  for (const s of SETTINGS) {
+    assert.ok(s.key in defaults, `${s.key} is a key of the engine's config`);
+    if (s.bool) assert.equal(typeof defaults[s.key], "boolean", `${s.key} is a switch in the engine`);
+    else assert.ok(bounded.has(s.key), `${s.key} has the engine's bounds (configBounds)`);
+  }
+});
