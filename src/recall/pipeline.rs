@@ -54,30 +54,17 @@ impl RecallSettings {
     pub fn legacy(limit: usize, score_threshold: f64, max_content_chars: usize, prefer_abstract: bool, token_budget: usize) -> Self {
         RecallSettings { limit, score_threshold, score_window: 1.0, require_query_word: false, near_duplicate_overlap: 0.0, max_content_chars, prefer_abstract, token_budget, cover: false, pool_size: legacy_pool(limit) }
     }
-
 }
 
 /// The engine's pool for `limit` memories: [`POOL_PER_MEMORY`] per memory wanted, at least
 /// [`POOL_MIN`], at most [`POOL_MAX`].
-pub const fn engine_pool(limit: usize) -> usize {
-    let n = limit.saturating_mul(POOL_PER_MEMORY);
-    if n < POOL_MIN {
-        POOL_MIN
-    } else if n > POOL_MAX {
-        POOL_MAX
-    } else {
-        n
-    }
+pub fn engine_pool(limit: usize) -> usize {
+    limit.saturating_mul(POOL_PER_MEMORY).clamp(POOL_MIN, POOL_MAX)
 }
 
 /// The legacy rules' pool: `max(limit·4, 20)`.
-pub const fn legacy_pool(limit: usize) -> usize {
-    let n = limit.saturating_mul(4);
-    if n < 20 {
-        20
-    } else {
-        n
-    }
+pub fn legacy_pool(limit: usize) -> usize {
+    limit.saturating_mul(4).max(20)
 }
 
 /// Candidates asked of each scope per memory wanted (the engine's selection). Chosen on the
