@@ -82,6 +82,9 @@ pub struct Config {
     /// higher-scored one (and that matches the same query words) is a duplicate (0 = off).
     pub recall_near_duplicate_overlap: f64,
     pub recall_max_content_chars: usize,
+    /// Lexical candidates beside the vector ones: OpenViking's grep over the user scope for the
+    /// query's words, fused with the find (`recall::lexical`).
+    pub recall_lexical: bool,
     pub recall_prefer_abstract: bool,
     pub recall_token_budget: usize,
     /// `None` = the caller's own user memories (`viking://user/<uid>/memories`), resolved once

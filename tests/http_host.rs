@@ -32,7 +32,8 @@ fn request_defaults_and_normalisation() {
     let r = request(json!({"baseUrl": " HTTP://127.0.0.1:1933/// ", "query": "  dark theme  "})).unwrap();
     assert_eq!(r.base_url, "http://127.0.0.1:1933");
     assert_eq!(r.query, "dark theme");
-    assert_eq!((r.api_key.as_deref(), r.agent_id.as_str(), r.limit, r.timeout_ms), (None, "default", 20, 15_000));
+    assert_eq!((r.api_key.as_deref(), r.agent_id.as_str(), r.limit, r.timeout_ms, r.lexical), (None, "default", 20, 15_000, true));
+    assert!(!request(json!({"baseUrl": "http://h", "query": "q", "lexical": false})).unwrap().lexical);
     assert_eq!(r.headers(), vec![("X-OpenViking-Agent", "default")]);
 
     let r = request(json!({"baseUrl": "https://ov.example.com/prefix/", "apiKey": KEY, "agentId": "coder-1.a_b",
@@ -72,6 +73,7 @@ fn bad_requests_name_the_field_and_never_show_the_key() {
         (json!({"baseUrl": "http://h", "query": "q", "apiKey": format!("{KEY}é")}), "apiKey"),
         (json!({"baseUrl": "http://h", "query": "q", "apiKey": 42}), "apiKey"),
         (json!({"baseUrl": "http://h", "query": "q", "api_key": KEY}), "api_key"),
+        (json!({"baseUrl": "http://h", "query": "q", "lexical": "yes"}), "lexical"),
     ];
     for (v, field) in cases {
         let e = request(v.clone()).expect_err(&v.to_string());

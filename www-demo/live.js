@@ -39,7 +39,7 @@ export function wireLive({ wasm, engine, request, apply }) {
     fill("live-status", `Searching ${baseUrl} …`);
     const started = performance.now();
     try {
-      const result = await wasm().liveSearch({ baseUrl, apiKey: $("live-key").value, agentId, query, limit });
+      const result = await wasm().liveSearch({ baseUrl, apiKey: $("live-key").value, agentId, query, limit, lexical: current.config.recallLexical });
       const ms = performance.now() - started;
       const count = (r) => (Array.isArray(r?.memories) ? r.memories.length : 0);
       apply({ user: result.user, agent: result.agent }, `live ${baseUrl}`);

@@ -13,6 +13,7 @@ export const SETTINGS = [
   { key: "recallRequireQueryWord", label: "Require a query word", bool: true, help: "a memory sharing no word with the query is not injected" },
   { key: "recallNearDuplicateOverlap", label: "Near-duplicate overlap", step: 0.05, help: "share of words in common that makes a near-duplicate (0 = off)" },
   { key: "recallMaxContentChars", label: "Max content chars", step: 10, help: "per memory, UTF-16 units including the …" },
+  { key: "recallLexical", label: "Lexical candidates", bool: true, help: "also grep the user's memories for the question's words (the next live search)" },
   { key: "recallPreferAbstract", label: "Prefer abstract", bool: true, help: "use the abstract when there is one" },
   { key: "recallTokenBudget", label: "Recall token budget", step: 50, help: "the whole synthetic recall pair never exceeds it" },
   { key: "assembleRecallWindow", label: "Recall query window", step: 1, help: "user turns (current included) that form the query" },

@@ -24,7 +24,7 @@ pub const LEGACY_USER_MEMORIES: &str = "viking://user/memories";
 pub const KEYS: &[&str] = &[
     "mode", "configPath", "port", "baseUrl", "apiKey", "agentId", "timeoutMs", "autoRecall",
     "autoCapture", "recallLimit", "recallScoreThreshold", "recallScoreWindow", "recallRequireQueryWord",
-    "recallNearDuplicateOverlap", "recallMaxContentChars",
+    "recallNearDuplicateOverlap", "recallMaxContentChars", "recallLexical",
     "recallPreferAbstract", "recallTokenBudget", "targetUri", "captureMode", "captureMaxLength",
     "recentRawTurnCount", "assembleRecallWindow", "compactCommitThreshold",
     "memoryExpandMaxResults", "compactTokensAddedThreshold", "compactTurnThreshold",
@@ -535,6 +535,7 @@ pub fn check_config(raw: &Value, env: &Env) -> ConfigCheck {
         recall_require_query_word: r.bool("recallRequireQueryWord", true),
         recall_near_duplicate_overlap: r.number("recallNearDuplicateOverlap", &RECALL_NEAR_DUPLICATE_OVERLAP, false),
         recall_max_content_chars: r.int("recallMaxContentChars", &RECALL_MAX_CONTENT_CHARS) as usize,
+        recall_lexical: r.bool("recallLexical", true),
         recall_prefer_abstract: r.bool("recallPreferAbstract", true),
         recall_token_budget: r.int("recallTokenBudget", &RECALL_TOKEN_BUDGET) as usize,
         target_uri: target_uri.clone().flatten(),

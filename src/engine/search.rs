@@ -11,6 +11,7 @@ use crate::host::{FindFilter, Host, HostErrorKind, HostResult};
 use crate::openviking::probe::{classify, Reachability};
 use crate::recall::combined_find;
 use crate::recall::intent::RecallIntent;
+use crate::recall::lexical;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -103,16 +104,26 @@ impl<H: Host> Engine<H> {
         }
         let (user_target, user_filter) = narrowed.clone().unwrap_or_else(|| (scopes.user.clone(), FindFilter::NONE));
         let mut search = Search::default();
-        let (mut user, agent) = match self.find_both(&user_target, &user_filter, &scopes.agent, query, limit, skill_roots).await {
-            Some((user, agent, skills)) => {
-                search.skills = skills;
-                (user, agent)
-            }
-            None => {
-                let (user, agent) = join2(self.host.find(&user_target, query, limit, &user_filter), self.host.find(&scopes.agent, query, limit, &FindFilter::NONE)).await;
-                (user, agent.map(|a| combined_find::agent_answer(&a, &scopes.agent, limit)))
+        let finds = async {
+            match self.find_both(&user_target, &user_filter, &scopes.agent, query, limit, skill_roots).await {
+                Some((user, agent, skills)) => (user, agent, skills),
+                None => {
+                    let (user, agent) = join2(self.host.find(&user_target, query, limit, &user_filter), self.host.find(&scopes.agent, query, limit, &FindFilter::NONE)).await;
+                    (user, agent.map(|a| combined_find::agent_answer(&a, &scopes.agent, limit)), None)
+                }
             }
         };
+        // the lexical candidates' grep beside the finds (not within a time window: a grep
+        // has no `since`)
+        let pattern = (self.config.recall_lexical && user_filter.since.is_none()).then(|| lexical::pattern(&lexical::terms(query))).flatten();
+        let grep = async {
+            match &pattern {
+                Some(p) => Some(self.host.grep(&user_target, p).await),
+                None => None,
+            }
+        };
+        let ((mut user, agent, skills), grepped) = join2(finds, grep).await;
+        search.skills = skills;
         // a wrong guess costs one find, never the evidence (a folder that does not exist yet
         // answers NOT_FOUND, a server without `since` refuses the request: a miss too, not a
         // failed scope)
@@ -135,7 +146,13 @@ impl<H: Host> Engine<H> {
         let local = self.local_server();
         for (path, what, answer) in [("search.user", "user memories", user), ("search.agent", "agent memories", agent)] {
             match readable(path, answer) {
-                Ok(v) if path == "search.user" => search.user = v,
+                Ok(mut v) if path == "search.user" => {
+                    // a grep that failed costs its candidates only
+                    if let Some(Ok(g)) = &grepped {
+                        lexical::fuse(&mut v, &lexical::hits(g, &lexical::terms(query)), lexical::FUSED);
+                    }
+                    search.user = v;
+                }
                 Ok(v) => search.agent = v,
                 Err((kind, shown, message)) => {
                     if search.problem.is_none() {

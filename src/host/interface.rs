@@ -169,6 +169,11 @@ pub trait OpenViking {
     /// OpenViking 0.5.x accepts): one query embedding and one vector search, `limit` over all
     /// of them, best score first.
     async fn find_in(&self, target_uris: &[&str], query: &str, limit: usize) -> HostResult<Value>;
+    /// `POST /api/v1/search/grep` with `recall::lexical::grep_body(uri, pattern)`: the lines
+    /// of the files under `uri` that match `pattern` (case-insensitive), with the lines around
+    /// them — the raw `{matches: [{uri, line, content, before_context, after_context}]}`, read
+    /// by `recall::lexical`. No embedding.
+    async fn grep(&self, uri: &str, pattern: &str) -> HostResult<Value>;
     /// `GET /api/v1/content/read?uri=…`: a file's text, `None` when there is no such file.
     async fn read_content(&self, uri: &str) -> HostResult<Option<String>>;
     /// `GET /api/v1/content/read?uri=…&raw=true`: a memory file as stored, its

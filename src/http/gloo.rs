@@ -95,7 +95,22 @@ pub async fn live_search(req: &LiveSearch) -> Result<LiveResults, EngineError> {
     let user_side = async {
         let status = ov.system_status(ms).await.map_err(|r| page_error(r, req, origin.as_deref()))?;
         let user_id = crate::openviking::client::user_id_from_status(&status);
-        let user = find(user_scope(user_id.as_deref())).await?;
+        let scope = user_scope(user_id.as_deref());
+        // the lexical candidates' grep beside the find, as the plugin sends it; a grep that
+        // fails costs its candidates only
+        let terms = crate::recall::lexical::terms(&req.query);
+        let pattern = crate::recall::lexical::pattern(&terms).filter(|_| req.lexical);
+        let grep = async {
+            match &pattern {
+                Some(p) => ov.grep_within(&scope, p, ms).await.ok(),
+                None => None,
+            }
+        };
+        let (user, grepped) = crate::host::join::join2(find(scope.clone()), grep).await;
+        let mut user = user?;
+        if let Some(g) = grepped {
+            crate::recall::lexical::fuse(&mut user, &crate::recall::lexical::hits(&g, &terms), crate::recall::lexical::FUSED);
+        }
         Ok::<_, EngineError>((user, user_id))
     };
     let (user_side, agent) = crate::host::join::join2(user_side, find(agent_scope(&req.agent_id))).await;

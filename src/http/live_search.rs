@@ -45,15 +45,18 @@ pub struct LiveSearch {
     pub query: String,
     pub limit: u32,
     pub timeout_ms: u32,
+    /// Grep the user scope for the query's words too and fuse the hits with the find
+    /// (`recall::lexical`, the plugin's `recallLexical`); default on.
+    pub lexical: bool,
 }
 
 impl LiveSearch {
-    /// Reads `{baseUrl, apiKey?, agentId?, query, limit?, timeoutMs?}`.
+    /// Reads `{baseUrl, apiKey?, agentId?, query, limit?, timeoutMs?, lexical?}`.
     pub fn from_json(v: &Value) -> Result<LiveSearch, EngineError> {
         let Value::Object(o) = v else {
             return Err(EngineError::input("(request)", format!("expected an object, got {}", describe(v))));
         };
-        let known = ["baseUrl", "apiKey", "agentId", "query", "limit", "timeoutMs"];
+        let known = ["baseUrl", "apiKey", "agentId", "query", "limit", "timeoutMs", "lexical"];
         if let Some(k) = o.keys().find(|k| !known.contains(&k.as_str())) {
             return Err(EngineError::input(k.clone(), format!("unknown key; expected one of {}", known.join(", "))));
         }
@@ -78,7 +81,12 @@ impl LiveSearch {
         }
         let limit = opt_int(o, "limit", 1, MAX_LIMIT)?.unwrap_or(DEFAULT_LIMIT);
         let timeout_ms = opt_int(o, "timeoutMs", 100, 600_000)?.unwrap_or(DEFAULT_TIMEOUT_MS);
-        Ok(LiveSearch { base_url, api_key, agent_id, query: query.to_string(), limit, timeout_ms })
+        let lexical = match o.get("lexical") {
+            None | Some(Value::Null) => true,
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(EngineError::input("lexical", format!("expected true or false, got {}", describe(other)))),
+        };
+        Ok(LiveSearch { base_url, api_key, agent_id, query: query.to_string(), limit, timeout_ms, lexical })
     }
 
     /// The headers of every call: the agent, and the key when there is one.
@@ -110,6 +118,7 @@ impl std::fmt::Debug for LiveSearch {
             .field("query", &self.query)
             .field("limit", &self.limit)
             .field("timeout_ms", &self.timeout_ms)
+            .field("lexical", &self.lexical)
             .finish()
     }
 }

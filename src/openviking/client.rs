@@ -145,6 +145,13 @@ impl<T: Transport> OpenVikingHttp<T> {
         self.find_filtered(target_uri, query, limit, &FindFilter::NONE, timeout_ms).await
     }
 
+    /// `POST /api/v1/search/grep` of the lexical candidates (`recall::lexical::grep_body`)
+    /// with an explicit timeout.
+    pub async fn grep_within(&self, uri: &str, pattern: &str, timeout_ms: u64) -> Result<Value, Refusal> {
+        let body = crate::recall::lexical::grep_body(uri, pattern);
+        self.exchange(Call { timeout_ms: Some(timeout_ms), ..Call::new(Method::Post, "/api/v1/search/grep").body(body) }).await
+    }
+
     /// `POST /api/v1/search/find` with the filter's fields (see [`find_body`]).
     pub async fn find_filtered(&self, target_uri: &str, query: &str, limit: usize, filter: &FindFilter, timeout_ms: u64) -> Result<Value, Refusal> {
         let body = find_body(target_uri, query, limit, filter);
@@ -275,6 +282,13 @@ impl<T: Transport> OpenViking for OpenVikingHttp<T> {
         match self.exchange(Call { timeout_ms: Some(self.server.timeout_ms), ..Call::new(Method::Post, "/api/v1/search/find").body(body) }).await? {
             v @ (Value::Object(_) | Value::Array(_) | Value::Null) => Ok(v),
             _ => Err(bad("POST /api/v1/search/find", "the result is not a find result")),
+        }
+    }
+
+    async fn grep(&self, uri: &str, pattern: &str) -> HostResult<Value> {
+        match self.grep_within(uri, pattern, self.server.timeout_ms).await? {
+            v @ Value::Object(_) => Ok(v),
+            _ => Err(bad("POST /api/v1/search/grep", "the result is not an object")),
         }
     }
 

@@ -37,6 +37,7 @@ pub mod cover;
 pub mod experience;
 pub mod explain;
 pub mod intent;
+pub mod lexical;
 pub mod query;
 pub mod rank;
 pub mod request;

@@ -192,6 +192,11 @@ export type ResolvedConfig = {
    */
   recallNearDuplicateOverlap: number,
   recallMaxContentChars: number,
+  /**
+   * Lexical candidates beside the vector ones: OpenViking's grep over the user scope for the
+   * query's words, fused with the find (`recall::lexical`).
+   */
+  recallLexical: boolean,
   recallPreferAbstract: boolean,
   recallTokenBudget: number,
   /**

@@ -4,7 +4,7 @@
 // nothing twice, one process per turn behaves like a long-lived engine; tool parts keep their
 // status, duration and skill; recall's intent narrows and windows the finds OpenViking answers;
 // history search finds an archived turn by meaning; two machines writing one session answer
-// status and history search the same.
+// status and history search the same; lexical candidates come from OpenViking's grep.
 import { describe, test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, rmSync } from "node:fs";
@@ -227,6 +227,48 @@ describe("engine against a real OpenViking", { timeout: 300000 }, () => {
     assert.ok(injected.includes(`viking://user/${uid}/memories/entities/kestrel-service.md`), JSON.stringify(injected));
     assert.ok(injected.includes("viking://agent/main/memories/cases/kestrel-restart.md"), JSON.stringify(injected));
     assert.ok(injected.every((u) => !u.includes("other-agent")), JSON.stringify(injected));
+  });
+
+  test("lexical candidates against OpenViking: a memory the find left out is found by the grep for the question's words, in the user's space only", async () => {
+    const uid = harness.env.userId;
+    const mem = `viking://user/${uid}/memories`;
+    const c = client0();
+    const target = `${mem}/events/guzheng-lessons.md`;
+    await c.writeContent({ uri: target, content: "每周四晚上跟林老师学古筝，已经学了两年。", mode: "replace", wait: true });
+    await c.writeContent({ uri: `${mem}/preferences/tea.md`, content: "喜欢喝乌龙茶，不加糖。", mode: "replace", wait: true });
+    await c.writeContent({ uri: "viking://agent/other-agent/memories/cases/guzheng.md", content: "另一个代理：古筝老师的电话号码。", mode: "replace", wait: true });
+    // the vector search "misses" the lessons: the find's answer has them taken out, so only
+    // the grep, sent beside it unchanged, can bring them back
+    const greps = [];
+    const missing = (url, init) => {
+      const path = String(url);
+      if (path.endsWith("/api/v1/search/grep")) greps.push(JSON.parse(init.body));
+      if (!path.endsWith("/api/v1/search/find")) return fetch(url, init);
+      return fetch(url, init).then(async (res) => {
+        const body = await res.json();
+        for (const list of ["memories", "resources"]) if (Array.isArray(body.result?.[list])) body.result[list] = body.result[list].filter((m) => m.uri !== target);
+        return new Response(JSON.stringify(body), { status: res.status, headers: { "content-type": "application/json" } });
+      });
+    };
+    const prompt = "我的古筝课是跟哪位老师学的？";
+    const ask = async (name, config) => {
+      const { engine } = await makeEngine({ ...base(), stateDir: stateDir(name), fetch: missing, config });
+      return engine.assemble({ sessionId: name, prompt, messages: [{ role: "user", content: prompt, timestamp: Date.now() }], tokenBudget: 20000 });
+    };
+    const injected = (out) => (out.recall?.memories ?? []).map((m) => m.uri);
+
+    const on = await ask("lexical-on", {});
+    assert.equal(greps.length, 1, JSON.stringify(greps));
+    assert.equal(greps[0].uri, mem, "the user's memories only");
+    assert.ok(greps[0].pattern.split("|").includes("古筝"), greps[0].pattern);
+    assert.ok(injected(on).includes(target), `the grep's hit reaches the model: ${JSON.stringify(injected(on))}`);
+    assert.ok(injected(on).every((u) => !u.includes("other-agent")), JSON.stringify(injected(on)));
+    const text = (on.recall?.memories ?? []).find((m) => m.uri === target)?.content ?? "";
+    assert.match(text, /林老师/, "the matched text is the memory's");
+
+    const off = await ask("lexical-off", { recallLexical: false });
+    assert.equal(greps.length, 1, "no grep with recallLexical off");
+    assert.ok(!injected(off).includes(target), JSON.stringify(injected(off)));
   });
 
   test("a large tool output stood in on one machine is read on another: live, then from OpenViking's tool-results after the commit", async () => {

@@ -154,6 +154,11 @@ fn memory_recall_lists_what_the_automatic_cuts_drop() {
     let listed = block_on(e.run_tool("memory_recall", &json!({"query": "editor theme"}))).unwrap();
     assert_eq!(listed["memories"].as_array().unwrap().len(), 3, "all three listed: {listed}");
     let out = assemble(&e, "s1", "editor theme");
+    // the desk's note holds "editor": the grep ranks it second, which lifts it to the
+    // second-best score (`recall::lexical`); without lexical candidates it stays 0.3 below
+    assert_eq!(recalled_uris(&out), [format!("{USER}/preferences/theme.md"), format!("{USER}/entities/desk.md")], "cat: no query word");
+    let e = engine(&host, json!({ "recallLexical": false }));
+    let out = assemble(&e, "s2", "editor theme");
     assert_eq!(recalled_uris(&out), [format!("{USER}/preferences/theme.md")], "cat: no query word; desk: 0.3 below the best");
 }
 

@@ -11,6 +11,7 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 #[path = "../support/mod.rs"]
 mod support;
 mod intent;
+mod lexical;
 
 use openviking_context_engine::engine::{AssembleCall, Assembled, Engine, SEARCH_REUSE_MS};
 use openviking_context_engine::tools::RecallInput as RecallToolCall;

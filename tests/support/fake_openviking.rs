@@ -229,6 +229,29 @@ impl OpenViking for FakeHost {
         w.skill_finds.push((query.to_string(), limit));
         Ok(w.skills.clone().unwrap_or_else(|| json!({ "skills": [] })))
     }
+    /// The lines of the files under `uri` (the planted texts, and the planted memories'
+    /// abstracts where no text is planted) holding one of the pattern's `|`-separated words,
+    /// case-insensitively, as OpenViking 0.5.2 answers a grep (no context lines: a planted
+    /// memory is one line). NOT_FOUND when nothing is under `uri`.
+    async fn grep(&self, uri: &str, pattern: &str) -> HostResult<Value> {
+        self.ov("grep")?;
+        let mut w = self.0.borrow_mut();
+        w.greps.push((uri.to_string(), pattern.to_string()));
+        let prefix = format!("{uri}/");
+        let mut files: std::collections::BTreeMap<String, String> = w.memories.values().flatten().filter_map(|m| Some((m["uri"].as_str()?.to_string(), m["abstract"].as_str()?.to_string()))).filter(|(u, _)| u.starts_with(&prefix)).collect();
+        files.extend(w.texts.iter().filter(|(u, _)| u.starts_with(&prefix)).map(|(u, t)| (u.clone(), t.clone())));
+        if files.is_empty() {
+            return Err(HostError::new(HostErrorKind::NotFound, "NOT_FOUND: no such directory"));
+        }
+        let words: Vec<String> = pattern.split('|').map(str::to_lowercase).collect();
+        let matches: Vec<Value> = files
+            .iter()
+            .flat_map(|(u, t)| t.lines().enumerate().map(move |(n, l)| (u, n + 1, l)))
+            .filter(|(_, _, l)| words.iter().any(|x| l.to_lowercase().contains(x.as_str())))
+            .map(|(u, n, l)| json!({ "uri": u, "line": n, "content": l }))
+            .collect();
+        Ok(json!({ "matches": matches, "count": matches.len() }))
+    }
     async fn written_times(&self, folder: &str, _node_limit: usize) -> HostResult<Option<Vec<(String, u64)>>> {
         self.ov("written_times")?;
         let mut w = self.0.borrow_mut();

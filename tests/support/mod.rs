@@ -142,6 +142,8 @@ pub struct World {
     pub written: HashMap<String, u64>,
     /// The folders `written_times` was asked for.
     pub listed: Vec<String>,
+    /// Greps made: (folder, pattern).
+    pub greps: Vec<(String, String)>,
 }
 
 /// OpenViking 0.5.2's default `threshold_chars` of tool-output externalization.

@@ -123,6 +123,8 @@ const engine = new pkg.Engine(args.config ? JSON.parse(args.config) : {}, {});
 const config = engine.config;
 const RECALL_LIMIT = config.recallLimit;
 const SEARCH_LIMIT = engine.searchLimit;
+// --lexical '{"take": 10, "lift": false}': the lexical fusion's knobs (default: the engine's)
+const LEXICAL_KNOBS = args.lexical ? JSON.parse(args.lexical) : {};
 const tokensOf = (messages) => pkg.estimateMessageTokens(messages).reduce((a, x) => a + x, 0);
 
 // ---------------------------------------------------------------------------------------------
@@ -404,6 +406,22 @@ async function recallOne(p, q) {
 
   // the engine (a question it decided needs no recall was scored above: nothing injected)
   if (!skipped) {
+    // the lexical candidates as src/engine/search.rs adds them: a grep for the query's words
+    // over the user scope's target (not within a window), sent beside the find, its hits
+    // fused into the user answer (saved for --replay)
+    const narrow = !args["no-narrow"];
+    const grepBody = narrow && intent?.window ? null : engine.lexicalGrep(built.query, narrow && intent?.narrowedTo ? `${p.userScope}/${intent.narrowedTo}` : p.userScope);
+    if (grepBody) {
+      let grepped;
+      if (replay) {
+        grepped = replay.finds[q.id]?.grep;
+        if (grepped === undefined) die(`--replay: no saved grep for ${q.id} (made before lexical candidates)`);
+      } else {
+        grepped = await ov(p.key, "POST", "/api/v1/search/grep", grepBody).catch((err) => (/NOT_FOUND/.test(err.message) ? null : Promise.reject(err)));
+        finds[q.id].grep = grepped;
+      }
+      if (grepped && engineUser) engineUser = engine.fuseLexical({ query: built.query, find: engineUser, grep: grepped, ...LEXICAL_KNOBS });
+    }
     // when each found memory was written, as src/engine/read.rs adds it: the folders of the
     // found memories (the fullest first, at most 4) listed newest first, each item given its
     // `written_at` (saved for --replay)
