@@ -25,7 +25,6 @@
 
 use crate::recall::rank::{is_cue_token, matches_at};
 use serde_json::{json, Value};
-use std::collections::{BTreeMap, HashMap};
 
 /// The most words in one grep pattern (a long query of several turns names many).
 pub const MAX_TERMS: usize = 24;
@@ -105,27 +104,39 @@ fn count(text: &str, term: &str) -> usize {
 /// shape gives none.
 pub fn hits(answer: &Value, terms: &[String]) -> Vec<LexicalHit> {
     let Some(matches) = answer.get("matches").and_then(Value::as_array) else { return Vec::new() };
-    // each file's lines by number: the matched ones and those around them
-    let mut files: BTreeMap<&str, BTreeMap<u64, &str>> = BTreeMap::new();
+    // every line read, by file and number: the matched ones and those around them (a line
+    // twice when two matches are near: kept once below)
+    let mut lines: Vec<(&str, u64, &str)> = Vec::new();
     for m in matches {
         let Some(uri) = m.get("uri").and_then(Value::as_str).filter(|u| is_memory_file(u)) else { continue };
-        let lines = files.entry(uri).or_default();
         let around = ["before_context", "after_context"].into_iter().filter_map(|side| m.get(side)?.as_array()).flatten();
         for l in std::iter::once(m).chain(around) {
             if let (Some(n), Some(c)) = (l.get("line").and_then(Value::as_u64), l.get("content").and_then(Value::as_str)) {
-                lines.insert(n, c);
+                lines.push((uri, n, c));
             }
         }
     }
-    let docs: Vec<(&str, String, String)> = files
-        .into_iter()
-        .map(|(uri, lines)| {
-            // a stored memory's field comment is not its text
-            let text = lines.values().map(|l| l.trim()).filter(|l| !l.is_empty() && !l.starts_with("<!--")).collect::<Vec<_>>().join("\n");
-            let lower = text.to_lowercase();
-            (uri, text, lower)
-        })
-        .collect();
+    crate::order::sort_by(&mut lines, |a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+    lines.dedup_by(|a, b| a.0 == b.0 && a.1 == b.1);
+    let mut docs: Vec<(&str, String, String)> = Vec::new();
+    for (uri, _, line) in lines {
+        // a stored memory's field comment is not its text
+        let line = line.trim();
+        if !matches!(docs.last(), Some(d) if d.0 == uri) {
+            docs.push((uri, String::new(), String::new()));
+        }
+        if line.is_empty() || line.starts_with("<!--") {
+            continue;
+        }
+        let doc = docs.last_mut().expect("pushed above");
+        if !doc.1.is_empty() {
+            doc.1.push('\n');
+        }
+        doc.1.push_str(line);
+    }
+    for doc in docs.iter_mut() {
+        crate::text::push_lowercase(&mut doc.2, &doc.1);
+    }
     if docs.is_empty() {
         return Vec::new();
     }
@@ -148,7 +159,7 @@ pub fn hits(answer: &Value, terms: &[String]) -> Vec<LexicalHit> {
             (score > 0.0).then(|| LexicalHit { uri: uri.to_string(), text, score })
         })
         .collect();
-    out.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.uri.cmp(&b.uri)));
+    crate::order::sort_by(&mut out, |a, b| b.score.total_cmp(&a.score).then_with(|| a.uri.cmp(&b.uri)));
     out
 }
 
@@ -177,14 +188,14 @@ pub fn fuse_with(answer: &mut Value, hits: &[LexicalHit], take: usize, lift: boo
     let score_of = |m: &Value| m.get("score").and_then(Value::as_f64).filter(|s| s.is_finite());
     let is_memory = |m: &Value| m.get("level").and_then(Value::as_f64) == Some(2.0);
     let mut ladder: Vec<f64> = list.iter().filter(|m| is_memory(m)).filter_map(score_of).collect();
-    ladder.sort_by(|a, b| b.total_cmp(a));
+    crate::order::sort_by(&mut ladder, |a, b| b.total_cmp(a));
     let Some(&lowest) = ladder.last() else { return };
-    let at: HashMap<String, usize> =
-        list.iter().enumerate().filter_map(|(i, m)| Some((m.get("uri")?.as_str()?.to_string(), i))).collect();
+    let found = list.len();
     for (r, hit) in hits.iter().take(take).enumerate() {
         let placed = ladder.get(r).copied().unwrap_or(lowest);
-        match at.get(&hit.uri) {
-            Some(&i) => {
+        // the first of the find's items with this uri (a few dozen: a scan)
+        match list[..found].iter().position(|m| m.get("uri").and_then(Value::as_str) == Some(hit.uri.as_str())) {
+            Some(i) => {
                 if let Value::Object(m) = &mut list[i] {
                     let own = m.get("score").and_then(Value::as_f64).unwrap_or(0.0);
                     if lift && placed > own {

@@ -1,6 +1,8 @@
 //! The recall pipeline: from two scopes of OpenViking search results to the memories the
 //! model sees, with an explain record for every candidate.
 //!
+//! 0. (the engine's read path, before the pipeline) lexical candidates — OpenViking's grep
+//!    for the query's words — placed among the user scope's vector candidates ([`lexical`]);
 //! 1. merge user results, then agent results; unreadable items are cut as `malformed`;
 //! 2. the first item per uri wins (`duplicate`); only `level === 2` items go on (`not_level_2`);
 //! 3. score (clamped to 0..1) below `recallScoreThreshold` → `below_threshold`; an abstract

@@ -203,38 +203,6 @@ impl Engine {
         crate::recall::RecallSettings::from(&self.config).pool_size
     }
 
-    /// The grep the engine sends beside a turn's memory find (`POST /api/v1/search/grep`'s
-    /// body for the folder `uri`), `null` when the query has no word to look for or lexical
-    /// candidates are off (`recall::lexical`).
-    #[wasm_bindgen(js_name = lexicalGrep, unchecked_return_type = "{ uri: string; pattern: string; case_insensitive: boolean; node_limit: number; before_context: number; after_context: number } | null")]
-    pub fn lexical_grep(&self, query: &str, uri: &str) -> Result<JsValue, JsValue> {
-        let terms = crate::recall::lexical::terms(query);
-        match crate::recall::lexical::pattern(&terms).filter(|_| self.config.recall_lexical) {
-            Some(p) => encode(&crate::recall::lexical::grep_body(uri, &p)),
-            None => Ok(JsValue::NULL),
-        }
-    }
-
-    /// A find answer with the lexical candidates of a grep answer placed among its memories,
-    /// as the engine's search does (`recall::lexical::fuse`); `take` and `lift` override the
-    /// engine's choices (the quality benchmark's knobs).
-    #[wasm_bindgen(js_name = fuseLexical, unchecked_return_type = "unknown")]
-    pub fn fuse_lexical(
-        &self,
-        #[wasm_bindgen(unchecked_param_type = "{ query: string; find: unknown; grep: unknown; take?: number; lift?: boolean }")] input: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let v = decode("(input)", &input).map_err(to_js_error)?;
-        let o = as_object("", &v).map_err(to_js_error)?;
-        let query = o.req_str("query").map_err(to_js_error)?;
-        let mut find = v.get("find").cloned().unwrap_or(Value::Null);
-        let grep = v.get("grep").cloned().unwrap_or(Value::Null);
-        let hits = crate::recall::lexical::hits(&grep, &crate::recall::lexical::terms(query));
-        let take = o.opt_u64("take").map_err(to_js_error)?.map_or(crate::recall::lexical::FUSED, |t| t.min(1000) as usize);
-        let lift = o.opt_bool("lift").map_err(to_js_error)?.unwrap_or(crate::recall::lexical::LIFT);
-        crate::recall::lexical::fuse_with(&mut find, &hits, take, lift);
-        encode(&find)
-    }
-
     /// Warnings from parsing the configuration (clamped values, ignored keys).
     #[wasm_bindgen(getter)]
     pub fn warnings(&self) -> Vec<String> {
@@ -322,10 +290,43 @@ fn explain_flag(v: &Value) -> Result<bool, crate::EngineError> {
 }
 
 /// What only tests call (the `testing` feature; the tuning page does not show them): the
-/// intent analysis, memory_expand's ranking, a URI's expand target, the fallback block.
+/// intent analysis, memory_expand's ranking, a URI's expand target, the fallback block, the lexical
+/// candidates' grep and fusion (the quality benchmark).
 #[cfg(feature = "testing")]
 #[wasm_bindgen]
 impl Engine {
+    /// The grep the engine sends beside a turn's memory find (`POST /api/v1/search/grep`'s
+    /// body for the folder `uri`), `null` when the query has no word to look for or lexical
+    /// candidates are off (`recall::lexical`).
+    #[wasm_bindgen(js_name = lexicalGrep, unchecked_return_type = "{ uri: string; pattern: string; case_insensitive: boolean; node_limit: number; before_context: number; after_context: number } | null")]
+    pub fn lexical_grep(&self, query: &str, uri: &str) -> Result<JsValue, JsValue> {
+        let terms = crate::recall::lexical::terms(query);
+        match crate::recall::lexical::pattern(&terms).filter(|_| self.config.recall_lexical) {
+            Some(p) => encode(&crate::recall::lexical::grep_body(uri, &p)),
+            None => Ok(JsValue::NULL),
+        }
+    }
+
+    /// A find answer with the lexical candidates of a grep answer placed among its memories,
+    /// as the engine's search does (`recall::lexical::fuse`); `take` and `lift` override the
+    /// engine's choices (the quality benchmark's knobs).
+    #[wasm_bindgen(js_name = fuseLexical, unchecked_return_type = "unknown")]
+    pub fn fuse_lexical(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "{ query: string; find: unknown; grep: unknown; take?: number; lift?: boolean }")] input: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let v = decode("(input)", &input).map_err(to_js_error)?;
+        let o = as_object("", &v).map_err(to_js_error)?;
+        let query = o.req_str("query").map_err(to_js_error)?;
+        let mut find = v.get("find").cloned().unwrap_or(Value::Null);
+        let grep = v.get("grep").cloned().unwrap_or(Value::Null);
+        let hits = crate::recall::lexical::hits(&grep, &crate::recall::lexical::terms(query));
+        let take = o.opt_u64("take").map_err(to_js_error)?.map_or(crate::recall::lexical::FUSED, |t| t.min(1000) as usize);
+        let lift = o.opt_bool("lift").map_err(to_js_error)?.unwrap_or(crate::recall::lexical::LIFT);
+        crate::recall::lexical::fuse_with(&mut find, &hits, take, lift);
+        encode(&find)
+    }
+
     /// What the intent analysis decides for the current user turn (`recall::intent`): whether
     /// it needs recall, the memory types it is about, the time window it names (from `nowMs`)
     /// and the user-scope folder the engine then searches.

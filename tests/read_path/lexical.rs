@@ -45,7 +45,7 @@ fn a_grep_that_fails_costs_its_candidates_only() {
     for kind in [HostErrorKind::Unreachable, HostErrorKind::Timeout, HostErrorKind::Rejected, HostErrorKind::BadResponse] {
         let host = host_with_a_missed_memory();
         let e = engine(&host, json!({}));
-        host.fail("grep", kind.clone());
+        host.fail("grep", kind);
         let out = assemble(&e, "s1", "Which editor theme do I prefer?");
         assert_eq!((out.recall_status.state.as_str(), out.recall_status.reason.is_none()), ("searched", true), "{kind:?}: {:?}", out.recall_status);
         assert!(host.world().warnings.is_empty(), "{kind:?}: {:?}", host.world().warnings);
@@ -58,6 +58,6 @@ fn a_question_within_a_named_window_sends_no_grep() {
     let host = host_with_a_missed_memory();
     let e = engine(&host, json!({}));
     assemble(&e, "s1", "What did I do about piano lessons last week?");
-    assert!(host.world().finds.len() >= 1);
+    assert!(!host.world().finds.is_empty());
     assert!(host.world().greps.is_empty(), "a grep has no since: {:?}", host.world().greps);
 }

@@ -196,6 +196,28 @@ try {
   });
   lap("recallMs", t);
   const byId = new Map(records.map((r) => [r.id, r]));
+  // what the lexical candidates cost a turn: the grep against the one find over both scopes,
+  // one request at a time (nothing else running), alternating, over the first 40 searched
+  // questions; medians
+  if (!replay) {
+    const probe = allQuestions.filter(({ q }) => byId.get(q.id)?.query).slice(0, 40);
+    const ms = { find: [], grep: [] };
+    for (const { p, q } of probe) {
+      const query = byId.get(q.id).query;
+      let s = performance.now();
+      await ov(p.key, "POST", "/api/v1/search/find", { query, target_uri: [p.userScope, AGENT_SCOPE], limit: 2 * SEARCH_LIMIT, score_threshold: 0 });
+      ms.find.push(performance.now() - s);
+      const body = engine.lexicalGrep(query, p.userScope);
+      if (!body) continue;
+      s = performance.now();
+      await ov(p.key, "POST", "/api/v1/search/grep", body);
+      ms.grep.push(performance.now() - s);
+    }
+    const median = (a) => (a.length ? Math.round(a.slice().sort((x, y) => x - y)[a.length >> 1] * 10) / 10 : null);
+    timings.findMedianMs = median(ms.find);
+    timings.grepMedianMs = median(ms.grep);
+    log(`one find ${timings.findMedianMs} ms, one grep ${timings.grepMedianMs} ms (medians of ${ms.find.length} and ${ms.grep.length}, one at a time)`);
+  }
 
   mkdirSync(dirname(OUT), { recursive: true });
   if (!replay) writeFileSync(FINDS_OUT, JSON.stringify({ seed: SEED, context: CONTEXT, searchLimit: SEARCH_LIMIT, env: { version: env.version, embedder: env.embedder, embeddingDim: env.embeddingDim }, finds }));
