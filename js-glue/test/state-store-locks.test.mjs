@@ -37,9 +37,10 @@ test("locks: an expired lock is taken, even from a live holder", async () => {
   await inTempDir(async (dir) => {
     const a = createStateStore(dir);
     const b = createStateStore(dir);
-    assert.equal(await a.tryLock(KEY, 20), true);
+    // a TTL a busy machine cannot outrun between two calls, and a wait past it
+    assert.equal(await a.tryLock(KEY, 1_000), true);
     assert.equal(await b.tryLock(KEY, 60_000), false);
-    await sleep(40);
+    await sleep(1_100);
     assert.equal(await b.tryLock(KEY, 60_000), true);
     await a.unlock(KEY); // no longer a's: left alone
     assert.equal(await a.tryLock(KEY, 60_000), false);
