@@ -299,10 +299,15 @@ impl Engine {
     /// body for the folder `uri`), `null` when the query has no word to look for or lexical
     /// candidates are off (`recall::lexical`).
     #[wasm_bindgen(js_name = lexicalGrep, unchecked_return_type = "{ uri: string; pattern: string; case_insensitive: boolean; node_limit: number; before_context: number; after_context: number } | null")]
-    pub fn lexical_grep(&self, query: &str, uri: &str) -> Result<JsValue, JsValue> {
-        let terms = crate::recall::lexical::terms(query);
+    pub fn lexical_grep(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] query: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] uri: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let (query, uri) = (string_arg("query", &query)?, string_arg("uri", &uri)?);
+        let terms = crate::recall::lexical::terms(&query);
         match crate::recall::lexical::pattern(&terms).filter(|_| self.config.recall_lexical) {
-            Some(p) => encode(&crate::recall::lexical::grep_body(uri, &p)),
+            Some(p) => encode(&crate::recall::lexical::grep_body(&uri, &p)),
             None => Ok(JsValue::NULL),
         }
     }
