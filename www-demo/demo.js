@@ -221,7 +221,7 @@ function run() {
   render.renderQuery(out.query);
   render.renderKeyResults(out);
   render.renderDecisions(out);
-  render.renderCandidates(recall);
+  render.renderCandidates(recall, data.search);
   render.renderBudget(out, engine.config.recentRawTurnCount, engine.config.largeToolResultTokens);
   render.renderComposed(out, out.messages.length ? wasm.estimateMessageTokens(out.messages) : [], data.prompt);
   render.renderSynthetic(recall, out);

@@ -96,24 +96,33 @@ export function renderKeyResults(out) {
       "context ", h("strong", {}, `${tok(out.estimatedTokens)} / ${tok(budget)}`), " tokens"));
 }
 
-/** One row per candidate, in the engine's order, with every rank component. */
-export function renderCandidates(recall) {
+/** One row per candidate, in the engine's order, with every rank component; a candidate the
+ *  grep for the question's words placed (its `lexical_rank` in the search results the engine
+ *  fused: `liveSearch`, src/recall/lexical.rs) says so beside its uri. */
+export function renderCandidates(recall, search) {
   if (!recall) return fill("candidates", h("p", { class: "note" }, "No candidates: no recall this turn."));
   const head = ["", "decision", "total", "score", "level", "temporal", "pref.", "lexical", "matched", "tokens", "scope", "cat.", "uri"];
+  const grepRank = new Map();
+  for (const scope of [search?.user, search?.agent]) {
+    const items = Array.isArray(scope) ? scope : scope?.memories;
+    if (Array.isArray(items)) for (const it of items) if (Number.isInteger(it?.lexical_rank) && !grepRank.has(it.uri)) grepRank.set(it.uri, it.lexical_rank);
+  }
   const rows = recall.explain.map((e, i) => {
     const r = e.rank;
+    const grep = grepRank.get(e.uri);
     const decision = e.decision === "kept"
       ? h("span", { class: "badge ok" }, `kept #${e.position}`)
       : h("span", { class: `badge cut-${e.reason}` }, e.reason);
     const note = e.duplicateOf ? h("div", { class: "dup" }, e.reason === "superseded" ? "older than " : "duplicate of ", e.duplicateOf) : e.detail ? h("div", { class: "dup" }, e.detail) : null;
-    return h("tr", { class: e.decision, dataset: { reason: e.reason ?? "kept" } },
+    return h("tr", { class: e.decision, dataset: { reason: e.reason ?? "kept", ...(grep ? { grepRank: grep } : {}) } },
       h("td", { class: "n" }, i + 1), h("td", {}, decision),
       h("td", { class: "n strong" }, num(r.total)), h("td", { class: "n" }, num(r.score)),
       h("td", { class: "n" }, plus(r.levelBoost)), h("td", { class: "n" }, plus(r.temporalBoost)),
       h("td", { class: "n" }, plus(r.preferenceBoost)), h("td", { class: "n" }, plus(r.lexicalBoost)),
       h("td", { class: "n" }, r.matchedTokens), h("td", { class: "n" }, e.tokens ?? "–"),
       h("td", {}, e.scope), h("td", {}, e.category ?? "–"),
-      h("td", { class: "uri", title: e.uri }, e.uri ? e.uri.replace(/^viking:\/\//, "") : "(no uri)", note));
+      h("td", { class: "uri", title: e.uri }, e.uri ? e.uri.replace(/^viking:\/\//, "") : "(no uri)",
+        grep ? h("span", { class: "badge grep", title: "placed by the grep for the question's words, at the vector score of this rank" }, ` words #${grep}`) : null, note));
   });
   fill("candidates", h("table", { class: "cands" },
     h("thead", {}, h("tr", {}, head.map((c) => h("th", {}, c)))),

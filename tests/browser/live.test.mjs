@@ -109,6 +109,8 @@ test("live search finds the seeded memory and it becomes the ranked search resul
   assert.ok(await rows.count() >= 1, "the seeded memory is among the ranked candidates");
   assert.match(await page.innerText("#candidates"), /Prefers a dark editor theme|theme\.md/);
   assert.match(await page.innerText("#injected"), /dark editor theme/, "and it is injected");
+  // the grep for the question's words found it too (src/recall/lexical.rs): marked with its rank
+  assert.equal(await rows.first().getAttribute("data-grep-rank"), "1");
   assert.match(await page.textContent("#synthetic"), /dark editor theme/);
   await mkdir(dirname(SCREENSHOT), { recursive: true });
   await page.screenshot({ path: SCREENSHOT, fullPage: true });
@@ -120,6 +122,13 @@ test("live search finds the seeded memory and it becomes the ranked search resul
   checkRecallFigures(await recallFigures(page), assert);
   await page.fill("#set-recallScoreThreshold", "0.15");
   assert.ok(await page.locator("#candidates tbody tr", { hasText: "theme.md" }).count() >= 1);
+  // with the lexical candidates off, the next live search sends no grep: nothing is marked
+  await page.uncheck("#set-recallLexical");
+  await liveSearch(page, { url: ov.baseUrl, key: ov.userKey });
+  assert.equal(await page.textContent("#live-error"), "");
+  assert.ok(await page.locator("#candidates tbody tr", { hasText: "theme.md" }).count() >= 1);
+  assert.equal(await page.locator("#candidates tr[data-grep-rank]").count(), 0);
+  await page.check("#set-recallLexical");
   assert.deepEqual(problems, []);
 });
 
