@@ -115,7 +115,8 @@ impl<H: Host> Engine<H> {
         };
         // the lexical candidates' grep beside the finds (not within a time window: a grep
         // has no `since`)
-        let pattern = (self.config.recall_lexical && user_filter.since.is_none()).then(|| lexical::pattern(&lexical::terms(query))).flatten();
+        let terms = if self.config.recall_lexical && user_filter.since.is_none() { lexical::terms(query) } else { Vec::new() };
+        let pattern = lexical::pattern(&terms);
         let grep = async {
             match &pattern {
                 Some(p) => Some(self.host.grep(&user_target, p).await),
@@ -149,7 +150,7 @@ impl<H: Host> Engine<H> {
                 Ok(mut v) if path == "search.user" => {
                     // a grep that failed costs its candidates only
                     if let Some(Ok(g)) = &grepped {
-                        lexical::fuse(&mut v, &lexical::hits(g, &lexical::terms(query)), lexical::FUSED);
+                        lexical::fuse(&mut v, &lexical::hits(g, &terms), lexical::FUSED);
                     }
                     search.user = v;
                 }

@@ -13,8 +13,8 @@
 //!   wanted ("now", "before", "最近"), at most [`MAX_TERMS`]. Every word is letters and digits
 //!   only, so the grep pattern ([`pattern`]) is a plain alternation: nothing to escape.
 //! - **Rank** ([`hits`]): the matched lines of each file (with [`CONTEXT_LINES`] around them)
-//!   make its text; BM25 (k1 1.2, b 0.75, the usual values, not tuned) over the files the grep
-//!   answered, a word counted where a word starts. Folder abstracts and overviews
+//!   make its text; BM25 (`text::bm25`, the history search's: k1 1.2, b 0.75, not tuned) over
+//!   the files the grep answered, a word counted where a word starts. Folder abstracts and overviews
 //!   (`.abstract.md`, `.overview.md`) are not memories and are left out.
 //! - **Fusion** ([`fuse`]): the vector candidates keep their scores; the lexical hit at rank
 //!   `r` is placed at the score of the vector candidate at rank `r` (a memory found by both
@@ -24,6 +24,7 @@
 //!   (an empty store, a scope that failed).
 
 use crate::recall::rank::{is_cue_token, matches_at};
+use crate::text::bm25::bm25;
 use serde_json::{json, Value};
 
 /// The most words in one grep pattern (a long query of several turns names many).
@@ -36,9 +37,6 @@ pub const CONTEXT_LINES: usize = 2;
 /// The lexical hits placed among the vector candidates. Chosen on the tuning sets of the
 /// quality benchmark (see `tests/bench/quality/RESULTS.md`).
 pub const FUSED: usize = 6;
-
-const K1: f64 = 1.2;
-const B: f64 = 0.75;
 
 /// The words a grep looks for (see the module doc); empty when the query has none.
 pub fn terms(query: &str) -> Vec<String> {
@@ -140,22 +138,17 @@ pub fn hits(answer: &Value, terms: &[String]) -> Vec<LexicalHit> {
     if docs.is_empty() {
         return Vec::new();
     }
-    let n = docs.len() as f64;
-    let avg_len = docs.iter().map(|d| d.2.chars().count() as f64).sum::<f64>() / n;
+    let n = docs.len();
+    let lens: Vec<usize> = docs.iter().map(|d| d.2.chars().count()).collect();
+    let avg_len = lens.iter().sum::<usize>() as f64 / n as f64;
     let tf: Vec<Vec<usize>> = docs.iter().map(|d| terms.iter().map(|t| count(&d.2, t)).collect()).collect();
-    let idf: Vec<f64> = (0..terms.len())
-        .map(|k| {
-            let df = tf.iter().filter(|row| row[k] > 0).count() as f64;
-            (1.0 + (n - df + 0.5) / (df + 0.5)).ln()
-        })
-        .collect();
+    let df: Vec<usize> = (0..terms.len()).map(|k| tf.iter().filter(|row| row[k] > 0).count()).collect();
     let mut out: Vec<LexicalHit> = docs
         .into_iter()
         .zip(tf)
-        .filter_map(|((uri, text, lower), row)| {
-            let len = lower.chars().count() as f64;
-            let norm = K1 * (1.0 - B + B * len / avg_len.max(1.0));
-            let score: f64 = row.iter().zip(&idf).filter(|(f, _)| **f > 0).map(|(&f, idf)| idf * (f as f64 * (K1 + 1.0)) / (f as f64 + norm)).sum();
+        .zip(lens)
+        .filter_map(|(((uri, text, _), row), len)| {
+            let score = bm25(&row, &df, n, len, avg_len);
             (score > 0.0).then(|| LexicalHit { uri: uri.to_string(), text, score })
         })
         .collect();

@@ -2,6 +2,7 @@
 //! scripts ([`plain`], re-exported here), tokens, dates, times, digests, percent-encoding,
 //! redaction, sanitizing injected blocks.
 
+pub mod bm25;
 pub mod dates;
 pub mod percent;
 pub mod redact;

@@ -287,23 +287,7 @@ pub fn excerpt(text: &str, at: usize, len: usize) -> String {
     out
 }
 
-fn idf_of(df: usize, n: usize) -> f64 {
-    (1.0 + (n as f64 - df as f64 + 0.5) / (df as f64 + 0.5)).ln()
-}
-
-fn bm25(counts: &[usize], df: &[usize], n: usize, len: usize, avg: f64) -> f64 {
-    const K1: f64 = 1.2;
-    const B: f64 = 0.75;
-    counts
-        .iter()
-        .zip(df)
-        .filter(|(tf, _)| **tf > 0)
-        .map(|(tf, df)| {
-            let tf = *tf as f64;
-            idf_of(*df, n) * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * len as f64 / avg.max(1.0)))
-        })
-        .sum()
-}
+use crate::text::bm25::{bm25, idf as idf_of};
 
 struct Candidate<'a> {
     chunk: &'a IndexChunk,
